@@ -1,0 +1,111 @@
+// DeliveryActor, one per message: the attempts to hand the message over. A live message goes to
+// the SMTP relay; a sandbox message goes to the capture inbox. Each outcome lands on the
+// message's timeline. A transient failure waits on a reminder; a permanent one suppresses the
+// recipient. (Direct MX delivery, DKIM, warmup and the fair queue come with the MTA.)
+import { actor, defineActor } from '../../dapr/runtime.port.ts';
+import { parseMailbox } from '../../mail/address.ts';
+import { mailOptions, textFromHtml } from '../../mail/content.ts';
+import type { Relay, RelayAnswer } from '../../delivery/relay.smtp.ts';
+import type { Catalog } from '../../store/catalog.port.ts';
+import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
+import type { AttemptOutcome } from '../message/message.state.ts';
+import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
+
+export const DELIVERY_ACTOR = 'DeliveryActor';
+
+interface DeliveryState {
+  attempts: number;
+  done: boolean;
+  /** Set, durably, before an attempt starts and cleared by its outcome: found set, a crash cut one short. */
+  in_flight: boolean;
+}
+
+export interface DeliveryDeps {
+  /** Null when no relay is configured: live messages wait (deferred) until one is. */
+  relay: Relay | null;
+  catalog: Catalog;
+  /** Waits between attempts, in ms; when they run out the message soft-bounces. */
+  retrySchedule: number[];
+}
+
+const NO_RELAY: RelayAnswer = {
+  kind: 'transient',
+  code: null,
+  response: 'No outbound relay is configured (GATEPOST_SMTP_RELAY); direct MX delivery is not available yet.',
+};
+
+export function deliveryActor(deps: DeliveryDeps) {
+  return defineActor({
+    type: DELIVERY_ACTOR,
+    methods: {
+      /**
+       * Marks an attempt as started, in its own durable turn, so that after a crash the next
+       * attempt knows this one may have reached the relay. Answers whether to attempt at all.
+       */
+      async begin(turn): Promise<{ attempt: boolean; interrupted: boolean }> {
+        const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
+        if (s.done) return { attempt: false, interrupted: false };
+        const interrupted = s.in_flight;
+        turn.set('delivery', { ...s, in_flight: true });
+        return { attempt: true, interrupted };
+      },
+
+      async attempt(turn, args: { interrupted: boolean }): Promise<AttemptOutcome['result'] | 'skipped'> {
+        const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
+        if (s.done) return 'skipped';
+        const message = actor(turn, messageActor, turn.actorId);
+        const { record, content } = await message.get(undefined);
+        const attempt = s.attempts + 1;
+        const to = parseMailbox(content.to)!.address;
+        let outcome: AttemptOutcome;
+
+        if (record.sandbox) {
+          await deps.catalog.putCapture({
+            message_id: record.id,
+            tenant_id: record.tenant_id,
+            from: content.from,
+            to: content.to,
+            subject: content.subject,
+            html: content.html,
+            text: content.text ?? textFromHtml(content.html),
+            headers: { ...content.headers, 'Message-ID': record.message_id_header },
+            captured_at: new Date().toISOString(),
+          });
+          outcome = { attempt, result: 'captured', smtp_code: null, response: 'Captured in the sandbox inbox; not delivered.', retry_at: null };
+        } else {
+          const answer = deps.relay
+            ? await deps.relay.send(mailOptions(content, record.message_id_header, new Date(record.created_at)))
+            : NO_RELAY;
+          outcome = classify(answer, attempt, deps.retrySchedule);
+        }
+        if (args.interrupted) outcome.response = `${outcome.response} (an earlier attempt was cut short by a restart)`;
+
+        await message.recordAttempt(outcome);
+        if (outcome.result === 'bounced' && outcome.bounce_type === 'hard') {
+          await actor(turn, recipientActor, recipientActorId(record.tenant_id, to)).suppress({
+            reason: 'hard_bounce',
+            detail: outcome.response,
+          });
+        }
+        const done = outcome.result !== 'deferred';
+        turn.set('delivery', { attempts: attempt, done, in_flight: false } satisfies DeliveryState);
+        if (outcome.retry_at) turn.setReminder('retry', Date.parse(outcome.retry_at));
+        return outcome.result;
+      },
+    },
+
+    async onReminder(turn, name) {
+      // A retry goes back through the outbox, the same path as the first attempt.
+      if (name === 'retry') turn.publish(MESSAGE_READY, { message_id: turn.actorId });
+    },
+  });
+}
+
+function classify(answer: RelayAnswer, attempt: number, schedule: number[]): AttemptOutcome {
+  const base = { attempt, smtp_code: answer.code, response: answer.response };
+  if (answer.kind === 'accepted') return { ...base, result: 'sent', retry_at: null };
+  if (answer.kind === 'permanent') return { ...base, result: 'bounced', bounce_type: 'hard', retry_at: null };
+  const wait = schedule[attempt - 1];
+  if (wait === undefined) return { ...base, result: 'bounced', bounce_type: 'soft', retry_at: null };
+  return { ...base, result: 'deferred', retry_at: new Date(Date.now() + wait).toISOString() };
+}

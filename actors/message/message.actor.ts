@@ -1,0 +1,151 @@
+// MessageActor, one per message: admission (the checkpoint no ingress can skip), the timeline,
+// the send_at reminder, and retention. Its `admit` method is the only code that creates a
+// message, and it re-checks everything itself: idempotency, content policy, suppression, quota.
+import { actor, defineActor, type ActorTurn } from '../../dapr/runtime.port.ts';
+import { GatepostError } from '../../errors/errors.catalog.ts';
+import { newId } from '../../lib/ids.ts';
+import { parseMailbox } from '../../mail/address.ts';
+import { checkContent } from '../../gate/policy.ts';
+import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
+import { tenantActor } from '../tenant/tenant.actor.ts';
+import {
+  LIFECYCLE_EVENTS,
+  RETENTION_MS,
+  type AdmitArgs,
+  type AdmitResult,
+  type AttemptOutcome,
+  type DeliveryView,
+  type EventEnvelope,
+  type EventType,
+  type MessageRecord,
+} from './message.state.ts';
+import type { RenderedContent } from '../../mail/content.ts';
+
+export const MESSAGE_ACTOR = 'MessageActor';
+/** Published when a message is due for delivery: `{ message_id }`. */
+export const MESSAGE_READY = 'message.ready';
+/** Lifecycle events (spec part 6), as event envelopes, for webhook delivery. */
+export const EMAIL_EVENTS = 'email.events';
+
+function appendEvent(turn: ActorTurn, record: MessageRecord, type: EventType, data: Record<string, unknown> = {}): void {
+  const event: EventEnvelope = {
+    id: newId('evt'),
+    type,
+    created_at: new Date().toISOString(),
+    data: { message_id: record.id, ...data },
+  };
+  record.events.push(event);
+  if (LIFECYCLE_EVENTS.has(type)) turn.publish(EMAIL_EVENTS, { tenant_id: record.tenant_id, event });
+}
+
+async function loadRecord(turn: ActorTurn): Promise<MessageRecord> {
+  const record = await turn.get<MessageRecord>('record');
+  if (!record) throw new GatepostError('not_found', 'No message has that id.');
+  return record;
+}
+
+function queue(turn: ActorTurn, record: MessageRecord): void {
+  record.status = 'queued';
+  appendEvent(turn, record, 'message.queued');
+  turn.publish(MESSAGE_READY, { message_id: record.id });
+}
+
+export const messageActor = defineActor({
+  type: MESSAGE_ACTOR,
+  methods: {
+    async admit(turn, args: AdmitArgs): Promise<AdmitResult> {
+      const existing = await turn.get<MessageRecord>('record');
+      if (existing) {
+        if (existing.tenant_id === args.tenant_id && existing.request_hash === args.request_hash) {
+          return { response: existing.response, replayed: true };
+        }
+        throw new GatepostError('idempotency_key_reused');
+      }
+      checkContent(args.content);
+      const to = parseMailbox(args.content.to)!.address;
+      const suppression = await actor(turn, recipientActor, recipientActorId(args.tenant_id, to)).check(undefined);
+      if (suppression) {
+        throw new GatepostError('recipient_suppressed', `${to} is suppressed (${suppression.reason}); the message was not sent.`, {
+          details: [{ field: 'to', message: `suppressed: ${suppression.reason}` }],
+        });
+      }
+      await actor(turn, tenantActor, args.tenant_id).reserve({ quota: args.quota });
+
+      const createdAt = new Date();
+      const record: MessageRecord = {
+        id: turn.actorId,
+        tenant_id: args.tenant_id,
+        sandbox: args.sandbox,
+        stream: args.stream,
+        ingress: args.ingress,
+        request_hash: args.request_hash,
+        idempotency_key: args.idempotency_key,
+        message_id_header: args.message_id_header,
+        tags: args.tags,
+        status: args.send_at ? 'scheduled' : 'queued',
+        created_at: createdAt.toISOString(),
+        send_at: args.send_at,
+        events: [],
+        response: {
+          id: turn.actorId,
+          status: args.send_at ? 'scheduled' : 'queued',
+          to,
+          created_at: createdAt.toISOString(),
+          send_at: args.send_at,
+          sandbox: args.sandbox,
+        },
+      };
+      appendEvent(turn, record, 'message.accepted', { to, stream: args.stream, ingress: args.ingress, sandbox: args.sandbox });
+      if (args.send_at) {
+        record.status = 'scheduled';
+        appendEvent(turn, record, 'message.scheduled', { send_at: args.send_at });
+        turn.setReminder('send', Date.parse(args.send_at));
+      } else {
+        queue(turn, record);
+      }
+      turn.setReminder('expire', createdAt.getTime() + RETENTION_MS);
+      turn.set('content', args.content);
+      turn.set('record', record);
+      return { response: record.response, replayed: false };
+    },
+
+    async get(turn): Promise<DeliveryView> {
+      return { record: await loadRecord(turn), content: (await turn.get<RenderedContent>('content'))! };
+    },
+
+    /** Records a delivery attempt's outcome on the timeline. */
+    async recordAttempt(turn, outcome: AttemptOutcome): Promise<void> {
+      const record = await loadRecord(turn);
+      const to = parseMailbox((await turn.get<RenderedContent>('content'))!.to)!.address;
+      const common = { to, attempt: outcome.attempt, smtp_code: outcome.smtp_code, response: outcome.response };
+      switch (outcome.result) {
+        case 'sent':
+        case 'captured':
+          record.status = 'sent';
+          appendEvent(turn, record, 'email.sent', { ...common, sandbox: outcome.result === 'captured' });
+          break;
+        case 'deferred':
+          record.status = 'deferred';
+          appendEvent(turn, record, 'message.deferred', { ...common, retry_at: outcome.retry_at });
+          break;
+        case 'bounced':
+          record.status = 'bounced';
+          appendEvent(turn, record, 'email.bounced', { ...common, bounce_type: outcome.bounce_type ?? 'hard' });
+          break;
+      }
+      turn.set('record', record);
+    },
+  },
+
+  async onReminder(turn, name) {
+    if (name === 'send') {
+      const record = await loadRecord(turn);
+      if (record.status !== 'scheduled') return;
+      queue(turn, record);
+      turn.set('record', record);
+    } else if (name === 'expire') {
+      turn.delete('record');
+      turn.delete('content');
+    }
+  },
+});

@@ -1,0 +1,94 @@
+// The state a MessageActor keeps, and the events on a message's timeline.
+import type { RenderedContent } from '../../mail/content.ts';
+
+export type Stream = 'transactional' | 'broadcast';
+
+export type MessageStatus = 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced';
+
+/** Timeline events. The `email.*` kinds of spec part 6 are also published for webhooks. */
+export type EventType =
+  | 'message.accepted'
+  | 'message.scheduled'
+  | 'message.queued'
+  | 'message.deferred'
+  | 'email.sent'
+  | 'email.bounced';
+
+/** Event kinds pushed to customers (spec part 6); the others stay on the timeline. */
+export const LIFECYCLE_EVENTS: ReadonlySet<EventType> = new Set(['email.sent', 'email.bounced']);
+
+/** The event envelope of spec part 2: what the timeline lists and webhooks deliver. */
+export interface EventEnvelope {
+  id: string;
+  type: EventType;
+  created_at: string;
+  data: { message_id: string } & Record<string, unknown>;
+}
+
+export interface AdmitResponse {
+  id: string;
+  status: 'queued' | 'scheduled';
+  to: string;
+  created_at: string;
+  send_at: string | null;
+  sandbox: boolean;
+}
+
+/** Small, rewritten as the message moves on. */
+export interface MessageRecord {
+  id: string;
+  tenant_id: string;
+  sandbox: boolean;
+  stream: Stream;
+  ingress: string;
+  request_hash: string;
+  idempotency_key: string | null;
+  /** The Message-ID header, the same on every delivery attempt. */
+  message_id_header: string;
+  tags: string[];
+  status: MessageStatus;
+  created_at: string;
+  send_at: string | null;
+  events: EventEnvelope[];
+  response: AdmitResponse;
+}
+
+export interface AdmitArgs {
+  tenant_id: string;
+  sandbox: boolean;
+  stream: Stream;
+  ingress: string;
+  request_hash: string;
+  idempotency_key: string | null;
+  tags: string[];
+  content: RenderedContent;
+  send_at: string | null;
+  quota: { per_second: number | null; per_day: number | null };
+  message_id_header: string;
+}
+
+export interface AdmitResult {
+  response: AdmitResponse;
+  replayed: boolean;
+}
+
+/** What delivery needs: written once at admission, kept out of the record. */
+export interface DeliveryView {
+  record: MessageRecord;
+  content: RenderedContent;
+}
+
+/** Outcome of one delivery attempt, recorded on the timeline (a row, not an exception). */
+export interface AttemptOutcome {
+  attempt: number;
+  result: 'sent' | 'captured' | 'deferred' | 'bounced';
+  /** For a bounce: hard (the remote refused for good) or soft (retries ran out). */
+  bounce_type?: 'hard' | 'soft';
+  /** The remote SMTP reply code, when there was one. */
+  smtp_code: number | null;
+  response: string;
+  retry_at: string | null;
+}
+
+/** Messages (and their idempotency keys) are kept this long. */
+export const RETENTION_MS = 90 * 24 * 3600 * 1000;

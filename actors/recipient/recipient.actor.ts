@@ -1,0 +1,57 @@
+// RecipientActor, one per (tenant, recipient address): the suppression state of that address.
+// Changes are published on `suppression.changed` so the catalog's list of suppressions follows.
+import { defineActor } from '../../dapr/runtime.port.ts';
+import { normalizeAddress } from '../../mail/address.ts';
+import type { Suppression, SuppressionReason } from '../../store/catalog.port.ts';
+
+export const RECIPIENT_ACTOR = 'RecipientActor';
+export const SUPPRESSION_CHANGED = 'suppression.changed';
+
+export interface SuppressionChanged {
+  tenant_id: string;
+  address: string;
+  /** The entry now in force, or null when the address was removed from the list. */
+  suppression: Suppression | null;
+}
+
+export const recipientActorId = (tenantId: string, address: string) => `${tenantId}:${normalizeAddress(address)}`;
+
+function splitId(actorId: string): { tenant_id: string; address: string } {
+  const i = actorId.indexOf(':');
+  return { tenant_id: actorId.slice(0, i), address: actorId.slice(i + 1) };
+}
+
+export const recipientActor = defineActor({
+  type: RECIPIENT_ACTOR,
+  methods: {
+    async check(turn): Promise<Suppression | null> {
+      return (await turn.get<Suppression>('suppression')) ?? null;
+    },
+
+    async suppress(turn, args: { reason: SuppressionReason; detail?: string | null }): Promise<Suppression> {
+      const existing = await turn.get<Suppression>('suppression');
+      // A manual entry stays manual; a bounce or complaint on top of it keeps the first reason.
+      if (existing) return existing;
+      const { tenant_id, address } = splitId(turn.actorId);
+      const suppression: Suppression = {
+        tenant_id,
+        address,
+        reason: args.reason,
+        detail: args.detail ?? null,
+        created_at: new Date().toISOString(),
+      };
+      turn.set('suppression', suppression);
+      turn.publish(SUPPRESSION_CHANGED, { tenant_id, address, suppression } satisfies SuppressionChanged);
+      return suppression;
+    },
+
+    async unsuppress(turn): Promise<boolean> {
+      const existing = await turn.get<Suppression>('suppression');
+      if (!existing) return false;
+      const { tenant_id, address } = splitId(turn.actorId);
+      turn.delete('suppression');
+      turn.publish(SUPPRESSION_CHANGED, { tenant_id, address, suppression: null } satisfies SuppressionChanged);
+      return true;
+    },
+  },
+});

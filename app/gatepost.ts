@@ -1,0 +1,103 @@
+// The composition root: builds one Gatepost from a Config (no singletons, so a test can run two).
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Config } from '../config/config.ts';
+import { actor, type ActorRuntime } from '../dapr/runtime.port.ts';
+import { EmbeddedRuntime } from '../dapr/embedded/runtime.sqlite.ts';
+import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
+import type { Catalog } from '../store/catalog.port.ts';
+import { tenantActor } from '../actors/tenant/tenant.actor.ts';
+import { recipientActor, recipientActorId, SUPPRESSION_CHANGED, type SuppressionChanged } from '../actors/recipient/recipient.actor.ts';
+import { MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';
+import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
+import { smtpRelay, type Relay } from '../delivery/relay.smtp.ts';
+import { createGate } from '../gate/gate.ts';
+import { KeyRing } from '../tenancy/keys.ts';
+import { bootstrapDefaultTenant } from '../tenancy/tenants.ts';
+import { restServer } from '../ingress/rest/server.ts';
+
+export interface Gatepost {
+  /** The base URL the HTTP API listens on. */
+  url: string;
+  runtime: ActorRuntime;
+  catalog: Catalog;
+  /** Keys made by a first start (empty data directory), to show the person starting it. */
+  firstStartKeys: { tenant_id: string; live: string; sandbox: string } | null;
+  /** Drains: stops taking requests, finishes those under way, makes everything durable. */
+  stop(): Promise<void>;
+}
+
+const VERSION = (JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { version: string })
+  .version;
+
+const log = (message: string, error?: unknown) => console.error(`[gatepost] ${message}`, error ?? '');
+
+/** Wires the actors and subscriptions onto a runtime: the same for every adapter. */
+export function registerActors(runtime: ActorRuntime, deps: { catalog: Catalog; relay: Relay | null; retrySchedule: number[] }): void {
+  runtime.register(tenantActor);
+  runtime.register(recipientActor);
+  runtime.register(messageActor);
+  const delivery = deliveryActor({ relay: deps.relay, catalog: deps.catalog, retrySchedule: deps.retrySchedule });
+  runtime.register(delivery);
+
+  runtime.subscribe(MESSAGE_READY, async ({ data }) => {
+    const { message_id } = data as { message_id: string };
+    const d = actor(runtime, delivery, message_id);
+    const { attempt, interrupted } = await d.begin(undefined);
+    if (attempt) await d.attempt({ interrupted });
+  });
+  // The list follows the actor: re-read it rather than trust the order events arrive in.
+  runtime.subscribe(SUPPRESSION_CHANGED, async ({ data }) => {
+    const { tenant_id, address } = data as SuppressionChanged;
+    const current = await actor(runtime, recipientActor, recipientActorId(tenant_id, address)).check(undefined);
+    if (current) await deps.catalog.putSuppression(current);
+    else await deps.catalog.deleteSuppression(tenant_id, address);
+  });
+}
+
+export async function startGatepost(config: Config): Promise<Gatepost> {
+  if (config.runtime !== 'embedded') throw new Error('GATEPOST_RUNTIME=dapr is not available yet; use embedded');
+  const catalog = new SqliteCatalog(join(config.dataDir, 'catalog.db'));
+  const runtime = new EmbeddedRuntime({ file: join(config.dataDir, 'actors.db'), log });
+  const relay = config.smtpRelay ? smtpRelay(config.smtpRelay) : null;
+  registerActors(runtime, { catalog, relay, retrySchedule: config.deliveryRetrySchedule });
+
+  const keys = new KeyRing(catalog);
+  const gate = createGate({ invoker: runtime, catalog, hostname: config.hostname });
+  let ready = false;
+  const { app } = restServer({
+    gate,
+    invoker: runtime,
+    catalog,
+    keys,
+    adminToken: config.adminToken,
+    ready: () => ready,
+    version: VERSION,
+    log,
+  });
+
+  await runtime.start();
+  const bootstrap = await bootstrapDefaultTenant(catalog, keys, config.hostname);
+  const address = await app.listen({ port: config.port, host: config.host });
+  ready = true;
+  const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
+
+  let stopping: Promise<void> | null = null;
+  return {
+    url,
+    runtime,
+    catalog,
+    firstStartKeys: bootstrap ? { tenant_id: bootstrap.tenant.id, live: bootstrap.live, sandbox: bootstrap.sandbox } : null,
+    stop() {
+      stopping ??= (async () => {
+        ready = false;
+        await app.close();
+        await runtime.stop();
+        relay?.close();
+        await catalog.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,313 @@
+// The embedded adapter of the runtime port: actors, reminders and pub/sub in one SQLite file.
+// Activated actors keep their state in memory; every turn's writes go through the group
+// committer, and a caller's `invoke` resolves only once its turn is on disk.
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../runtime.port.ts';
+import { openSqlite, type Db } from '../../lib/sqlite.ts';
+import { GroupCommitter, type Write } from './committer.ts';
+import { ReminderClock, type DueReminder } from './reminders.ts';
+import { OutboxDispatcher, type OutboxRow } from './outbox.ts';
+
+export interface EmbeddedRuntimeOptions {
+  file: string;
+  /** An activated actor idle this long is dropped from memory (its state stays on disk). */
+  idleMs?: number;
+  /** At most this many actors stay activated; the least recently used idle ones go first. */
+  maxActive?: number;
+  reminderConcurrency?: number;
+  dispatchConcurrency?: number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+class ActiveActor {
+  state: Map<string, string> | null = null;
+  tail: Promise<unknown> = Promise.resolve();
+  busy = 0;
+  lastUsed = Date.now();
+  /** Sequence of the last batch holding this actor's writes; it stays in memory until durable. */
+  lastSeq = 0;
+  constructor(
+    readonly type: string,
+    readonly id: string,
+  ) {}
+}
+
+const reminderRetryMs = (attempt: number) => Math.min(60_000, 1000 * 2 ** Math.min(attempt, 6));
+
+export class EmbeddedRuntime implements ActorRuntime {
+  private readonly db: Db;
+  private readonly committer: GroupCommitter;
+  private readonly clock: ReminderClock;
+  private readonly outbox: OutboxDispatcher;
+  private readonly definitions = new Map<string, ActorDefinition>();
+  private readonly active = new Map<string, ActiveActor>();
+  private readonly loadState;
+  private readonly log: (message: string, error?: unknown) => void;
+  private readonly idleMs: number;
+  private readonly maxActive: number;
+  private readonly reminderConcurrency: number;
+  private readonly reminderQueue: DueReminder[] = [];
+  private readonly reminderAttempts = new Map<string, number>();
+  private remindersRunning = 0;
+  private outboxSeq: number;
+  private sweeper: NodeJS.Timeout | null = null;
+  private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
+
+  constructor(opts: EmbeddedRuntimeOptions) {
+    this.db = openSqlite(opts.file, fileURLToPath(new URL('./migrations', import.meta.url)));
+    this.log = opts.log ?? ((m, e) => console.error(m, e ?? ''));
+    this.idleMs = opts.idleMs ?? 30_000;
+    this.maxActive = opts.maxActive ?? 50_000;
+    this.reminderConcurrency = opts.reminderConcurrency ?? 256;
+    this.committer = new GroupCommitter(this.db, (error) => {
+      this.log('fatal: the actor store could not commit; stopping', error);
+      process.exitCode = 1;
+      void this.stop();
+    });
+    this.clock = new ReminderClock(this.db, (r) => this.queueReminder(r));
+    this.outbox = new OutboxDispatcher(
+      (seq) => this.committer.enqueue([{ kind: 'outboxDone', seq }]),
+      (row, error) => this.log(`subscriber of ${row.topic} failed; will retry`, error),
+      opts.dispatchConcurrency ?? 64,
+    );
+    this.loadState = this.db.prepare('SELECT key, value FROM actor_state WHERE actor_type = ? AND actor_id = ?');
+    this.outboxSeq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS m FROM outbox').get() as { m: number }).m;
+  }
+
+  register(definition: ActorDefinition): void {
+    if (this.definitions.has(definition.type)) throw new Error(`actor type ${definition.type} is already registered`);
+    this.definitions.set(definition.type, definition);
+  }
+
+  subscribe(topic: string, subscriber: Subscriber): void {
+    this.outbox.subscribe(topic, subscriber);
+  }
+
+  async start(): Promise<void> {
+    this.state = 'running';
+    this.clock.start();
+    this.outbox.start(this.db);
+    this.sweeper = setInterval(() => this.sweep(), 1000);
+    this.sweeper.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.state === 'stopping' || this.state === 'stopped') return;
+    this.state = 'stopping';
+    this.clock.stop();
+    if (this.sweeper) clearInterval(this.sweeper);
+    await this.outbox.stop();
+    while (this.remindersRunning > 0) await new Promise((r) => setTimeout(r, 10));
+    await Promise.allSettled([...this.active.values()].map((a) => a.tail));
+    this.committer.flush();
+    this.db.close();
+    this.state = 'stopped';
+  }
+
+  async invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
+    const result = await this.turn<R>(actorType, actorId, (def, turn) => {
+      const fn = def.methods[method];
+      if (!fn) throw new Error(`actor type ${actorType} has no method ${method}`);
+      return fn(turn, args);
+    });
+    // Everything this turn read or wrote, and every turn before it, is on disk before we answer.
+    await this.committer.durable();
+    return result;
+  }
+
+  /** Activated actors, reminders held in memory and undispatched outbox rows: for tests and benchmarks. */
+  stats() {
+    return { active: this.active.size, reminders: this.clock.pending, outbox: this.outbox.backlog };
+  }
+
+  /** A turn: runs `body` alone on the actor, then enqueues its writes. Does not wait for the commit. */
+  private turn<R>(
+    actorType: string,
+    actorId: string,
+    body: (def: ActorDefinition, turn: EmbeddedTurn) => Promise<R>,
+  ): Promise<R> {
+    if (this.state !== 'running') return Promise.reject(new Error('the actor runtime is not running'));
+    const def = this.definitions.get(actorType);
+    if (!def) return Promise.reject(new Error(`unknown actor type ${actorType}`));
+    const a = this.activate(actorType, actorId);
+    a.busy++;
+    const run = a.tail.then(async () => {
+      const turn = new EmbeddedTurn(this, a);
+      try {
+        const result = await body(def, turn);
+        this.commitTurn(a, turn);
+        return result;
+      } finally {
+        a.busy--;
+        a.lastUsed = Date.now();
+      }
+    });
+    a.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** A call from inside a turn: ordered commits make waiting for its durability unnecessary. */
+  invokeNested<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
+    return this.turn<R>(actorType, actorId, (def, turn) => {
+      const fn = def.methods[method];
+      if (!fn) throw new Error(`actor type ${actorType} has no method ${method}`);
+      return fn(turn, args);
+    });
+  }
+
+  loadActorState(a: ActiveActor): Map<string, string> {
+    if (!a.state) {
+      const rows = this.loadState.all(a.type, a.id) as { key: string; value: string }[];
+      a.state = new Map(rows.map((r) => [r.key, r.value]));
+    }
+    return a.state;
+  }
+
+  private activate(type: string, id: string): ActiveActor {
+    const key = `${type}\0${id}`;
+    let a = this.active.get(key);
+    if (a) {
+      // Re-insert to keep the map in least-recently-used order for the sweeper.
+      this.active.delete(key);
+    } else {
+      a = new ActiveActor(type, id);
+    }
+    this.active.set(key, a);
+    return a;
+  }
+
+  private commitTurn(a: ActiveActor, turn: EmbeddedTurn): void {
+    const writes: Write[] = [];
+    if (turn.stateWrites.size > 0) {
+      const cache = this.loadActorState(a);
+      for (const [key, value] of turn.stateWrites) {
+        writes.push({ kind: 'state', actorType: a.type, actorId: a.id, key, value });
+        if (value === null) cache.delete(key);
+        else cache.set(key, value);
+      }
+    }
+    const reminders: ({ set: DueReminder } | { del: { actorType: string; actorId: string; name: string } })[] = [];
+    for (const [name, r] of turn.reminderWrites) {
+      if (r === null) {
+        writes.push({ kind: 'reminderDelete', actorType: a.type, actorId: a.id, name });
+        reminders.push({ del: { actorType: a.type, actorId: a.id, name } });
+      } else {
+        const data = r.data === undefined ? null : JSON.stringify(r.data);
+        writes.push({ kind: 'reminder', actorType: a.type, actorId: a.id, name, dueAt: r.dueAt, data });
+        reminders.push({ set: { actorType: a.type, actorId: a.id, name, dueAt: r.dueAt, data } });
+      }
+    }
+    const rows: OutboxRow[] = [];
+    for (const p of turn.published) {
+      if (!this.outbox.hasSubscriber(p.topic)) continue;
+      const row = { seq: ++this.outboxSeq, id: `pub_${randomBytes(12).toString('hex')}`, topic: p.topic, data: p.data };
+      rows.push(row);
+      writes.push({ kind: 'outbox', seq: row.seq, deliveryId: row.id, topic: row.topic, data: JSON.stringify(p.data) });
+    }
+    if (writes.length === 0) return;
+    a.lastSeq = this.committer.enqueue(writes, () => {
+      for (const r of reminders) {
+        if ('set' in r) this.clock.set(r.set);
+        else this.clock.delete(r.del);
+      }
+      for (const row of rows) this.outbox.add(row);
+    });
+  }
+
+  private queueReminder(r: DueReminder): void {
+    this.reminderQueue.push(r);
+    this.pumpReminders();
+  }
+
+  private pumpReminders(): void {
+    while (this.state === 'running' && this.remindersRunning < this.reminderConcurrency && this.reminderQueue.length) {
+      const r = this.reminderQueue.shift()!;
+      this.remindersRunning++;
+      const key = `${r.actorType}\0${r.actorId}\0${r.name}`;
+      this.fireReminder(r).then(
+        () => this.reminderAttempts.delete(key),
+        (error) => {
+          const attempt = (this.reminderAttempts.get(key) ?? 0) + 1;
+          this.reminderAttempts.set(key, attempt);
+          this.log(`reminder ${r.name} of ${r.actorType}/${r.actorId} failed; will retry`, error);
+          this.clock.retry({ ...r, dueAt: Date.now() + reminderRetryMs(attempt) });
+        },
+      ).finally(() => {
+        this.remindersRunning--;
+        this.pumpReminders();
+      });
+    }
+  }
+
+  private fireReminder(r: DueReminder): Promise<void> {
+    return this.turn(r.actorType, r.actorId, async (def, turn) => {
+      // One-shot: the firing turn removes the reminder, unless it sets it again.
+      turn.deleteReminder(r.name);
+      if (!def.onReminder) throw new Error(`actor type ${r.actorType} has no reminder handler`);
+      await def.onReminder(turn, r.name, r.data === null ? undefined : JSON.parse(r.data));
+    });
+  }
+
+  private sweep(): void {
+    const cutoff = Date.now() - this.idleMs;
+    const durable = this.committer.durableHead;
+    let excess = this.active.size - this.maxActive;
+    for (const [key, a] of this.active) {
+      const stale = a.lastUsed < cutoff;
+      if (!stale && excess <= 0) break;
+      if (a.busy === 0 && a.lastSeq <= durable) {
+        this.active.delete(key);
+        excess--;
+      }
+    }
+  }
+}
+
+class EmbeddedTurn implements ActorTurn {
+  readonly stateWrites = new Map<string, string | null>();
+  readonly reminderWrites = new Map<string, { dueAt: number; data: unknown } | null>();
+  readonly published: { topic: string; data: unknown }[] = [];
+
+  constructor(
+    private readonly runtime: EmbeddedRuntime,
+    private readonly a: ActiveActor,
+  ) {}
+
+  get actorType() {
+    return this.a.type;
+  }
+  get actorId() {
+    return this.a.id;
+  }
+
+  async get<T>(key: string): Promise<T | undefined> {
+    const raw = this.stateWrites.has(key) ? this.stateWrites.get(key) : this.runtime.loadActorState(this.a).get(key);
+    // Parsed afresh on every read, so no caller can mutate the cached state behind the runtime's back.
+    return raw == null ? undefined : (JSON.parse(raw) as T);
+  }
+
+  set(key: string, value: unknown): void {
+    this.stateWrites.set(key, JSON.stringify(value));
+  }
+
+  delete(key: string): void {
+    this.stateWrites.set(key, null);
+  }
+
+  setReminder(name: string, dueAt: number, data?: unknown): void {
+    this.reminderWrites.set(name, { dueAt, data });
+  }
+
+  deleteReminder(name: string): void {
+    this.reminderWrites.set(name, null);
+  }
+
+  publish(topic: string, data: unknown): void {
+    this.published.push({ topic, data });
+  }
+
+  invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
+    return this.runtime.invokeNested<R>(actorType, actorId, method, args);
+  }
+}

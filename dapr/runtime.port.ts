@@ -1,0 +1,74 @@
+// The actor runtime port, modeled on Dapr's actor contract. Actor code is written against these
+// types only; dapr/embedded implements them on one SQLite file, and the Dapr adapter on a sidecar.
+//
+// Semantics every adapter keeps:
+// - One turn at a time per actor (type, id). No reentrancy: an actor must never call, directly or
+//   through others, an actor that is waiting on it.
+// - State read and written inside a turn is saved atomically at the end of the turn, together
+//   with the reminders set and the messages published in it. A turn that throws saves nothing.
+// - Reminders survive restarts and fire at least once, as a turn on their actor.
+// - Published messages are delivered at least once to every subscriber of the topic.
+// - A call to `invoke` resolves only after the turn it ran is durable.
+
+export interface Invoker {
+  invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R>;
+}
+
+export interface ActorTurn extends Invoker {
+  readonly actorType: string;
+  readonly actorId: string;
+  get<T>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown): void;
+  delete(key: string): void;
+  /** Registers (or replaces) the reminder `name`, due at `dueAt` (ms since epoch). */
+  setReminder(name: string, dueAt: number, data?: unknown): void;
+  deleteReminder(name: string): void;
+  /** Publishes `data` on `topic` once the turn is committed. */
+  publish(topic: string, data: unknown): void;
+}
+
+export type ActorMethod<A = any, R = any> = (turn: ActorTurn, args: A) => Promise<R>;
+
+export interface ActorDefinition<M extends Record<string, ActorMethod> = Record<string, ActorMethod>> {
+  /** Registered by this string, never by a class or function name (minifiers rename those). */
+  readonly type: string;
+  readonly methods: M;
+  readonly onReminder?: (turn: ActorTurn, name: string, data: unknown) => Promise<void>;
+}
+
+export interface Delivery {
+  /** The id of this publication; stable across redeliveries so consumers can deduplicate. */
+  id: string;
+  topic: string;
+  data: unknown;
+}
+
+export type Subscriber = (delivery: Delivery) => Promise<void>;
+
+export interface ActorRuntime extends Invoker {
+  register(definition: ActorDefinition): void;
+  /** A subscriber that throws is called again later with the same delivery. */
+  subscribe(topic: string, subscriber: Subscriber): void;
+  start(): Promise<void>;
+  /** Stops firing reminders and dispatching, waits for running work, makes everything durable. */
+  stop(): Promise<void>;
+}
+
+/** A typed client for one actor: `actor(runtime, messageActor, id).admit(args)`. */
+export type ActorClient<M extends Record<string, ActorMethod>> = {
+  [K in keyof M]: (args: Parameters<M[K]>[1]) => ReturnType<M[K]>;
+};
+
+export function actor<M extends Record<string, ActorMethod>>(
+  invoker: Invoker,
+  definition: ActorDefinition<M>,
+  actorId: string,
+): ActorClient<M> {
+  return new Proxy({} as ActorClient<M>, {
+    get: (_target, method) => (args: unknown) => invoker.invoke(definition.type, actorId, String(method), args),
+  });
+}
+
+export function defineActor<M extends Record<string, ActorMethod>>(definition: ActorDefinition<M>): ActorDefinition<M> {
+  return definition;
+}

@@ -1,0 +1,103 @@
+// Every failure a user can meet: a stable code, its HTTP status, its SMTP reply and a default
+// human message. Actors and the gate throw GatepostError with a code; each ingress maps it to
+// its wire format at the edge. Codes survive serialization across actor calls; instanceof does not.
+
+export const errorCatalog = {
+  invalid_request: { status: 400, smtp: [501, '5.5.4'], message: 'The request is invalid.' },
+  missing_api_key: {
+    status: 401,
+    smtp: [530, '5.7.0'],
+    message: 'No API key was given. Send it as "Authorization: Bearer <API_KEY>".',
+  },
+  invalid_api_key: { status: 401, smtp: [535, '5.7.8'], message: 'The API key is unknown or has been revoked.' },
+  key_not_allowed: { status: 403, smtp: [550, '5.7.1'], message: 'This key may not be used here.' },
+  not_found: { status: 404, smtp: [550, '5.1.0'], message: 'Not found.' },
+  template_exists: { status: 409, smtp: [554, '5.6.0'], message: 'A template with that slug already exists.' },
+  message_too_large: { status: 413, smtp: [552, '5.3.4'], message: 'The message is larger than allowed.' },
+  recipient_suppressed: {
+    status: 422,
+    smtp: [550, '5.1.1'],
+    message: 'The recipient is on the suppression list (bounced, complained or unsubscribed).',
+  },
+  attachments_unsupported: {
+    status: 422,
+    smtp: [554, '5.6.0'],
+    message: 'Attachments are not supported; the message was not sent.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    smtp: [554, '5.5.0'],
+    message: 'This idempotency key was already used with a different request.',
+  },
+  template_not_found: { status: 422, smtp: [554, '5.6.0'], message: 'No template has that slug.' },
+  template_render_failed: { status: 422, smtp: [554, '5.6.0'], message: 'The template could not be rendered.' },
+  sender_required: {
+    status: 422,
+    smtp: [553, '5.1.7'],
+    message: 'No "from" was given and the tenant has no default sender.',
+  },
+  rate_limited: { status: 429, smtp: [451, '4.7.1'], message: 'Too many sends per second for this tenant.' },
+  quota_exceeded: { status: 429, smtp: [452, '4.5.3'], message: 'The daily send quota of this tenant is used up.' },
+  storage_unavailable: { status: 503, smtp: [451, '4.3.0'], message: 'The message store is unavailable.' },
+  internal_error: { status: 500, smtp: [451, '4.3.0'], message: 'Something went wrong on our side.' },
+} as const satisfies Record<string, { status: number; smtp: readonly [number, string]; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+/** The serialized form of a coded error: what crosses actor calls and reaches clients. */
+export interface CodedErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetail[];
+  /** Seconds after which a retry may succeed (429). */
+  retry_after?: number;
+}
+
+export class GatepostError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: ErrorDetail[];
+  readonly retryAfter?: number;
+
+  constructor(code: ErrorCode, message?: string, opts: { details?: ErrorDetail[]; retryAfter?: number } = {}) {
+    super(message ?? errorCatalog[code].message);
+    this.name = 'GatepostError';
+    this.code = code;
+    this.details = opts.details;
+    this.retryAfter = opts.retryAfter;
+  }
+
+  get status(): number {
+    return errorCatalog[this.code].status;
+  }
+
+  toBody(): CodedErrorBody {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.details ? { details: this.details } : {}),
+      ...(this.retryAfter !== undefined ? { retry_after: this.retryAfter } : {}),
+    };
+  }
+
+  static fromBody(body: CodedErrorBody): GatepostError {
+    return new GatepostError(body.code, body.message, { details: body.details, retryAfter: body.retry_after });
+  }
+}
+
+export function isCodedErrorBody(value: unknown): value is CodedErrorBody {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { code?: unknown }).code === 'string' &&
+    (value as { code: string }).code in errorCatalog
+  );
+}
+
+export function invalid(details: ErrorDetail[], message = 'The request is invalid.'): GatepostError {
+  return new GatepostError('invalid_request', message, { details });
+}

@@ -1,0 +1,51 @@
+// GET /v1/messages/:id: a message and its full event history, for its own tenant only.
+import { actor, type Invoker } from '../../dapr/runtime.port.ts';
+import { GatepostError } from '../../errors/errors.catalog.ts';
+import { messageActor } from '../../actors/message/message.actor.ts';
+import { ErrorBody, route, type AnyRoute } from './route.ts';
+import { IdParam, MessageView } from './schemas.ts';
+
+export function messageRoutes(invoker: Invoker): AnyRoute[] {
+  return [
+    route({
+      method: 'GET',
+      url: '/v1/messages/:id',
+      tag: 'Messages',
+      summary: 'Get a message and its timeline',
+      auth: 'key',
+      params: IdParam,
+      responses: {
+        200: { description: 'The message with every event so far, oldest first.', schema: MessageView },
+        404: { description: 'No message with this id belongs to this tenant.', schema: ErrorBody },
+      },
+      handler: async ({ params, sender }) => {
+        const notFound = new GatepostError('not_found', `No message ${params.id} exists for this tenant.`);
+        if (!/^msg_[0-9a-z]{26}$/.test(params.id)) throw notFound;
+        const { record, content } = await actor(invoker, messageActor, params.id)
+          .get(undefined)
+          .catch((error: unknown) => {
+            throw error instanceof GatepostError && error.code === 'not_found' ? notFound : error;
+          });
+        if (record.tenant_id !== sender.tenant.id) throw notFound;
+        return {
+          status: 200,
+          body: {
+            id: record.id,
+            status: record.status,
+            from: content.from,
+            to: content.to,
+            subject: content.subject,
+            stream: record.stream,
+            sandbox: record.sandbox,
+            tags: record.tags,
+            idempotency_key: record.idempotency_key,
+            message_id_header: record.message_id_header,
+            created_at: record.created_at,
+            send_at: record.send_at,
+            events: record.events,
+          },
+        };
+      },
+    }),
+  ];
+}

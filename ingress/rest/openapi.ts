@@ -1,0 +1,61 @@
+// The OpenAPI 3.1 document, built from the same route definitions and zod schemas that serve
+// and validate the requests.
+import { z } from 'zod';
+import type { AnyRoute } from './route.ts';
+
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+};
+
+/** `/v1/messages/:id` → `/v1/messages/{id}` */
+export const openApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+export function buildOpenApi(routes: AnyRoute[], version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const parameters: unknown[] = [];
+    for (const [where, schema] of [['path', r.params], ['query', r.query]] as const) {
+      if (!schema) continue;
+      const s = jsonSchema(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+      for (const [name, prop] of Object.entries(s.properties ?? {})) {
+        parameters.push({ name, in: where, required: where === 'path' || (s.required ?? []).includes(name), schema: prop });
+      }
+    }
+    const body = r.bodyDoc ?? r.body;
+    const operation: Record<string, unknown> = {
+      summary: r.summary,
+      tags: [r.tag],
+      operationId: `${r.method.toLowerCase()}${openApiPath(r.url).replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)/g, (_m, c: string) => c.toUpperCase())}`,
+      ...(r.auth === 'none' ? { security: [] } : r.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),
+      ...(parameters.length ? { parameters } : {}),
+      ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(body, 'input') } } } } : {}),
+      responses: Object.fromEntries(
+        Object.entries(r.responses).map(([status, res]) => [
+          status,
+          {
+            description: res.description,
+            ...(res.schema ? { content: { 'application/json': { schema: jsonSchema(res.schema, 'output') } } } : {}),
+          },
+        ]),
+      ),
+    };
+    (paths[openApiPath(r.url)] ??= {})[r.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Gatepost',
+      version,
+      description: 'Self-hostable transactional email: native API. Errors are `{"error": {"code", "message", "details"}}`.',
+    },
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'A gp_live_ or gp_sandbox_ key.' },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'GATEPOST_ADMIN_TOKEN.' },
+      },
+    },
+    security: [{ apiKey: [] }],
+    paths,
+  };
+}

@@ -1,0 +1,149 @@
+// One way to declare a REST route: its zod schemas validate the request, describe it in the
+// OpenAPI document, and type the handler. Coded errors become the wire format here, at the edge.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { GatepostError, errorCatalog, type ErrorDetail } from '../../errors/errors.catalog.ts';
+import type { Sender } from '../../gate/gate.ts';
+import type { KeyRing } from '../../tenancy/keys.ts';
+
+export type Auth = 'key' | 'admin' | 'none';
+
+export interface RouteContext<B, P, Q> {
+  body: B;
+  params: P;
+  query: Q;
+  /** The authenticated sender; present on routes with auth 'key'. */
+  sender: Sender;
+  request: FastifyRequest;
+}
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteDef<B extends z.ZodType, P extends z.ZodType, Q extends z.ZodType> {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  url: string;
+  summary: string;
+  tag: string;
+  auth: Auth;
+  body?: B;
+  /** Documents the body when validation is looser than the contract (a batch validates items one by one). */
+  bodyDoc?: z.ZodType;
+  params?: P;
+  query?: Q;
+  /** Status → description and body schema, for the OpenAPI document. */
+  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  handler: (ctx: RouteContext<z.output<B>, z.output<P>, z.output<Q>>) => Promise<RouteResult>;
+}
+
+export type AnyRoute = RouteDef<z.ZodType, z.ZodType, z.ZodType>;
+
+export function route<B extends z.ZodType = z.ZodUnknown, P extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = z.ZodUnknown>(
+  def: RouteDef<B, P, Q>,
+): AnyRoute {
+  return def as unknown as AnyRoute;
+}
+
+/** `{"error": {"code", "message", "details"}}`, the native error body of DESIGN.md. */
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.enum(Object.keys(errorCatalog) as [keyof typeof errorCatalog, ...(keyof typeof errorCatalog)[]]),
+      message: z.string(),
+      details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    }),
+  })
+  .meta({ description: 'Every native error: a stable code, a human sentence, and the fields at fault.' });
+
+export function zodDetails(error: z.ZodError, prefix = ''): ErrorDetail[] {
+  return error.issues.map((issue) => ({
+    field: [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || '(body)',
+    message: issue.message,
+  }));
+}
+
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const details = zodDetails(result.error, where === 'body' ? '' : where);
+    throw new GatepostError('invalid_request', `Invalid ${where}: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}`, {
+      details,
+    });
+  }
+  return result.data;
+}
+
+export function sendError(reply: FastifyReply, error: GatepostError): FastifyReply {
+  if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
+  const { code, message, details } = error.toBody();
+  return reply.code(error.status).send({ error: { code, message, ...(details ? { details } : {}) } });
+}
+
+function bearer(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1]! : '';
+}
+
+export interface RouteDeps {
+  keys: KeyRing;
+  adminToken: string | null;
+}
+
+export async function authenticateKey(keys: KeyRing, request: FastifyRequest): Promise<Sender> {
+  const secret = bearer(request);
+  if (secret === null) throw new GatepostError('missing_api_key');
+  if (secret === '') {
+    throw new GatepostError('missing_api_key', 'The Authorization header must be "Bearer <API_KEY>".');
+  }
+  return keys.resolve(secret);
+}
+
+function checkAdmin(adminToken: string, request: FastifyRequest): void {
+  const given = Buffer.from(bearer(request) ?? '');
+  const expected = Buffer.from(adminToken);
+  if (given.length === 0) throw new GatepostError('missing_api_key', 'Send the admin token as "Authorization: Bearer <token>".');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new GatepostError('invalid_api_key', 'The admin token is wrong.');
+  }
+}
+
+export function registerRoutes(app: FastifyInstance, routes: AnyRoute[], deps: RouteDeps): void {
+  for (const def of routes) {
+    if (def.auth === 'admin' && !deps.adminToken) continue; // the admin API exists only with a token
+    app.route({
+      method: def.method,
+      url: def.url,
+      handler: async (request, reply) => {
+        let sender: Sender | undefined;
+        if (def.auth === 'key') {
+          sender = await authenticateKey(deps.keys, request);
+          if (sender.key.kind === 'public') {
+            throw new GatepostError('key_not_allowed', 'A public key can only be used by the browser SDK endpoints.');
+          }
+        } else if (def.auth === 'admin') {
+          checkAdmin(deps.adminToken!, request);
+        }
+        const ctx: RouteContext<unknown, unknown, unknown> = {
+          body: def.body ? parseOrThrow(def.body, request.body, 'body') : request.body,
+          params: def.params ? parseOrThrow(def.params, request.params, 'path') : request.params,
+          query: def.query ? parseOrThrow(def.query, request.query, 'query') : request.query,
+          get sender(): Sender {
+            if (!sender) throw new Error(`route ${def.url} has no key authentication`);
+            return sender;
+          },
+          request,
+        };
+        const result = await def.handler(ctx);
+        if (result.headers) reply.headers(result.headers);
+        reply.code(result.status);
+        return result.body === undefined ? reply.send() : reply.send(result.body);
+      },
+    });
+  }
+}

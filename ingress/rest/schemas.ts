@@ -1,0 +1,226 @@
+// The native API's request and response schemas: the single source for validation, types and
+// the OpenAPI document.
+import { z } from 'zod';
+import { MAX_HEADERS } from '../../gate/policy.ts';
+
+export const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+  .meta({ description: 'Makes retries safe: kept 90 days per tenant; a repeat returns the first response.' });
+
+const Address = z.string().min(3).max(998).meta({ description: 'An address, optionally with a name: "Ann <ann@example.com>".' });
+
+export const SendRequest = z
+  .object({
+    from: Address.optional().meta({ description: "The sender; defaults to the template's, then the tenant's default sender." }),
+    to: Address.optional().meta({ description: 'The recipient. Required unless the template stores one.' }),
+    reply_to: Address.optional(),
+    subject: z.string().max(998).optional().meta({ description: 'Required unless a template is used. May hold {{placeholders}}.' }),
+    html: z
+      .string()
+      .optional()
+      .meta({ description: 'HTML body; may hold {{placeholders}} (HTML-escaped). Required unless a template is used.' }),
+    text: z.string().optional().meta({ description: 'Plain-text body; generated from the html when absent.' }),
+    template: z.string().min(1).max(128).optional().meta({ description: 'A template slug: its subject, html and text are used.' }),
+    data: z.record(z.string(), z.unknown()).optional().meta({ description: 'Merge variables for {{placeholders}}.' }),
+    idempotency_key: IdempotencyKey.optional(),
+    send_at: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'Schedule the send: an ISO 8601 time, in the future and at most 30 days ahead.' }),
+    stream: z.enum(['transactional', 'broadcast']).optional().meta({ description: 'Defaults to transactional.' }),
+    headers: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta({ description: `Extra headers (at most ${MAX_HEADERS}); From, To, Subject, Message-ID and the like are set by Gatepost.` }),
+    tags: z
+      .array(z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits, _ . : - and at most 64 characters'))
+      .max(10)
+      .optional(),
+    attachments: z
+      .array(z.unknown())
+      .optional()
+      .meta({ description: 'Not supported: a send with attachments is refused (422 attachments_unsupported), never sent without them.' }),
+  })
+  .strict()
+  .meta({ description: 'One email. Give html and subject, or a template.' });
+
+export type SendRequest = z.infer<typeof SendRequest>;
+
+export const SendResponse = z.object({
+  id: z.string().meta({ description: 'The message id, msg_…' }),
+  status: z.enum(['queued', 'scheduled']),
+  to: z.string(),
+  created_at: z.string(),
+  send_at: z.string().nullable(),
+  sandbox: z.boolean().meta({ description: 'True for sandbox keys: the message is captured, not delivered.' }),
+});
+
+export const MAX_BATCH = 500;
+
+/** Validates the batch as a whole; each item is then validated, and refused, on its own. */
+export const BatchRequest = z.array(z.unknown()).min(1).max(MAX_BATCH, `at most ${MAX_BATCH} messages in one batch`);
+
+/** How the batch is documented: what each item must be. */
+export const BatchRequestDoc = z
+  .array(SendRequest)
+  .min(1)
+  .max(MAX_BATCH)
+  .meta({ description: `Up to ${MAX_BATCH} send requests, each as for POST /v1/emails; each passes the gate on its own.` });
+
+export const BatchItemResult = z.union([
+  SendResponse.extend({ index: z.number().int(), replayed: z.boolean() }),
+  z.object({
+    index: z.number().int(),
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    }),
+  }),
+]);
+
+export const BatchResponse = z.object({
+  results: z.array(BatchItemResult).meta({ description: 'One result per item, in request order.' }),
+  accepted: z.number().int(),
+  refused: z.number().int(),
+});
+
+export const EventEnvelope = z.object({
+  id: z.string().meta({ description: 'evt_…; the idempotency handle for receivers' }),
+  type: z.string(),
+  created_at: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+export const MessageView = z.object({
+  id: z.string(),
+  status: z.enum(['scheduled', 'queued', 'deferred', 'sent', 'bounced']),
+  from: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  stream: z.enum(['transactional', 'broadcast']),
+  sandbox: z.boolean(),
+  tags: z.array(z.string()),
+  idempotency_key: z.string().nullable(),
+  message_id_header: z.string(),
+  created_at: z.string(),
+  send_at: z.string().nullable(),
+  events: z.array(EventEnvelope).meta({ description: 'The full event history, oldest first.' }),
+});
+
+export const IdParam = z.object({ id: z.string().min(1).max(128) });
+
+export const Slug = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'letters, digits, . _ : - (a former provider\'s template id or alias fits)');
+
+const TemplateBody = {
+  slug: Slug,
+  name: z.string().max(200).nullable().optional(),
+  subject: z.string().min(1).max(998),
+  html: z.string().min(1),
+  text: z.string().nullable().optional(),
+  from: Address.nullable().optional(),
+  to: Address.nullable().optional().meta({ description: 'A literal recipient (no placeholders), for the browser SDK.' }),
+  reply_to: Address.nullable().optional(),
+};
+
+export const TemplateCreate = z.object(TemplateBody).strict();
+export const TemplateUpdate = z.object(TemplateBody).partial().strict();
+
+export const TemplateView = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string().nullable(),
+  subject: z.string(),
+  html: z.string(),
+  text: z.string().nullable(),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  reply_to: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const SlugParam = z.object({ slug: Slug });
+
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  cursor: z.string().max(500).optional(),
+});
+
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+
+export const SuppressionView = z.object({
+  address: z.string(),
+  reason: z.enum(['hard_bounce', 'complaint', 'unsubscribe', 'manual']),
+  detail: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export const SuppressionCreate = z
+  .object({
+    address: z.string().min(3).max(254),
+    reason: z.enum(['manual', 'unsubscribe', 'complaint']).default('manual'),
+    detail: z.string().max(1000).nullable().optional(),
+  })
+  .strict();
+
+export const AddressParam = z.object({ address: z.string().min(3).max(254) });
+
+export const CapturedView = z.object({
+  message_id: z.string(),
+  from: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  html: z.string(),
+  text: z.string(),
+  headers: z.record(z.string(), z.string()),
+  captured_at: z.string(),
+});
+
+export const Quota = z.object({
+  per_second: z.number().int().positive().nullable().meta({ description: 'Sends per second; null: no limit.' }),
+  per_day: z.number().int().positive().nullable().meta({ description: 'Sends per UTC day; null: no limit.' }),
+});
+
+export const TenantCreate = z
+  .object({
+    name: z.string().min(1).max(200),
+    default_from: Address.nullable().optional(),
+    quota: Quota.partial().optional(),
+  })
+  .strict();
+
+export const TenantUpdate = TenantCreate.partial().strict();
+
+export const TenantView = z.object({
+  id: z.string(),
+  name: z.string(),
+  default_from: z.string().nullable(),
+  quota: Quota,
+  created_at: z.string(),
+});
+
+export const KeyCreate = z
+  .object({
+    kind: z.enum(['live', 'sandbox', 'public']),
+    name: z.string().max(200).nullable().optional(),
+  })
+  .strict();
+
+export const KeyView = z.object({
+  id: z.string(),
+  tenant_id: z.string(),
+  kind: z.enum(['live', 'sandbox', 'public']),
+  name: z.string().nullable(),
+  prefix: z.string(),
+  created_at: z.string(),
+  revoked_at: z.string().nullable(),
+});
+
+export const KeyParams = z.object({ id: z.string(), keyId: z.string() });

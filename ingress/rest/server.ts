@@ -1,0 +1,68 @@
+// The HTTP server of the native API: Fastify, every route of ingress/rest, and the mapping of
+// every failure to the native error body.
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { GatepostError } from '../../errors/errors.catalog.ts';
+import type { Gate } from '../../gate/gate.ts';
+import type { Invoker } from '../../dapr/runtime.port.ts';
+import type { Catalog } from '../../store/catalog.port.ts';
+import type { KeyRing } from '../../tenancy/keys.ts';
+import { adminRoutes } from './admin.route.ts';
+import { emailRoutes } from './emails.route.ts';
+import { messageRoutes } from './messages.route.ts';
+import { registerRoutes, sendError, type AnyRoute } from './route.ts';
+import { sandboxRoutes } from './sandbox.route.ts';
+import { suppressionRoutes } from './suppressions.route.ts';
+import { systemRoutes } from './system.route.ts';
+import { templateRoutes } from './templates.route.ts';
+
+/** Request bodies larger than this are refused with 413 before they are parsed. */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export interface RestDeps {
+  gate: Gate;
+  invoker: Invoker;
+  catalog: Catalog;
+  keys: KeyRing;
+  adminToken: string | null;
+  ready: () => boolean;
+  version: string;
+  log: (message: string, error?: unknown) => void;
+}
+
+export function restRoutes(deps: RestDeps): AnyRoute[] {
+  const routes: AnyRoute[] = [
+    ...emailRoutes(deps.gate),
+    ...messageRoutes(deps.invoker),
+    ...templateRoutes(deps.catalog),
+    ...suppressionRoutes(deps.invoker, deps.catalog),
+    ...sandboxRoutes(deps.catalog),
+    ...(deps.adminToken ? adminRoutes(deps.catalog, deps.keys) : []),
+  ];
+  routes.push(...systemRoutes({ ready: deps.ready, routes: () => routes, version: deps.version }));
+  return routes;
+}
+
+export function restServer(deps: RestDeps): { app: FastifyInstance; routes: AnyRoute[] } {
+  const app = Fastify({ logger: false, bodyLimit: MAX_BODY_BYTES, return503OnClosing: true });
+  const routes = restRoutes(deps);
+  registerRoutes(app, routes, { keys: deps.keys, adminToken: deps.adminToken });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new GatepostError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+  );
+  app.setErrorHandler((error: FastifyError, _request, reply) => {
+    if (error instanceof GatepostError) return sendError(reply, error);
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendError(reply, new GatepostError('message_too_large', `The request body is over ${MAX_BODY_BYTES} bytes.`));
+    }
+    if (error.statusCode === 415) {
+      return sendError(reply, new GatepostError('invalid_request', 'Send the body as JSON with "Content-Type: application/json".'));
+    }
+    if (error.statusCode && error.statusCode < 500) {
+      return sendError(reply, new GatepostError('invalid_request', error.message));
+    }
+    deps.log('request failed', error);
+    return sendError(reply, new GatepostError('internal_error'));
+  });
+  return { app, routes };
+}

@@ -1,0 +1,30 @@
+// GET /healthz and GET /openapi.json.
+import { route, type AnyRoute } from './route.ts';
+import { buildOpenApi } from './openapi.ts';
+
+export function systemRoutes(opts: { ready: () => boolean; routes: () => AnyRoute[]; version: string }): AnyRoute[] {
+  let document: Record<string, unknown> | null = null;
+  return [
+    route({
+      method: 'GET',
+      url: '/healthz',
+      tag: 'System',
+      summary: 'Health: 200 once sends are accepted, 503 while starting or draining',
+      auth: 'none',
+      responses: { 200: { description: 'Accepting sends.' }, 503: { description: 'Not accepting sends.' } },
+      handler: async () => (opts.ready() ? { status: 200, body: { status: 'ok' } } : { status: 503, body: { status: 'unavailable' } }),
+    }),
+    route({
+      method: 'GET',
+      url: '/openapi.json',
+      tag: 'System',
+      summary: 'This OpenAPI document',
+      auth: 'none',
+      responses: { 200: { description: 'OpenAPI 3.1.' } },
+      handler: async () => {
+        document ??= buildOpenApi(opts.routes(), opts.version);
+        return { status: 200, body: document };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,43 @@
+// Prefixed ids (msg_, evt_, tpl_, ten_, key_). New ids start with the time, so ids made close
+// together sort, and land, close together in the stores' B-trees.
+import { createHash, randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford's base32, lower case
+
+function base32(bytes: Uint8Array): string {
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += ALPHABET[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31];
+  return out;
+}
+
+/** A new id: 48 bits of milliseconds, then 80 random bits (26 characters after the prefix). */
+export function newId(prefix: string): string {
+  const bytes = randomBytes(16);
+  const ms = Date.now();
+  bytes.writeUIntBE(ms, 0, 6);
+  return `${prefix}_${base32(bytes).slice(0, 26)}`;
+}
+
+/** The same id every time for the same parts, e.g. a message id from (tenant, idempotency key). */
+export function derivedId(prefix: string, ...parts: string[]): string {
+  const digest = createHash('sha256').update(parts.join('\0')).digest();
+  return `${prefix}_${base32(digest.subarray(0, 16)).slice(0, 26)}`;
+}
+
+export function randomToken(bytes: number): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}

@@ -1,0 +1,35 @@
+// Opening a SQLite file the way every Gatepost store wants it, and applying its numbered
+// migrations (NNN_name.sql, in order, each once; the applied ones are kept in user_version).
+import Database from 'better-sqlite3';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export type Db = Database.Database;
+
+export function openSqlite(file: string, migrationsDir: string): Db {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  // FULL: every commit is fsynced before it returns; a 202 must survive power loss, not only a crash.
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db, migrationsDir);
+  return db;
+}
+
+function migrate(db: Db, dir: string): void {
+  const applied = db.pragma('user_version', { simple: true }) as number;
+  const files = readdirSync(dir)
+    .filter((f) => /^\d{3}_.+\.sql$/.test(f))
+    .sort();
+  for (const file of files) {
+    const version = Number(file.slice(0, 3));
+    if (version <= applied) continue;
+    const sql = readFileSync(join(dir, file), 'utf8');
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${version}`);
+    })();
+  }
+}

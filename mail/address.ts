@@ -1,0 +1,45 @@
+// Mailboxes: "Name <local@domain>" or a bare address. Parsing uses nodemailer's parser, the
+// same one that writes the headers, so what we accept is what we can send.
+import addressparser from 'nodemailer/lib/addressparser/index.js';
+
+export interface Mailbox {
+  name: string;
+  address: string;
+}
+
+// Practical RFC 5321 syntax: a dot-atom local part and a domain of labels with a TLD (or an
+// address literal is refused: nobody sends transactional mail to one).
+const LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+const LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
+
+export function isValidAddress(address: string): boolean {
+  if (address.length > 254) return false;
+  const at = address.lastIndexOf('@');
+  if (at < 1) return false;
+  const local = address.slice(0, at);
+  const domain = address.slice(at + 1);
+  if (local.length > 64 || !LOCAL.test(local)) return false;
+  const labels = domain.split('.');
+  if (labels.length < 2) return false;
+  if (!labels.every((l) => LABEL.test(l) || /^xn--[a-z0-9-]+$/i.test(l))) return false;
+  return /^[A-Za-z]{2,63}$|^xn--[a-z0-9-]+$/i.test(labels[labels.length - 1]!);
+}
+
+/** One mailbox, or null when the text is not exactly one valid mailbox. */
+export function parseMailbox(text: string): Mailbox | null {
+  if (/[\r\n\0]/.test(text)) return null;
+  const parsed = addressparser(text, { flatten: true });
+  if (parsed.length !== 1) return null;
+  const { name, address } = parsed[0]!;
+  if (!address || !isValidAddress(address)) return null;
+  return { name: name ?? '', address };
+}
+
+/** The form suppression and quota bookkeeping use: the same mailbox always gives the same key. */
+export function normalizeAddress(address: string): string {
+  return address.trim().toLowerCase();
+}
+
+export function domainOf(address: string): string {
+  return address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+}

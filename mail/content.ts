@@ -1,0 +1,40 @@
+// A rendered message: what the gate admits, what the message actor keeps, what delivery sends.
+import { convert } from 'html-to-text';
+import type Mail from 'nodemailer/lib/mailer/index.js';
+
+export interface RenderedContent {
+  from: string;
+  to: string;
+  reply_to: string | null;
+  subject: string;
+  html: string;
+  /** Null when the sender gave none; the plain-text part is then generated from the html. */
+  text: string | null;
+  headers: Record<string, string>;
+}
+
+export function textFromHtml(html: string): string {
+  return convert(html, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
+}
+
+/** The nodemailer message for a rendered content: multipart/alternative, text then html. */
+export function mailOptions(content: RenderedContent, messageId: string, date: Date): Mail.Options {
+  return {
+    from: content.from,
+    to: content.to,
+    ...(content.reply_to ? { replyTo: content.reply_to } : {}),
+    subject: content.subject,
+    text: content.text ?? textFromHtml(content.html),
+    html: content.html,
+    headers: content.headers,
+    messageId,
+    date,
+  };
+}
+
+/** Bytes the rendered content weighs, as the size limit counts them. */
+export function contentBytes(content: RenderedContent): number {
+  let n = Buffer.byteLength(content.subject) + Buffer.byteLength(content.html) + Buffer.byteLength(content.text ?? '');
+  for (const [k, v] of Object.entries(content.headers)) n += Buffer.byteLength(k) + Buffer.byteLength(v) + 4;
+  return n;
+}

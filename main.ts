@@ -1,0 +1,36 @@
+// Starts Gatepost from the environment (see config/config.ts and the README) and drains on
+// SIGTERM or SIGINT.
+import { loadConfig } from './config/config.ts';
+import { startGatepost } from './app/gatepost.ts';
+
+const config = loadConfig();
+const gatepost = await startGatepost(config);
+
+console.log(`Gatepost listening on ${gatepost.url} (runtime ${config.runtime}, data in ${config.dataDir})`);
+if (!config.smtpRelay) console.log('No GATEPOST_SMTP_RELAY set: live messages wait (deferred) until a relay is configured.');
+if (gatepost.firstStartKeys) {
+  const k = gatepost.firstStartKeys;
+  console.log(`First start: created the default tenant ${k.tenant_id}.`);
+  console.log(`  live key:    ${k.live}`);
+  console.log(`  sandbox key: ${k.sandbox}`);
+  console.log('  These keys are shown once. Try:');
+  console.log(
+    `  curl -X POST ${gatepost.url}/v1/emails -H "Authorization: Bearer ${k.sandbox}" -H "Content-Type: application/json" \\\n` +
+      `    -d '{"to": "you@example.com", "subject": "Hello", "html": "<p>Hello {{name}}</p>", "data": {"name": "you"}}'`,
+  );
+}
+
+let signals = 0;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (++signals > 1) process.exit(1);
+    console.log(`${signal}: draining`);
+    gatepost.stop().then(
+      () => process.exit(process.exitCode ?? 0),
+      (error: unknown) => {
+        console.error('drain failed', error);
+        process.exit(1);
+      },
+    );
+  });
+}

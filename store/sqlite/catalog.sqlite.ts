@@ -1,0 +1,274 @@
+// The catalog on a SQLite file (embedded runtime).
+import { fileURLToPath } from 'node:url';
+import { openSqlite, type Db } from '../../lib/sqlite.ts';
+import { GatepostError } from '../../errors/errors.catalog.ts';
+import type {
+  ApiKey,
+  CapturedMessage,
+  Catalog,
+  Page,
+  Quota,
+  Suppression,
+  Template,
+  TemplateFields,
+  Tenant,
+} from '../catalog.port.ts';
+
+interface TenantRow {
+  id: string;
+  name: string;
+  default_from: string | null;
+  quota: string;
+  created_at: string;
+}
+
+interface TemplateRow {
+  id: string;
+  tenant_id: string;
+  slug: string;
+  name: string | null;
+  subject: string;
+  html: string;
+  text: string | null;
+  from_addr: string | null;
+  to_addr: string | null;
+  reply_to: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const KEY_COLUMNS = 'id, tenant_id, kind, name, prefix, created_at, revoked_at';
+
+const toTenant = (r: TenantRow): Tenant => ({ ...r, quota: JSON.parse(r.quota) as Quota });
+
+const toTemplate = (r: TemplateRow): Template => ({
+  id: r.id,
+  tenant_id: r.tenant_id,
+  slug: r.slug,
+  name: r.name,
+  subject: r.subject,
+  html: r.html,
+  text: r.text,
+  from: r.from_addr,
+  to: r.to_addr,
+  reply_to: r.reply_to,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});
+
+const now = () => new Date().toISOString();
+
+const encodeCursor = (parts: string[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+
+function decodeCursor(cursor: string | undefined, length: number): string[] | null {
+  if (!cursor) return null;
+  try {
+    const parts: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+    if (Array.isArray(parts) && parts.length === length && parts.every((p) => typeof p === 'string')) return parts;
+  } catch {
+    // fall through to the error below
+  }
+  throw new GatepostError('invalid_request', 'The cursor is not one this API returned.', {
+    details: [{ field: 'cursor', message: 'unrecognised cursor' }],
+  });
+}
+
+export class SqliteCatalog implements Catalog {
+  private readonly db: Db;
+
+  constructor(file: string) {
+    this.db = openSqlite(file, fileURLToPath(new URL('./migrations', import.meta.url)));
+  }
+
+  async createTenant(t: { id: string; name: string; default_from: string | null; quota: Quota }): Promise<Tenant> {
+    const row: TenantRow = { ...t, quota: JSON.stringify(t.quota), created_at: now() };
+    this.db
+      .prepare('INSERT INTO tenants (id, name, default_from, quota, created_at) VALUES (@id, @name, @default_from, @quota, @created_at)')
+      .run(row);
+    return toTenant(row);
+  }
+
+  async getTenant(id: string): Promise<Tenant | null> {
+    const row = this.db.prepare('SELECT * FROM tenants WHERE id = ?').get(id) as TenantRow | undefined;
+    return row ? toTenant(row) : null;
+  }
+
+  async listTenants(): Promise<Tenant[]> {
+    return (this.db.prepare('SELECT * FROM tenants ORDER BY created_at, id').all() as TenantRow[]).map(toTenant);
+  }
+
+  async updateTenant(id: string, patch: Partial<Pick<Tenant, 'name' | 'default_from' | 'quota'>>): Promise<Tenant | null> {
+    const current = await this.getTenant(id);
+    if (!current) return null;
+    const next = { ...current, ...patch };
+    this.db
+      .prepare('UPDATE tenants SET name = ?, default_from = ?, quota = ? WHERE id = ?')
+      .run(next.name, next.default_from, JSON.stringify(next.quota), id);
+    return next;
+  }
+
+  async createKey(k: Omit<ApiKey, 'created_at' | 'revoked_at'>, hash: string): Promise<ApiKey> {
+    const key: ApiKey = { ...k, created_at: now(), revoked_at: null };
+    this.db
+      .prepare(
+        `INSERT INTO api_keys (id, tenant_id, kind, name, prefix, hash, created_at)
+         VALUES (@id, @tenant_id, @kind, @name, @prefix, @hash, @created_at)`,
+      )
+      .run({ ...key, hash });
+    return key;
+  }
+
+  async findKeyByHash(hash: string): Promise<ApiKey | null> {
+    const row = this.db
+      .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ? AND revoked_at IS NULL`)
+      .get(hash) as ApiKey | undefined;
+    return row ?? null;
+  }
+
+  async listKeys(tenantId: string): Promise<ApiKey[]> {
+    return this.db
+      .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`)
+      .all(tenantId) as ApiKey[];
+  }
+
+  async revokeKey(tenantId: string, keyId: string): Promise<ApiKey | null> {
+    this.db
+      .prepare('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL')
+      .run(now(), tenantId, keyId);
+    const row = this.db
+      .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? AND id = ?`)
+      .get(tenantId, keyId) as ApiKey | undefined;
+    return row ?? null;
+  }
+
+  async createTemplate(tenantId: string, id: string, f: TemplateFields): Promise<Template> {
+    const at = now();
+    const row: TemplateRow = {
+      id,
+      tenant_id: tenantId,
+      slug: f.slug,
+      name: f.name,
+      subject: f.subject,
+      html: f.html,
+      text: f.text,
+      from_addr: f.from,
+      to_addr: f.to,
+      reply_to: f.reply_to,
+      created_at: at,
+      updated_at: at,
+    };
+    try {
+      this.db
+        .prepare(
+          `INSERT INTO templates (id, tenant_id, slug, name, subject, html, text, from_addr, to_addr, reply_to, created_at, updated_at)
+           VALUES (@id, @tenant_id, @slug, @name, @subject, @html, @text, @from_addr, @to_addr, @reply_to, @created_at, @updated_at)`,
+        )
+        .run(row);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw new GatepostError('template_exists', `A template with slug "${f.slug}" already exists.`);
+      }
+      throw error;
+    }
+    return toTemplate(row);
+  }
+
+  async getTemplate(tenantId: string, slug: string): Promise<Template | null> {
+    const row = this.db.prepare('SELECT * FROM templates WHERE tenant_id = ? AND slug = ?').get(tenantId, slug) as
+      | TemplateRow
+      | undefined;
+    return row ? toTemplate(row) : null;
+  }
+
+  async listTemplates(tenantId: string): Promise<Template[]> {
+    return (this.db.prepare('SELECT * FROM templates WHERE tenant_id = ? ORDER BY slug').all(tenantId) as TemplateRow[]).map(
+      toTemplate,
+    );
+  }
+
+  async updateTemplate(tenantId: string, slug: string, patch: Partial<TemplateFields>): Promise<Template | null> {
+    const current = await this.getTemplate(tenantId, slug);
+    if (!current) return null;
+    const next = { ...current, ...patch, updated_at: now() };
+    try {
+      this.db
+        .prepare(
+          `UPDATE templates SET slug = ?, name = ?, subject = ?, html = ?, text = ?, from_addr = ?, to_addr = ?,
+           reply_to = ?, updated_at = ? WHERE id = ?`,
+        )
+        .run(next.slug, next.name, next.subject, next.html, next.text, next.from, next.to, next.reply_to, next.updated_at, current.id);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw new GatepostError('template_exists', `A template with slug "${next.slug}" already exists.`);
+      }
+      throw error;
+    }
+    return next;
+  }
+
+  async deleteTemplate(tenantId: string, slug: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM templates WHERE tenant_id = ? AND slug = ?').run(tenantId, slug).changes > 0;
+  }
+
+  async putSuppression(s: Suppression): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO suppressions (tenant_id, address, reason, detail, created_at) VALUES (@tenant_id, @address, @reason, @detail, @created_at)
+         ON CONFLICT DO UPDATE SET reason = excluded.reason, detail = excluded.detail, created_at = excluded.created_at`,
+      )
+      .run(s);
+  }
+
+  async deleteSuppression(tenantId: string, address: string): Promise<void> {
+    this.db.prepare('DELETE FROM suppressions WHERE tenant_id = ? AND address = ?').run(tenantId, address);
+  }
+
+  async listSuppressions(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<Suppression>> {
+    const after = decodeCursor(opts.cursor, 1)?.[0] ?? '';
+    const rows = this.db
+      .prepare('SELECT * FROM suppressions WHERE tenant_id = ? AND address > ? ORDER BY address LIMIT ?')
+      .all(tenantId, after, opts.limit + 1) as Suppression[];
+    const more = rows.length > opts.limit;
+    const data = rows.slice(0, opts.limit);
+    return { data, next_cursor: more ? encodeCursor([data[data.length - 1]!.address]) : null };
+  }
+
+  async putCapture(c: CapturedMessage): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO captures (tenant_id, message_id, captured_at, body) VALUES (?, ?, ?, ?)
+         ON CONFLICT DO NOTHING`,
+      )
+      .run(c.tenant_id, c.message_id, c.captured_at, JSON.stringify(c));
+  }
+
+  async listCaptures(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<CapturedMessage>> {
+    const cursor = decodeCursor(opts.cursor, 2);
+    const rows = (
+      cursor
+        ? this.db
+            .prepare(
+              `SELECT body FROM captures WHERE tenant_id = ? AND (captured_at, message_id) < (?, ?)
+               ORDER BY captured_at DESC, message_id DESC LIMIT ?`,
+            )
+            .all(tenantId, cursor[0], cursor[1], opts.limit + 1)
+        : this.db
+            .prepare('SELECT body FROM captures WHERE tenant_id = ? ORDER BY captured_at DESC, message_id DESC LIMIT ?')
+            .all(tenantId, opts.limit + 1)
+    ) as { body: string }[];
+    const data = rows.slice(0, opts.limit).map((r) => JSON.parse(r.body) as CapturedMessage);
+    const last = data[data.length - 1];
+    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.captured_at, last.message_id]) : null };
+  }
+
+  async getCapture(tenantId: string, messageId: string): Promise<CapturedMessage | null> {
+    const row = this.db.prepare('SELECT body FROM captures WHERE tenant_id = ? AND message_id = ?').get(tenantId, messageId) as
+      | { body: string }
+      | undefined;
+    return row ? (JSON.parse(row.body) as CapturedMessage) : null;
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

@@ -1,0 +1,56 @@
+// API keys: issuing (gp_live_, gp_sandbox_, gp_public_), hashing, and resolving a presented key
+// to its tenant. Resolutions are cached briefly; a revocation in this process clears the cache
+// at once, and the short lifetime bounds how long another replica may still accept a revoked key.
+import { GatepostError } from '../errors/errors.catalog.ts';
+import { newId, randomToken, sha256Hex } from '../lib/ids.ts';
+import type { ApiKey, Catalog, KeyKind, Tenant } from '../store/catalog.port.ts';
+
+export const KEY_PREFIX: Record<KeyKind, string> = { live: 'gp_live_', sandbox: 'gp_sandbox_', public: 'gp_public_' };
+
+const CACHE_MS = 5_000;
+
+export interface ResolvedKey {
+  key: ApiKey;
+  tenant: Tenant;
+}
+
+export class KeyRing {
+  private readonly cache = new Map<string, { resolved: ResolvedKey | null; until: number }>();
+
+  constructor(private readonly catalog: Catalog) {}
+
+  async issue(tenantId: string, kind: KeyKind, name: string | null): Promise<{ key: ApiKey; secret: string }> {
+    const secret = `${KEY_PREFIX[kind]}${randomToken(24)}`;
+    const key = await this.catalog.createKey(
+      { id: newId('key'), tenant_id: tenantId, kind, name, prefix: secret.slice(0, KEY_PREFIX[kind].length + 6) },
+      sha256Hex(secret),
+    );
+    return { key, secret };
+  }
+
+  async revoke(tenantId: string, keyId: string): Promise<ApiKey | null> {
+    const key = await this.catalog.revokeKey(tenantId, keyId);
+    this.cache.clear();
+    return key;
+  }
+
+  /** Forget cached resolutions (after a tenant's settings change). */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  async resolve(secret: string): Promise<ResolvedKey> {
+    const hash = sha256Hex(secret);
+    const now = Date.now();
+    let hit = this.cache.get(hash);
+    if (!hit || hit.until < now) {
+      const key = await this.catalog.findKeyByHash(hash);
+      const tenant = key ? await this.catalog.getTenant(key.tenant_id) : null;
+      hit = { resolved: key && tenant ? { key, tenant } : null, until: now + CACHE_MS };
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(hash, hit);
+    }
+    if (!hit.resolved) throw new GatepostError('invalid_api_key');
+    return hit.resolved;
+  }
+}

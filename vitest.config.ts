@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['**/*.test.ts'],
+    exclude: ['node_modules/**', 'data/**'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // End-to-end files each start their own Gatepost and SMTP relay; two cores run two at a time.
+    fileParallelism: true,
+    maxWorkers: 2,
+  },
+});
