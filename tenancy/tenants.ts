@@ -1,5 +1,6 @@
 // Tenants: creation with defaults, and the default tenant a first start makes.
 import { newId } from '../lib/ids.ts';
+import { isValidAddress } from '../mail/address.ts';
 import type { Catalog, Quota, Tenant } from '../store/catalog.port.ts';
 import type { KeyRing } from './keys.ts';
 
@@ -27,7 +28,9 @@ export async function bootstrapDefaultTenant(
   hostname: string,
 ): Promise<{ tenant: Tenant; live: string; sandbox: string } | null> {
   if ((await catalog.listTenants()).length > 0) return null;
-  const tenant = await createTenant(catalog, { name: 'default', default_from: `Gatepost <noreply@${hostname}>` });
+  // A bare machine name (no dot) is not a mail domain; the operator sets a real sender later.
+  const domain = isValidAddress(`noreply@${hostname}`) ? hostname : 'gatepost.localhost';
+  const tenant = await createTenant(catalog, { name: 'default', default_from: `Gatepost <noreply@${domain}>` });
   const live = await keys.issue(tenant.id, 'live', 'created at first start');
   const sandbox = await keys.issue(tenant.id, 'sandbox', 'created at first start');
   return { tenant, live: live.secret, sandbox: sandbox.secret };

@@ -60,10 +60,13 @@ export const ErrorBody = z
   .meta({ description: 'Every native error: a stable code, a human sentence, and the fields at fault.' });
 
 export function zodDetails(error: z.ZodError, prefix = ''): ErrorDetail[] {
-  return error.issues.map((issue) => ({
-    field: [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || '(body)',
-    message: issue.message,
-  }));
+  const at = (path: PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join('.') || '(body)';
+  return error.issues.flatMap((issue) =>
+    // An unknown field is named itself, so the sender sees which one to remove.
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ field: at([...issue.path, key]), message: 'unknown field' }))
+      : [{ field: at(issue.path), message: issue.message }],
+  );
 }
 
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
