@@ -105,10 +105,10 @@ async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft): Promi
       reply_to: draft.reply_to ?? template.reply_to ?? undefined,
     };
   }
-  const from = source.from ?? tenant.default_from;
-  if (!from) throw new GatepostError('sender_required');
   const missing = (['to', 'subject', 'html'] as const).filter((f) => !source[f]);
   if (missing.length > 0) throw invalid(missing.map((field) => ({ field, message: 'is required' })));
+  const from = source.from ?? tenant.default_from;
+  if (!from) throw new GatepostError('sender_required');
   return {
     from,
     to: source.to!,

@@ -5,9 +5,8 @@ import { MAX_HEADERS } from '../../gate/policy.ts';
 
 export const IdempotencyKey = z
   .string()
-  .min(1)
   .max(255)
-  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+  .regex(/^[\x21-\x7e]+$/, 'one to 255 printable ASCII characters, no spaces')
   .meta({ description: 'Makes retries safe: kept 90 days per tenant; a repeat returns the first response.' });
 
 const Address = z.string().min(3).max(998).meta({ description: 'An address, optionally with a name: "Ann <ann@example.com>".' });
