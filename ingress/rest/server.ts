@@ -44,6 +44,8 @@ export function restRoutes(deps: RestDeps): AnyRoute[] {
 
 export function restServer(deps: RestDeps): { app: FastifyInstance; routes: AnyRoute[] } {
   const app = Fastify({ logger: false, bodyLimit: MAX_BODY_BYTES, return503OnClosing: true });
+  // JSON only: a text/plain body would otherwise reach validation as a string.
+  app.removeContentTypeParser('text/plain');
   const routes = restRoutes(deps);
   registerRoutes(app, routes, { keys: deps.keys, adminToken: deps.adminToken });
 
