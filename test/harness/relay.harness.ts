@@ -39,6 +39,8 @@ export async function startRelay(port = 0): Promise<Relay> {
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    // Close at once, even with a client's pooled connection open (the default waits 30 s).
+    closeTimeout: 100,
     onRcptTo(address, _session, callback) {
       const v = relay.verdict(address.address);
       if (v === 'reject') return callback(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }));

@@ -1,0 +1,117 @@
+// Delivery through the relay: what each remote answer does to the timeline and the suppression
+// list, and retries through reminders.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
+import { startRelay, type Relay } from '../harness/relay.harness.ts';
+
+let gp: GatepostProcess;
+let relay: Relay;
+let live: string;
+beforeAll(async () => {
+  relay = await startRelay();
+  gp = await startGatepost({ relayUrl: relay.url });
+  ({ live } = await gp.tenant());
+});
+afterAll(async () => {
+  await gp.stop();
+  await relay.close();
+});
+
+const send = (to: string) => gp.request('POST', '/v1/emails', { key: live, body: { to, subject: 'Delivery', html: '<p>d</p>' } });
+const timeline = async (id: string) => (await gp.request('GET', `/v1/messages/${id}`, { key: live })).body;
+const types = (t: { events: { type: string }[] }) => t.events.map((e) => e.type);
+
+describe('delivery outcomes', () => {
+  it('250: email.sent with the remote answer', async () => {
+    const res = await send('ok@example.com');
+    const t = await eventually(async () => ((await timeline(res.body.id)).status === 'sent' ? timeline(res.body.id) : undefined));
+    const sent = t.events.find((e: { type: string }) => e.type === 'email.sent');
+    expect(sent.data).toMatchObject({ to: 'ok@example.com', smtp_code: 250, attempt: 1, sandbox: false });
+    expect(sent.data.response).toMatch(/^250/);
+  });
+
+  it('5xx: email.bounced, and the recipient is suppressed so the next send is refused', async () => {
+    relay.verdict = (rcpt) => (rcpt === 'nobody@example.com' ? 'reject' : 'accept');
+    const res = await send('nobody@example.com');
+    expect(res.status).toBe(202);
+    const t = await eventually(async () => {
+      const x = await timeline(res.body.id);
+      return x.status === 'bounced' ? x : undefined;
+    });
+    expect(types(t)).toEqual(['message.accepted', 'message.queued', 'email.bounced']);
+    expect(t.events[2].data).toMatchObject({ smtp_code: 550, bounce_type: 'hard' });
+    expect(t.events[2].data.response).toContain('No such user');
+
+    const entry = await gp.request('GET', '/v1/suppressions/nobody@example.com', { key: live });
+    expect(entry.status).toBe(200);
+    expect(entry.body.reason).toBe('hard_bounce');
+    const again = await send('nobody@example.com');
+    expect(again.status).toBe(422);
+    expect(again.body.error.code).toBe('recipient_suppressed');
+    await eventually(async () =>
+      (await gp.request('GET', '/v1/suppressions', { key: live })).body.data.some(
+        (s: { address: string }) => s.address === 'nobody@example.com',
+      ),
+    );
+  });
+
+  it('4xx: deferred, retried by a reminder, then sent', async () => {
+    let refusals = 0;
+    relay.verdict = (rcpt) => (rcpt === 'busy@example.com' && refusals++ < 2 ? 'defer' : 'accept');
+    const res = await send('busy@example.com');
+    const t = await eventually(async () => {
+      const x = await timeline(res.body.id);
+      return x.status === 'sent' ? x : undefined;
+    });
+    expect(types(t)).toEqual(['message.accepted', 'message.queued', 'message.deferred', 'message.deferred', 'email.sent']);
+    const deferred = t.events[2];
+    expect(deferred.data).toMatchObject({ smtp_code: 451, attempt: 1 });
+    expect(Date.parse(deferred.data.retry_at)).toBeGreaterThan(Date.parse(deferred.created_at));
+    // The retry waited for its reminder: it happened no earlier than the time the timeline promised.
+    expect(Date.parse(t.events[3].created_at)).toBeGreaterThanOrEqual(Date.parse(deferred.data.retry_at));
+    expect(t.events[4].data.attempt).toBe(3);
+    expect(relay.received.filter((r) => r.to.includes('busy@example.com'))).toHaveLength(1);
+  });
+
+  it('soft-bounces when the retries run out, without suppressing', async () => {
+    relay.verdict = (rcpt) => (rcpt === 'always-busy@example.com' ? 'defer' : 'accept');
+    const res = await send('always-busy@example.com');
+    const t = await eventually(async () => {
+      const x = await timeline(res.body.id);
+      return x.status === 'bounced' ? x : undefined;
+    });
+    // The test schedule is three 1 s waits: four attempts in all.
+    expect(t.events.filter((e: { type: string }) => e.type === 'message.deferred')).toHaveLength(3);
+    expect(t.events.at(-1).data).toMatchObject({ bounce_type: 'soft', attempt: 4 });
+    expect((await gp.request('GET', '/v1/suppressions/always-busy@example.com', { key: live })).status).toBe(404);
+  });
+});
+
+describe('relay unreachable', () => {
+  it('retries after connection failures and delivers once the relay is back', async () => {
+    const down = await startRelay();
+    const port = Number(new URL(down.url).port);
+    await down.close();
+    const gp2 = await startGatepost({ relayUrl: `smtp://127.0.0.1:${port}`, env: { GATEPOST_DELIVERY_RETRY: '1s,1s,1s,1s,1s,1s' } });
+    try {
+      const t = await gp2.tenant();
+      const res = await gp2.request('POST', '/v1/emails', { key: t.live, body: { to: 'later@example.com', subject: 's', html: '<p>h</p>' } });
+      const get = async () => (await gp2.request('GET', `/v1/messages/${res.body.id}`, { key: t.live })).body;
+      const deferred = await eventually(async () => {
+        const x = await get();
+        return x.status === 'deferred' ? x : undefined;
+      });
+      expect(deferred.events.at(-1).data.smtp_code).toBeNull();
+      expect(deferred.events.at(-1).data.response).toMatch(/ECONNREFUSED|connect/i);
+      const back = await startRelay(port);
+      try {
+        await eventually(() => back.received.find((r) => r.to.includes('later@example.com')));
+        await eventually(async () => (await get()).status === 'sent');
+      } finally {
+        await back.close();
+      }
+    } finally {
+      await gp2.stop();
+    }
+  });
+});
