@@ -17,6 +17,8 @@ export interface EmbeddedRuntimeOptions {
   maxActive?: number;
   reminderConcurrency?: number;
   dispatchConcurrency?: number;
+  /** Reminders due within this many ms are held in memory; later ones are loaded as time moves on. */
+  reminderHorizonMs?: number;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -65,7 +67,7 @@ export class EmbeddedRuntime implements ActorRuntime {
       process.exitCode = 1;
       void this.stop();
     });
-    this.clock = new ReminderClock(this.db, (r) => this.queueReminder(r));
+    this.clock = new ReminderClock(this.db, (r) => this.queueReminder(r), opts.reminderHorizonMs);
     this.outbox = new OutboxDispatcher(
       (seq) => this.committer.enqueue([{ kind: 'outboxDone', seq }]),
       (row, error) => this.log(`subscriber of ${row.topic} failed; will retry`, error),
