@@ -55,6 +55,7 @@ export class EmbeddedRuntime implements ActorRuntime {
   private outboxSeq: number;
   private sweeper: NodeJS.Timeout | null = null;
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
+  private stopping: Promise<void> | null = null;
 
   constructor(opts: EmbeddedRuntimeOptions) {
     this.db = openSqlite(opts.file, fileURLToPath(new URL('./migrations', import.meta.url)));
@@ -94,8 +95,13 @@ export class EmbeddedRuntime implements ActorRuntime {
     this.sweeper.unref();
   }
 
-  async stop(): Promise<void> {
-    if (this.state === 'stopping' || this.state === 'stopped') return;
+  /** Every caller, not just the first, waits until the runtime has stopped. */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
     this.state = 'stopping';
     this.clock.stop();
     if (this.sweeper) clearInterval(this.sweeper);
