@@ -107,7 +107,10 @@ export class EmbeddedRuntime implements ActorRuntime {
     if (this.sweeper) clearInterval(this.sweeper);
     await this.outbox.stop();
     while (this.remindersRunning > 0) await new Promise((r) => setTimeout(r, 10));
-    await Promise.allSettled([...this.active.values()].map((a) => a.tail));
+    // A running turn may still call other actors while we stop: wait until no turn is left.
+    for (let busy = this.busyActors(); busy.length > 0; busy = this.busyActors()) {
+      await Promise.allSettled(busy.map((a) => a.tail));
+    }
     this.committer.flush();
     this.db.close();
     this.state = 'stopped';
@@ -134,8 +137,11 @@ export class EmbeddedRuntime implements ActorRuntime {
     actorType: string,
     actorId: string,
     body: (def: ActorDefinition, turn: EmbeddedTurn) => Promise<R>,
+    nested = false,
   ): Promise<R> {
-    if (this.state !== 'running') return Promise.reject(new Error('the actor runtime is not running'));
+    // Calls from a turn that was running when stop() began are part of that turn: let them run.
+    const open = this.state === 'running' || (nested && this.state === 'stopping');
+    if (!open) return Promise.reject(new Error('the actor runtime is not running'));
     const def = this.definitions.get(actorType);
     if (!def) return Promise.reject(new Error(`unknown actor type ${actorType}`));
     const a = this.activate(actorType, actorId);
@@ -157,11 +163,20 @@ export class EmbeddedRuntime implements ActorRuntime {
 
   /** A call from inside a turn: ordered commits make waiting for its durability unnecessary. */
   invokeNested<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
-    return this.turn<R>(actorType, actorId, (def, turn) => {
-      const fn = def.methods[method];
-      if (!fn) throw new Error(`actor type ${actorType} has no method ${method}`);
-      return fn(turn, args);
-    });
+    return this.turn<R>(
+      actorType,
+      actorId,
+      (def, turn) => {
+        const fn = def.methods[method];
+        if (!fn) throw new Error(`actor type ${actorType} has no method ${method}`);
+        return fn(turn, args);
+      },
+      true,
+    );
+  }
+
+  private busyActors(): ActiveActor[] {
+    return [...this.active.values()].filter((a) => a.busy > 0);
   }
 
   loadActorState(a: ActiveActor): Map<string, string> {
