@@ -45,6 +45,7 @@ export class EmbeddedRuntime implements ActorRuntime {
   private readonly definitions = new Map<string, ActorDefinition>();
   private readonly active = new Map<string, ActiveActor>();
   private readonly loadState;
+  private readonly loadReminder;
   private readonly log: (message: string, error?: unknown) => void;
   private readonly idleMs: number;
   private readonly maxActive: number;
@@ -75,6 +76,9 @@ export class EmbeddedRuntime implements ActorRuntime {
       opts.dispatchConcurrency ?? 64,
     );
     this.loadState = this.db.prepare('SELECT key, value FROM actor_state WHERE actor_type = ? AND actor_id = ?');
+    this.loadReminder = this.db.prepare(
+      'SELECT due_at AS dueAt, data FROM reminders WHERE actor_type = ? AND actor_id = ? AND name = ?',
+    );
     this.outboxSeq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS m FROM outbox').get() as { m: number }).m;
   }
 
@@ -265,10 +269,18 @@ export class EmbeddedRuntime implements ActorRuntime {
 
   private fireReminder(r: DueReminder): Promise<void> {
     return this.turn(r.actorType, r.actorId, async (def, turn) => {
+      // Turns that ran on this actor since the reminder came due may have moved or deleted it.
+      // Once their writes are durable the row on disk is current: fire that, if it is still due
+      // (a retry's dueAt is later than the row's), else leave it to the clock.
+      await this.committer.durable();
+      const row = this.loadReminder.get(r.actorType, r.actorId, r.name) as
+        | { dueAt: number; data: string | null }
+        | undefined;
+      if (!row || row.dueAt > r.dueAt) return;
       // One-shot: the firing turn removes the reminder, unless it sets it again.
       turn.deleteReminder(r.name);
       if (!def.onReminder) throw new Error(`actor type ${r.actorType} has no reminder handler`);
-      await def.onReminder(turn, r.name, r.data === null ? undefined : JSON.parse(r.data));
+      await def.onReminder(turn, r.name, row.data === null ? undefined : JSON.parse(row.data));
     });
   }
 
