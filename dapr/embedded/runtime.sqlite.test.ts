@@ -1,0 +1,357 @@
+// The embedded runtime keeps the port's promises (dapr/runtime.port.ts): turns, atomicity,
+// durability, group commit, nested calls, eviction and stop. Reminders and pub/sub have files of
+// their own beside this one.
+import type Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GatepostError } from '../../errors/errors.catalog.ts';
+import { actor, defineActor, type ActorTurn, type Delivery } from '../runtime.port.ts';
+import type { EmbeddedRuntime } from './runtime.sqlite.ts';
+import { deferred, eventually, harness, sleep, type Harness } from './runtime.sqlite.testkit.ts';
+
+let h: Harness;
+beforeEach(() => {
+  h = harness();
+});
+afterEach(async () => {
+  await h.cleanup();
+});
+
+/** Turns currently inside a method of `counter`, across all its ids, and the most seen at once. */
+const inFlight = { now: 0, max: 0 };
+
+const counter = defineActor({
+  type: 'counter',
+  methods: {
+    /** Read, yield to the event loop, write: loses updates unless turns are exclusive. */
+    async slowIncrement(turn: ActorTurn, _args: undefined) {
+      inFlight.now++;
+      inFlight.max = Math.max(inFlight.max, inFlight.now);
+      try {
+        const n = (await turn.get<number>('n')) ?? 0;
+        await sleep(5);
+        turn.set('n', n + 1);
+        return n + 1;
+      } finally {
+        inFlight.now--;
+      }
+    },
+    async get(turn: ActorTurn, _args: undefined) {
+      return (await turn.get<number>('n')) ?? 0;
+    },
+    async set(turn: ActorTurn, n: number) {
+      turn.set('n', n);
+    },
+  },
+});
+
+describe('one turn at a time per actor', () => {
+  beforeEach(() => {
+    inFlight.now = 0;
+    inFlight.max = 0;
+  });
+
+  it('never interleaves concurrent invokes on one actor', async () => {
+    const rt = await h.start({ actors: [counter] });
+    const n = 20;
+    const results = await Promise.all(Array.from({ length: n }, () => actor(rt, counter, 'c1').slowIncrement(undefined)));
+    expect(inFlight.max).toBe(1);
+    expect(await actor(rt, counter, 'c1').get(undefined)).toBe(n);
+    // Every turn saw the one before it: each answer is distinct, 1..n.
+    expect([...results].sort((a, b) => a - b)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+  });
+
+  it('runs turns of different actors concurrently', async () => {
+    const rt = await h.start({ actors: [counter] });
+    const ids = ['a', 'b', 'c', 'd', 'e'];
+    await Promise.all(ids.map((id) => actor(rt, counter, id).slowIncrement(undefined)));
+    expect(inFlight.max).toBe(ids.length);
+    for (const id of ids) expect(await actor(rt, counter, id).get(undefined)).toBe(1);
+  });
+});
+
+describe('atomic turns', () => {
+  const fired: unknown[] = [];
+  const delivered: Delivery[] = [];
+  const doomed = defineActor({
+    type: 'doomed',
+    methods: {
+      async failAfterWriting(turn: ActorTurn, _args: undefined) {
+        turn.set('n', 99);
+        turn.delete('keep');
+        turn.setReminder('doomed', Date.now(), { from: 'failed turn' });
+        turn.publish('events', { from: 'failed turn' });
+        throw new GatepostError('quota_exceeded', 'no more today');
+      },
+      /** A turn that succeeds, with a reminder and a publication that follow the failed ones. */
+      async succeed(turn: ActorTurn, _args: undefined) {
+        turn.set('n', ((await turn.get<number>('n')) ?? 0) + 1);
+        turn.setReminder('ok', Date.now(), { from: 'good turn' });
+        turn.publish('events', { from: 'good turn' });
+      },
+      async read(turn: ActorTurn, _args: undefined) {
+        return { n: await turn.get<number>('n'), keep: await turn.get<string>('keep') };
+      },
+      async init(turn: ActorTurn, _args: undefined) {
+        turn.set('n', 1);
+        turn.set('keep', 'me');
+      },
+    },
+    async onReminder(_turn, name, data) {
+      fired.push({ name, data });
+    },
+  });
+
+  it('a turn that throws saves nothing and its coded error reaches the caller', async () => {
+    fired.length = 0;
+    delivered.length = 0;
+    const rt = await h.start({
+      actors: [doomed],
+      subscribers: { events: async (d) => void delivered.push(d) },
+    });
+    const d = actor(rt, doomed, 'd1');
+    await d.init(undefined);
+
+    const error = await d.failAfterWriting(undefined).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(GatepostError);
+    expect(error).toMatchObject({ code: 'quota_exceeded', message: 'no more today' });
+
+    // Neither the cached nor the stored state changed.
+    expect(await d.read(undefined)).toEqual({ n: 1, keep: 'me' });
+    expect(h.stateOnDisk('doomed', 'd1', 'n')).toBe(1);
+    expect(h.read((db) => db.prepare('SELECT COUNT(*) AS c FROM reminders').get())).toEqual({ c: 0 });
+    expect(h.read((db) => db.prepare('SELECT COUNT(*) AS c FROM outbox').get())).toEqual({ c: 0 });
+
+    // A good turn after it: its reminder and message come through, the failed turn's never do
+    // (the failed ones were due first and published first, so they would have come first).
+    await d.succeed(undefined);
+    await eventually(() => expect(fired).toEqual([{ name: 'ok', data: { from: 'good turn' } }]));
+    await eventually(() => expect(delivered.map((x) => x.data)).toEqual([{ from: 'good turn' }]));
+    expect(await d.read(undefined)).toEqual({ n: 2, keep: 'me' });
+  });
+});
+
+const box = defineActor({
+  type: 'box',
+  methods: {
+    async put(turn: ActorTurn, args: { key: string; value: unknown }) {
+      turn.set(args.key, args.value);
+    },
+    async take(turn: ActorTurn, key: string) {
+      return turn.get<unknown>(key);
+    },
+    /** Reads an object and changes it in place without `set`: must not reach stored state. */
+    async mutateWithoutSet(turn: ActorTurn, key: string) {
+      const value = await turn.get<{ items: string[] }>(key);
+      value!.items.push('mutated in turn');
+      return value;
+    },
+    /** Sets an object, then changes it: the value saved is the one at `set`. */
+    async setThenMutate(turn: ActorTurn, key: string) {
+      const value = { items: ['at set'] };
+      turn.set(key, value);
+      value.items.push('after set');
+      return turn.get<{ items: string[] }>(key);
+    },
+  },
+});
+
+describe('durability before the answer', () => {
+  it('the write is on disk, seen by a second connection, when invoke resolves', async () => {
+    const rt = await h.start({ actors: [box] });
+    // Several writes in a row: each one must be visible the moment its invoke resolves.
+    for (let i = 0; i < 5; i++) {
+      await actor(rt, box, 'b1').put({ key: 'k', value: { i } });
+      expect(h.stateOnDisk('box', 'b1', 'k')).toEqual({ i });
+    }
+  });
+
+  it('state survives stop and a new runtime on the same file', async () => {
+    const rt1 = await h.start({ actors: [box] });
+    await actor(rt1, box, 'b1').put({ key: 'k', value: { hello: ['world'] } });
+    await actor(rt1, box, 'b2').put({ key: 'gone', value: 1 });
+    await rt1.stop();
+
+    const rt2 = await h.start({ actors: [box] });
+    expect(await actor(rt2, box, 'b1').take('k')).toEqual({ hello: ['world'] });
+    expect(await actor(rt2, box, 'b2').take('gone')).toBe(1);
+  });
+
+  it('state read is a copy: mutating it, in or out of the turn, does not change stored state', async () => {
+    const rt = await h.start({ actors: [box] });
+    const b = actor(rt, box, 'b1');
+    await b.put({ key: 'obj', value: { items: ['original'] } });
+
+    const outside = (await b.take('obj')) as { items: string[] };
+    outside.items.push('mutated by caller');
+    expect(await b.mutateWithoutSet('obj')).toEqual({ items: ['original', 'mutated in turn'] });
+    expect(await b.take('obj')).toEqual({ items: ['original'] });
+
+    expect(await b.setThenMutate('obj2')).toEqual({ items: ['at set'] });
+    expect(await b.take('obj2')).toEqual({ items: ['at set'] });
+    expect(h.stateOnDisk('box', 'b1', 'obj2')).toEqual({ items: ['at set'] });
+  });
+});
+
+/** Counts the transactions the runtime's connection runs, by wrapping its `transaction`. */
+function countTransactions(rt: EmbeddedRuntime) {
+  const db = (rt as unknown as { db: Database.Database }).db;
+  const original = db.transaction.bind(db);
+  const counter = { commits: 0 };
+  db.transaction = ((fn: (...args: unknown[]) => unknown) => {
+    const tx = original(fn);
+    return Object.assign((...args: unknown[]) => {
+      const result = tx(...args);
+      counter.commits++;
+      return result;
+    }, tx);
+  }) as typeof db.transaction;
+  return counter;
+}
+
+describe('group commit', () => {
+  it('commits many concurrent turns on different actors in fewer transactions than turns', async () => {
+    const rt = await h.start({ actors: [box] });
+    await actor(rt, box, 'warm').put({ key: 'k', value: 0 });
+    const tx = countTransactions(rt);
+
+    const n = 50;
+    await Promise.all(Array.from({ length: n }, (_, i) => actor(rt, box, `g${i}`).put({ key: 'k', value: i })));
+    // All n turns ended in one tick: they share a transaction (and its fsync).
+    expect(tx.commits).toBeGreaterThanOrEqual(1);
+    expect(tx.commits).toBeLessThanOrEqual(2);
+    const onDisk = h.read(
+      (db) => db.prepare("SELECT COUNT(*) AS c FROM actor_state WHERE actor_type = 'box' AND actor_id LIKE 'g%'").get() as { c: number },
+    );
+    expect(onDisk.c).toBe(n);
+  });
+
+  it('the wrapper would see one transaction per turn if turns were committed one by one', async () => {
+    // The observable can fail: sequential invokes each wait for their own commit.
+    const rt = await h.start({ actors: [box] });
+    await actor(rt, box, 'warm').put({ key: 'k', value: 0 });
+    const tx = countTransactions(rt);
+    for (let i = 0; i < 5; i++) await actor(rt, box, `s${i}`).put({ key: 'k', value: i });
+    expect(tx.commits).toBe(5);
+  });
+});
+
+describe('nested invokes', () => {
+  const outer = defineActor({
+    type: 'outer',
+    methods: {
+      async relay(turn: ActorTurn, args: { to: string; value: number }) {
+        const before = await actor(turn, box, args.to).take('v');
+        await actor(turn, box, args.to).put({ key: 'v', value: args.value });
+        turn.set('relayed', args.value);
+        return { before, after: await actor(turn, box, args.to).take('v') };
+      },
+    },
+  });
+
+  it("an actor can call another inside its turn, and the callee's write is durable when the outer invoke resolves", async () => {
+    const rt = await h.start({ actors: [outer, box] });
+    expect(await actor(rt, outer, 'o1').relay({ to: 'inner', value: 7 })).toEqual({ before: undefined, after: 7 });
+    expect(h.stateOnDisk('box', 'inner', 'v')).toBe(7);
+    expect(h.stateOnDisk('outer', 'o1', 'relayed')).toBe(7);
+    expect(await actor(rt, box, 'inner').take('v')).toBe(7);
+  });
+});
+
+describe('eviction', () => {
+  it('actors dropped after idleMs reload their state from disk', async () => {
+    const rt = await h.start({ actors: [counter], options: { idleMs: 10 } });
+    for (const [i, id] of ['x', 'y', 'z'].entries()) await actor(rt, counter, id).set(i + 10);
+    await eventually(() => expect(rt.stats().active).toBe(0), 5000);
+    for (const [i, id] of ['x', 'y', 'z'].entries()) expect(await actor(rt, counter, id).get(undefined)).toBe(i + 10);
+    // And once reloaded, they keep working on top of what they loaded.
+    await actor(rt, counter, 'x').slowIncrement(undefined);
+    await eventually(() => expect(rt.stats().active).toBe(0), 5000);
+    expect(await actor(rt, counter, 'x').get(undefined)).toBe(11);
+  });
+
+  it('beyond maxActive, the least recently used actors are dropped and reload correctly', async () => {
+    const rt = await h.start({ actors: [counter], options: { maxActive: 2 } });
+    const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'];
+    for (const [i, id] of ids.entries()) await actor(rt, counter, id).set(i);
+    await eventually(() => expect(rt.stats().active).toBeLessThanOrEqual(2), 5000);
+    for (const [i, id] of ids.entries()) expect(await actor(rt, counter, id).get(undefined)).toBe(i);
+  });
+});
+
+describe('stop()', () => {
+  const slow = defineActor({
+    type: 'slow',
+    methods: {
+      async writeWhenReleased(turn: ActorTurn, args: { entered?: () => void; gate: Promise<void>; value: number }) {
+        args.entered?.();
+        await args.gate;
+        turn.set('v', args.value);
+        return args.value;
+      },
+      /** Waits, then calls another actor: a turn that was running when stop() began. */
+      async relayWhenReleased(turn: ActorTurn, args: { entered: () => void; gate: Promise<void>; value: number }) {
+        args.entered();
+        await args.gate;
+        await actor(turn, box, 'nested').put({ key: 'v', value: args.value });
+        turn.set('v', args.value);
+        return args.value;
+      },
+    },
+  });
+
+  it('waits for a running turn to finish and leaves its write durable; invoke after stop rejects', async () => {
+    const rt = await h.start({ actors: [slow] });
+    const gate = deferred();
+    const entered = deferred();
+    const call = actor(rt, slow, 's1').writeWhenReleased({ entered: entered.resolve, gate: gate.promise, value: 42 });
+    await entered.promise; // the turn is running, parked on the gate
+    let stopped = false;
+    const stopping = rt.stop().then(() => (stopped = true));
+    await sleep(30);
+    expect(stopped).toBe(false);
+
+    gate.resolve();
+    await expect(call).resolves.toBe(42);
+    await stopping;
+    expect(h.stateOnDisk('slow', 's1', 'v')).toBe(42);
+    await expect(actor(rt, slow, 's1').writeWhenReleased({ gate: Promise.resolve(), value: 1 })).rejects.toThrow(
+      /not running/,
+    );
+
+    const rt2 = await h.start({ actors: [slow] });
+    expect(await actor(rt2, slow, 's1').writeWhenReleased({ gate: Promise.resolve(), value: 43 })).toBe(43);
+  });
+
+  it('a second stop() called meanwhile also waits for the running turn', async () => {
+    const rt = await h.start({ actors: [slow] });
+    const gate = deferred();
+    const entered = deferred();
+    const call = actor(rt, slow, 's1').writeWhenReleased({ entered: entered.resolve, gate: gate.promise, value: 5 });
+    await entered.promise; // the turn is running, parked on the gate
+    const first = rt.stop();
+    let secondDone = false;
+    const second = rt.stop().then(() => (secondDone = true));
+    await sleep(30);
+    expect(secondDone).toBe(false);
+    gate.resolve();
+    await Promise.all([call, first, second]);
+    expect(h.stateOnDisk('slow', 's1', 'v')).toBe(5);
+  });
+
+  it('a turn running when stop() begins may still call other actors', async () => {
+    const rt = await h.start({ actors: [slow, box] });
+    const gate = deferred();
+    const entered = deferred();
+    const call = actor(rt, slow, 's1').relayWhenReleased({ entered: entered.resolve, gate: gate.promise, value: 9 });
+    await entered.promise; // the turn is running, parked on the gate
+    const stopping = rt.stop();
+    gate.resolve();
+    await expect(call).resolves.toBe(9);
+    await stopping;
+    expect(h.stateOnDisk('box', 'nested', 'v')).toBe(9);
+    expect(h.stateOnDisk('slow', 's1', 'v')).toBe(9);
+  });
+});
