@@ -6,8 +6,6 @@ import { startGatepost } from './app/gatepost.ts';
 const config = loadConfig();
 const gatepost = await startGatepost(config);
 
-console.log(`Gatepost listening on ${gatepost.url} (runtime ${config.runtime}, data in ${config.dataDir})`);
-if (!config.smtpRelay) console.log('No GATEPOST_SMTP_RELAY set: live messages wait (deferred) until a relay is configured.');
 if (gatepost.firstStartKeys) {
   const k = gatepost.firstStartKeys;
   console.log(`First start: created the default tenant ${k.tenant_id}.`);
@@ -19,6 +17,10 @@ if (gatepost.firstStartKeys) {
       `    -d '{"to": "you@example.com", "subject": "Hello", "html": "<p>Hello {{name}}</p>", "data": {"name": "you"}}'`,
   );
 }
+
+if (!config.smtpRelay) console.log('No GATEPOST_SMTP_RELAY set: live messages wait (deferred) until a relay is configured.');
+// Last, so that whoever waits for this line has everything above it.
+console.log(`Gatepost listening on ${gatepost.url} (runtime ${config.runtime}, data in ${config.dataDir})`);
 
 let signals = 0;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

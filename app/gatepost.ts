@@ -66,7 +66,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const keys = new KeyRing(catalog);
   const gate = createGate({ invoker: runtime, catalog, hostname: config.hostname });
   let ready = false;
-  const { app } = restServer({
+  const rest = restServer({
     gate,
     invoker: runtime,
     catalog,
@@ -79,7 +79,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
 
   await runtime.start();
   const bootstrap = await bootstrapDefaultTenant(catalog, keys, config.hostname);
-  const address = await app.listen({ port: config.port, host: config.host });
+  const address = await rest.app.listen({ port: config.port, host: config.host });
   ready = true;
   const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
 
@@ -92,7 +92,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     stop() {
       stopping ??= (async () => {
         ready = false;
-        await app.close();
+        await rest.drain();
         await runtime.stop();
         relay?.close();
         await catalog.close();

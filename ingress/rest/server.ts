@@ -15,6 +15,9 @@ import { suppressionRoutes } from './suppressions.route.ts';
 import { systemRoutes } from './system.route.ts';
 import { templateRoutes } from './templates.route.ts';
 
+/** How long a drain waits for requests under way before it closes their connections anyway. */
+const DRAIN_MS = 30_000;
+
 /** Request bodies larger than this are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -42,8 +45,30 @@ export function restRoutes(deps: RestDeps): AnyRoute[] {
   return routes;
 }
 
-export function restServer(deps: RestDeps): { app: FastifyInstance; routes: AnyRoute[] } {
+export interface RestServer {
+  app: FastifyInstance;
+  /** Stops taking requests, answers every request under way, then closes every connection. */
+  drain(): Promise<void>;
+  /** Every method and URL Fastify serves, as registered (HEAD twins of GET routes left out). */
+  served: { method: string; url: string }[];
+}
+
+export function restServer(deps: RestDeps): RestServer {
   const app = Fastify({ logger: false, bodyLimit: MAX_BODY_BYTES, return503OnClosing: true });
+  const served: RestServer['served'] = [];
+  let underWay = 0;
+  app.addHook('onRequest', async () => {
+    underWay++;
+  });
+  app.addHook('onResponse', async () => {
+    underWay--;
+  });
+  app.addHook('onRequestAbort', async (_request) => {
+    underWay--;
+  });
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') served.push({ method, url: r.url });
+  });
   // JSON only: a text/plain body would otherwise reach validation as a string.
   app.removeContentTypeParser('text/plain');
   const routes = restRoutes(deps);
@@ -66,5 +91,15 @@ export function restServer(deps: RestDeps): { app: FastifyInstance; routes: AnyR
     deps.log('request failed', error);
     return sendError(reply, new GatepostError('internal_error'));
   });
-  return { app, routes };
+  async function drain(): Promise<void> {
+    const closed = app.close();
+    // Node closes idle keep-alive connections at once, but a connection holding no request
+    // under way can linger (seen under load, a client caught mid-request): once every request
+    // that reached a handler is answered, close whatever is left.
+    const deadline = Date.now() + DRAIN_MS;
+    while (underWay > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    app.server.closeAllConnections();
+    await closed;
+  }
+  return { app, served, drain };
 }

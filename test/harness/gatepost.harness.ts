@@ -33,6 +33,7 @@ export class GatepostProcess {
   ) {}
 
   async start(): Promise<void> {
+    this.output = '';
     const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
       cwd: ROOT,
       env: { ...process.env, ...this.env, PORT: '0', HOST: '127.0.0.1', GATEPOST_DATA_DIR: this.dataDir },
@@ -68,7 +69,6 @@ export class GatepostProcess {
 
   async restart(): Promise<void> {
     await this.stop();
-    this.output = '';
     await this.start();
   }
 

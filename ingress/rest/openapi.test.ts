@@ -1,0 +1,68 @@
+// The OpenAPI document covers every route the server serves, and nothing it does not.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedRuntime } from '../../dapr/embedded/runtime.sqlite.ts';
+import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
+import { KeyRing } from '../../tenancy/keys.ts';
+import { createGate } from '../../gate/gate.ts';
+import { tempDir } from '../../test/harness/gatepost.harness.ts';
+import { openApiPath } from './openapi.ts';
+import { restServer, type RestServer } from './server.ts';
+
+let server: RestServer;
+let catalog: SqliteCatalog;
+let runtime: EmbeddedRuntime;
+
+beforeAll(async () => {
+  const dir = tempDir('openapi');
+  catalog = new SqliteCatalog(join(dir, 'catalog.db'));
+  runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
+  server = restServer({
+    gate: createGate({ invoker: runtime, catalog, hostname: 'test' }),
+    invoker: runtime,
+    catalog,
+    keys: new KeyRing(catalog),
+    adminToken: 'token',
+    ready: () => true,
+    version: '0.0.0-test',
+    log: () => {},
+  });
+  await server.app.ready();
+});
+afterAll(async () => {
+  await server.app.close();
+  await catalog.close();
+});
+
+describe('GET /openapi.json', () => {
+  it('lists every route the server serves, and only those', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json() as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    expect(doc.openapi).toBe('3.1.0');
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const served = server.served.map((r) => `${r.method} ${openApiPath(r.url)}`);
+    expect(served.length).toBeGreaterThan(20);
+    expect(new Set(documented)).toEqual(new Set(served));
+  });
+
+  it('describes request bodies and responses from the validating schemas', async () => {
+    const doc = (await server.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const send = doc.paths['/v1/emails'].post;
+    const body = send.requestBody.content['application/json'].schema;
+    expect(Object.keys(body.properties)).toEqual(
+      expect.arrayContaining(['from', 'to', 'subject', 'html', 'text', 'template', 'data', 'idempotency_key', 'send_at', 'stream']),
+    );
+    expect(body.additionalProperties).toBe(false);
+    expect(Object.keys(send.responses).sort()).toEqual(['202', '400', '401', '403', '413', '422', '429']);
+    expect(send.responses['422'].content['application/json'].schema.properties.error.properties.code.enum).toContain(
+      'recipient_suppressed',
+    );
+    const batch = doc.paths['/v1/emails/batch'].post.requestBody.content['application/json'].schema;
+    expect(batch).toMatchObject({ type: 'array', maxItems: 500 });
+    expect(batch.items.properties.to).toBeDefined();
+    expect(doc.paths['/v1/messages/{id}'].get.parameters).toEqual([
+      expect.objectContaining({ name: 'id', in: 'path', required: true }),
+    ]);
+  });
+});
