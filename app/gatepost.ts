@@ -11,7 +11,7 @@ import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import { recipientActor, recipientActorId, SUPPRESSION_CHANGED, type SuppressionChanged } from '../actors/recipient/recipient.actor.ts';
 import { MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';
 import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
-import { smtpRelay, type Relay } from '../delivery/relay.smtp.ts';
+import { smtpRelay, type Relay } from '../mta/relay.smtp.ts';
 import { createGate } from '../gate/gate.ts';
 import { KeyRing } from '../tenancy/keys.ts';
 import { bootstrapDefaultTenant } from '../tenancy/tenants.ts';

@@ -5,7 +5,7 @@
 import { actor, defineActor } from '../../dapr/runtime.port.ts';
 import { parseMailbox } from '../../mail/address.ts';
 import { mailOptions, textFromHtml } from '../../mail/content.ts';
-import type { Relay, RelayAnswer } from '../../delivery/relay.smtp.ts';
+import type { Relay, RelayAnswer } from '../../mta/relay.smtp.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
 import type { AttemptOutcome } from '../message/message.state.ts';
