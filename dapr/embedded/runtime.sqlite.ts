@@ -121,14 +121,19 @@ export class EmbeddedRuntime implements ActorRuntime {
   }
 
   async invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
-    const result = await this.turn<R>(actorType, actorId, (def, turn) => {
+    const outcome = await this.turn<R>(actorType, actorId, (def, turn) => {
       const fn = def.methods[method];
       if (!fn) throw new Error(`actor type ${actorType} has no method ${method}`);
       return fn(turn, args);
-    });
-    // Everything this turn read or wrote, and every turn before it, is on disk before we answer.
+    }).then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    // Everything this turn read, and every turn before it, is on disk before we answer, errors
+    // included: a refusal may rest on state an earlier turn wrote ("key already used").
     await this.committer.durable();
-    return result;
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
   }
 
   /** Activated actors, reminders held in memory and undispatched outbox rows: for tests and benchmarks. */
