@@ -54,7 +54,7 @@ export interface ActorRuntime extends Invoker {
   stop(): Promise<void>;
 }
 
-/** A typed client for one actor: `actor(runtime, messageActor, id).admit(args)`. */
+/** A typed client for one actor: `actor(runtime, tenantActor, id).reserve(args)`. */
 export type ActorClient<M extends Record<string, ActorMethod>> = {
   [K in keyof M]: (args: Parameters<M[K]>[1]) => ReturnType<M[K]>;
 };
