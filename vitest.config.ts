@@ -9,5 +9,6 @@ export default defineConfig({
     // End-to-end files each start their own Gatepost and SMTP relay; two cores run two at a time.
     fileParallelism: true,
     maxWorkers: 2,
+    reporters: ['default', './test/summary.reporter.ts'],
   },
 });
