@@ -9,7 +9,7 @@ import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
 import type { Catalog } from '../store/catalog.port.ts';
 import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import { recipientActor, recipientActorId, SUPPRESSION_CHANGED, type SuppressionChanged } from '../actors/recipient/recipient.actor.ts';
-import { MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';
+import { MESSAGE_EXPIRED, MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';
 import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
 import { smtpRelay, type Relay } from '../mta/relay.smtp.ts';
 import { createGate } from '../gate/gate.ts';
@@ -46,6 +46,9 @@ export function registerActors(runtime: ActorRuntime, deps: { catalog: Catalog; 
     const d = actor(runtime, delivery, message_id);
     const { attempt, interrupted } = await d.begin(undefined);
     if (attempt) await d.attempt({ interrupted });
+  });
+  runtime.subscribe(MESSAGE_EXPIRED, async ({ data }) => {
+    await actor(runtime, delivery, (data as { message_id: string }).message_id).forget(undefined);
   });
   // The list follows the actor: re-read it rather than trust the order events arrive in.
   runtime.subscribe(SUPPRESSION_CHANGED, async ({ data }) => {

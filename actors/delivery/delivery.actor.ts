@@ -92,6 +92,12 @@ export function deliveryActor(deps: DeliveryDeps) {
         if (outcome.retry_at) turn.setReminder('retry', Date.parse(outcome.retry_at));
         return outcome.result;
       },
+
+      /** The message's retention ended: nothing is left to deliver or to deduplicate. */
+      async forget(turn): Promise<void> {
+        turn.delete('delivery');
+        turn.deleteReminder('retry');
+      },
     },
 
     async onReminder(turn, name) {

@@ -24,6 +24,8 @@ import type { RenderedContent } from '../../mail/content.ts';
 export const MESSAGE_ACTOR = 'MessageActor';
 /** Published when a message is due for delivery: `{ message_id }`. */
 export const MESSAGE_READY = 'message.ready';
+/** Published when a message's retention ends and its state is gone: `{ message_id }`. */
+export const MESSAGE_EXPIRED = 'message.expired';
 /** Lifecycle events (spec part 6), as event envelopes, for webhook delivery. */
 export const EMAIL_EVENTS = 'email.events';
 
@@ -146,6 +148,7 @@ export const messageActor = defineActor({
     } else if (name === 'expire') {
       turn.delete('record');
       turn.delete('content');
+      turn.publish(MESSAGE_EXPIRED, { message_id: turn.actorId });
     }
   },
 });
