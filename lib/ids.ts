@@ -1,6 +1,6 @@
 // Prefixed ids (msg_, evt_, tpl_, ten_, key_). New ids start with the time, so ids made close
 // together sort, and land, close together in the stores' B-trees.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford's base32, lower case
 
@@ -20,11 +20,20 @@ function base32(bytes: Uint8Array): string {
   return out;
 }
 
+// Random bytes drawn in blocks: one call into the CSPRNG per 256 ids, not one per id.
+const pool = Buffer.alloc(2560);
+let poolAt = pool.length;
+
 /** A new id: 48 bits of milliseconds, then 80 random bits (26 characters after the prefix). */
 export function newId(prefix: string): string {
-  const bytes = randomBytes(16);
-  const ms = Date.now();
-  bytes.writeUIntBE(ms, 0, 6);
+  if (poolAt === pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  const bytes = Buffer.alloc(16);
+  bytes.writeUIntBE(Date.now(), 0, 6);
+  pool.copy(bytes, 6, poolAt, poolAt + 10);
+  poolAt += 10;
   return `${prefix}_${base32(bytes).slice(0, 26)}`;
 }
 

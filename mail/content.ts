@@ -1,5 +1,5 @@
 // A rendered message: what the gate admits, what the message actor keeps, what delivery sends.
-import { convert } from 'html-to-text';
+import { compile } from 'html-to-text';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 
 export interface RenderedContent {
@@ -13,8 +13,11 @@ export interface RenderedContent {
   headers: Record<string, string>;
 }
 
+// Compiled once: html-to-text's `convert` compiles its options on every call.
+const htmlToText = compile({ wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
+
 export function textFromHtml(html: string): string {
-  return convert(html, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
+  return htmlToText(html);
 }
 
 /** The nodemailer message for a rendered content: multipart/alternative, text then html. */

@@ -50,7 +50,7 @@ describe('pub/sub', () => {
     await eventually(() => expect(seen).toHaveLength(1));
     const [{ delivery, stateOnDisk, outboxOnDisk: rows }] = seen as [(typeof seen)[0]];
     expect(delivery).toMatchObject({ topic: 'events', data: { n: 1 } });
-    expect(delivery.id).toMatch(/^pub_[0-9a-f]{24}$/);
+    expect(delivery.id).toMatch(/^pub_[0-9a-z]{26}$/);
     expect(stateOnDisk).toEqual({ n: 1 });
     expect(rows).toEqual([delivery.id]);
     // Acknowledged: the row is deleted.

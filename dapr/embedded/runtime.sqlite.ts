@@ -1,7 +1,7 @@
 // The embedded adapter of the runtime port: actors, reminders and pub/sub in one SQLite file.
 // Activated actors keep their state in memory; every turn's writes go through the group
 // committer, and a caller's `invoke` resolves only once its turn is on disk.
-import { randomBytes } from 'node:crypto';
+import { newId } from '../../lib/ids.ts';
 import { fileURLToPath } from 'node:url';
 import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../runtime.port.ts';
 import { openSqlite, type Db } from '../../lib/sqlite.ts';
@@ -233,7 +233,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     const rows: OutboxRow[] = [];
     for (const p of turn.published) {
       if (!this.outbox.hasSubscriber(p.topic)) continue;
-      const row = { seq: ++this.outboxSeq, id: `pub_${randomBytes(12).toString('hex')}`, topic: p.topic, data: p.data };
+      const row = { seq: ++this.outboxSeq, id: newId('pub'), topic: p.topic, data: p.data };
       rows.push(row);
       writes.push({ kind: 'outbox', seq: row.seq, deliveryId: row.id, topic: row.topic, data: JSON.stringify(p.data) });
     }

@@ -1,4 +1,5 @@
 // The catalog on a SQLite file (embedded runtime).
+import type Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { openSqlite, type Db } from '../../lib/sqlite.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
@@ -75,42 +76,51 @@ function decodeCursor(cursor: string | undefined, length: number): string[] | nu
 
 export class SqliteCatalog implements Catalog {
   private readonly db: Db;
+  private readonly statements = new Map<string, Database.Statement>();
+  private captureBatch: { capture: CapturedMessage; resolve: () => void; reject: (e: unknown) => void }[] = [];
 
   constructor(file: string) {
     this.db = openSqlite(file, fileURLToPath(new URL('./migrations', import.meta.url)));
   }
 
+  /** A prepared statement, prepared once per SQL text. */
+  private sql(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
   async createTenant(t: { id: string; name: string; default_from: string | null; quota: Quota }): Promise<Tenant> {
     const row: TenantRow = { ...t, quota: JSON.stringify(t.quota), created_at: now() };
-    this.db
-      .prepare('INSERT INTO tenants (id, name, default_from, quota, created_at) VALUES (@id, @name, @default_from, @quota, @created_at)')
+    this.sql('INSERT INTO tenants (id, name, default_from, quota, created_at) VALUES (@id, @name, @default_from, @quota, @created_at)')
       .run(row);
     return toTenant(row);
   }
 
   async getTenant(id: string): Promise<Tenant | null> {
-    const row = this.db.prepare('SELECT * FROM tenants WHERE id = ?').get(id) as TenantRow | undefined;
+    const row = this.sql('SELECT * FROM tenants WHERE id = ?').get(id) as TenantRow | undefined;
     return row ? toTenant(row) : null;
   }
 
   async listTenants(): Promise<Tenant[]> {
-    return (this.db.prepare('SELECT * FROM tenants ORDER BY created_at, id').all() as TenantRow[]).map(toTenant);
+    return (this.sql('SELECT * FROM tenants ORDER BY created_at, id').all() as TenantRow[]).map(toTenant);
   }
 
   async updateTenant(id: string, patch: Partial<Pick<Tenant, 'name' | 'default_from' | 'quota'>>): Promise<Tenant | null> {
     const current = await this.getTenant(id);
     if (!current) return null;
     const next = { ...current, ...patch };
-    this.db
-      .prepare('UPDATE tenants SET name = ?, default_from = ?, quota = ? WHERE id = ?')
+    this.sql('UPDATE tenants SET name = ?, default_from = ?, quota = ? WHERE id = ?')
       .run(next.name, next.default_from, JSON.stringify(next.quota), id);
     return next;
   }
 
   async createKey(k: Omit<ApiKey, 'created_at' | 'revoked_at'>, hash: string): Promise<ApiKey> {
     const key: ApiKey = { ...k, created_at: now(), revoked_at: null };
-    this.db
-      .prepare(
+    this.sql(
         `INSERT INTO api_keys (id, tenant_id, kind, name, prefix, hash, created_at)
          VALUES (@id, @tenant_id, @kind, @name, @prefix, @hash, @created_at)`,
       )
@@ -119,24 +129,20 @@ export class SqliteCatalog implements Catalog {
   }
 
   async findKeyByHash(hash: string): Promise<ApiKey | null> {
-    const row = this.db
-      .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ? AND revoked_at IS NULL`)
+    const row = this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ? AND revoked_at IS NULL`)
       .get(hash) as ApiKey | undefined;
     return row ?? null;
   }
 
   async listKeys(tenantId: string): Promise<ApiKey[]> {
-    return this.db
-      .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`)
+    return this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`)
       .all(tenantId) as ApiKey[];
   }
 
   async revokeKey(tenantId: string, keyId: string): Promise<ApiKey | null> {
-    this.db
-      .prepare('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL')
+    this.sql('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL')
       .run(now(), tenantId, keyId);
-    const row = this.db
-      .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? AND id = ?`)
+    const row = this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? AND id = ?`)
       .get(tenantId, keyId) as ApiKey | undefined;
     return row ?? null;
   }
@@ -158,8 +164,7 @@ export class SqliteCatalog implements Catalog {
       updated_at: at,
     };
     try {
-      this.db
-        .prepare(
+      this.sql(
           `INSERT INTO templates (id, tenant_id, slug, name, subject, html, text, from_addr, to_addr, reply_to, created_at, updated_at)
            VALUES (@id, @tenant_id, @slug, @name, @subject, @html, @text, @from_addr, @to_addr, @reply_to, @created_at, @updated_at)`,
         )
@@ -174,14 +179,14 @@ export class SqliteCatalog implements Catalog {
   }
 
   async getTemplate(tenantId: string, slug: string): Promise<Template | null> {
-    const row = this.db.prepare('SELECT * FROM templates WHERE tenant_id = ? AND slug = ?').get(tenantId, slug) as
+    const row = this.sql('SELECT * FROM templates WHERE tenant_id = ? AND slug = ?').get(tenantId, slug) as
       | TemplateRow
       | undefined;
     return row ? toTemplate(row) : null;
   }
 
   async listTemplates(tenantId: string): Promise<Template[]> {
-    return (this.db.prepare('SELECT * FROM templates WHERE tenant_id = ? ORDER BY slug').all(tenantId) as TemplateRow[]).map(
+    return (this.sql('SELECT * FROM templates WHERE tenant_id = ? ORDER BY slug').all(tenantId) as TemplateRow[]).map(
       toTemplate,
     );
   }
@@ -191,8 +196,7 @@ export class SqliteCatalog implements Catalog {
     if (!current) return null;
     const next = { ...current, ...patch, updated_at: now() };
     try {
-      this.db
-        .prepare(
+      this.sql(
           `UPDATE templates SET slug = ?, name = ?, subject = ?, html = ?, text = ?, from_addr = ?, to_addr = ?,
            reply_to = ?, updated_at = ? WHERE id = ?`,
         )
@@ -207,12 +211,11 @@ export class SqliteCatalog implements Catalog {
   }
 
   async deleteTemplate(tenantId: string, slug: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM templates WHERE tenant_id = ? AND slug = ?').run(tenantId, slug).changes > 0;
+    return this.sql('DELETE FROM templates WHERE tenant_id = ? AND slug = ?').run(tenantId, slug).changes > 0;
   }
 
   async putSuppression(s: Suppression): Promise<void> {
-    this.db
-      .prepare(
+    this.sql(
         `INSERT INTO suppressions (tenant_id, address, reason, detail, created_at) VALUES (@tenant_id, @address, @reason, @detail, @created_at)
          ON CONFLICT DO UPDATE SET reason = excluded.reason, detail = excluded.detail, created_at = excluded.created_at`,
       )
@@ -220,40 +223,53 @@ export class SqliteCatalog implements Catalog {
   }
 
   async deleteSuppression(tenantId: string, address: string): Promise<void> {
-    this.db.prepare('DELETE FROM suppressions WHERE tenant_id = ? AND address = ?').run(tenantId, address);
+    this.sql('DELETE FROM suppressions WHERE tenant_id = ? AND address = ?').run(tenantId, address);
   }
 
   async listSuppressions(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<Suppression>> {
     const after = decodeCursor(opts.cursor, 1)?.[0] ?? '';
-    const rows = this.db
-      .prepare('SELECT * FROM suppressions WHERE tenant_id = ? AND address > ? ORDER BY address LIMIT ?')
+    const rows = this.sql('SELECT * FROM suppressions WHERE tenant_id = ? AND address > ? ORDER BY address LIMIT ?')
       .all(tenantId, after, opts.limit + 1) as Suppression[];
     const more = rows.length > opts.limit;
     const data = rows.slice(0, opts.limit);
     return { data, next_cursor: more ? encodeCursor([data[data.length - 1]!.address]) : null };
   }
 
-  async putCapture(c: CapturedMessage): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO captures (tenant_id, message_id, captured_at, body) VALUES (?, ?, ?, ?)
-         ON CONFLICT DO NOTHING`,
-      )
-      .run(c.tenant_id, c.message_id, c.captured_at, JSON.stringify(c));
+  /** Captures that arrive in one tick are committed together: one fsync, not one each. */
+  putCapture(capture: CapturedMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.captureBatch.push({ capture, resolve, reject });
+      if (this.captureBatch.length === 1) setImmediate(() => this.flushCaptures());
+    });
+  }
+
+  private flushCaptures(): void {
+    const batch = this.captureBatch;
+    this.captureBatch = [];
+    const insert = this.sql(
+      'INSERT INTO captures (tenant_id, message_id, captured_at, body) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    );
+    try {
+      this.db.transaction(() => {
+        for (const { capture: c } of batch) insert.run(c.tenant_id, c.message_id, c.captured_at, JSON.stringify(c));
+      })();
+    } catch (error) {
+      for (const b of batch) b.reject(error);
+      return;
+    }
+    for (const b of batch) b.resolve();
   }
 
   async listCaptures(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<CapturedMessage>> {
     const cursor = decodeCursor(opts.cursor, 2);
     const rows = (
       cursor
-        ? this.db
-            .prepare(
+        ? this.sql(
               `SELECT body FROM captures WHERE tenant_id = ? AND (captured_at, message_id) < (?, ?)
                ORDER BY captured_at DESC, message_id DESC LIMIT ?`,
             )
             .all(tenantId, cursor[0], cursor[1], opts.limit + 1)
-        : this.db
-            .prepare('SELECT body FROM captures WHERE tenant_id = ? ORDER BY captured_at DESC, message_id DESC LIMIT ?')
+        : this.sql('SELECT body FROM captures WHERE tenant_id = ? ORDER BY captured_at DESC, message_id DESC LIMIT ?')
             .all(tenantId, opts.limit + 1)
     ) as { body: string }[];
     const data = rows.slice(0, opts.limit).map((r) => JSON.parse(r.body) as CapturedMessage);
@@ -262,7 +278,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async getCapture(tenantId: string, messageId: string): Promise<CapturedMessage | null> {
-    const row = this.db.prepare('SELECT body FROM captures WHERE tenant_id = ? AND message_id = ?').get(tenantId, messageId) as
+    const row = this.sql('SELECT body FROM captures WHERE tenant_id = ? AND message_id = ?').get(tenantId, messageId) as
       | { body: string }
       | undefined;
     return row ? (JSON.parse(row.body) as CapturedMessage) : null;
