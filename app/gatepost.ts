@@ -67,7 +67,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   registerActors(runtime, { catalog, relay, retrySchedule: config.deliveryRetrySchedule });
 
   const keys = new KeyRing(catalog);
-  const gate = createGate({ invoker: runtime, catalog, hostname: config.hostname });
+  const gate = createGate({ invoker: runtime, catalog });
   let ready = false;
   const rest = restServer({
     gate,

@@ -6,13 +6,12 @@ import { actor, type Invoker } from '../dapr/runtime.port.ts';
 import { GatepostError, invalid, type ErrorDetail } from '../errors/errors.catalog.ts';
 import { canonicalJson } from '../lib/canonical.ts';
 import { derivedId, newId, sha256Hex } from '../lib/ids.ts';
-import { domainOf, parseMailbox } from '../mail/address.ts';
 import { renderField } from '../mail/render.ts';
 import type { RenderedContent } from '../mail/content.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import type { AdmitResult, Stream } from '../actors/message/message.state.ts';
 import type { ApiKey, Catalog, Tenant } from '../store/catalog.port.ts';
-import { checkAttachments, checkContent, checkHeaders, checkSendAt } from './policy.ts';
+import { checkAttachments, checkHeaders, checkSendAt } from './policy.ts';
 
 export type Ingress = 'api' | 'api_batch';
 
@@ -52,7 +51,7 @@ export interface Gate {
   admit(admission: Admission): Promise<AdmitResult>;
 }
 
-export function createGate(deps: { invoker: Invoker; catalog: Catalog; hostname: string }): Gate {
+export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
   return {
     async admit({ sender, ingress, draft, idempotencyKey }) {
       const { tenant, key } = sender;
@@ -63,12 +62,11 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog; hostname:
       const problems: ErrorDetail[] = [...checkSendAt(draft.send_at), ...checkHeaders(draft.headers ?? {})];
       if (problems.length > 0) throw invalid(problems);
 
+      // The rendered content is checked (checkContent) inside the message actor's admitting turn.
       const content = await render(deps.catalog, tenant, draft);
-      checkContent(content);
 
       const requestHash = sha256Hex(canonicalJson({ ...draft, stream: draft.stream ?? 'transactional' }));
       const id = idempotencyKey ? derivedId('msg', tenant.id, idempotencyKey) : newId('msg');
-      const fromDomain = domainOf(parseMailbox(content.from)!.address);
       return actor(deps.invoker, messageActor, id).admit({
         tenant_id: tenant.id,
         sandbox: key.kind === 'sandbox',
@@ -80,7 +78,6 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog; hostname:
         content,
         send_at: draft.send_at ? new Date(draft.send_at).toISOString() : null,
         quota: tenant.quota,
-        message_id_header: `<${id}@${fromDomain || deps.hostname}>`,
       });
     },
   };

@@ -1,8 +1,8 @@
-// Content policy: pure checks, no I/O. The gate runs them before rendering (on what the sender
-// gave) and the message actor runs `checkContent` again inside the admitting turn, so no caller
-// can commit a message that breaks them.
+// Content policy: pure checks, no I/O. The gate runs the checks on what the sender gave; the
+// message actor runs `checkContent` on the rendered message inside the admitting turn, so no
+// caller can commit a message that breaks them.
 import { GatepostError, type ErrorDetail } from '../errors/errors.catalog.ts';
-import { parseMailbox } from '../mail/address.ts';
+import { parseMailbox, type Mailbox } from '../mail/address.ts';
 import { contentBytes, type RenderedContent } from '../mail/content.ts';
 
 /** The largest rendered message (subject, html, text and headers) Gatepost accepts: 1 MiB. */
@@ -47,12 +47,16 @@ export function checkSendAt(sendAt: string | undefined, now = Date.now()): Error
   return [];
 }
 
-/** The rendered message: valid mailboxes, no line breaks where headers go, within the size limit. */
-export function checkContent(content: RenderedContent): void {
+/**
+ * The rendered message: valid mailboxes, no line breaks where headers go, within the size limit.
+ * Answers the sender's and the recipient's mailbox, parsed.
+ */
+export function checkContent(content: RenderedContent): { from: Mailbox; to: Mailbox } {
   const problems: ErrorDetail[] = [];
-  for (const field of ['from', 'to'] as const) {
-    if (!parseMailbox(content[field])) problems.push({ field, message: 'not a valid email address' });
-  }
+  const from = parseMailbox(content.from);
+  const to = parseMailbox(content.to);
+  if (!from) problems.push({ field: 'from', message: 'not a valid email address' });
+  if (!to) problems.push({ field: 'to', message: 'not a valid email address' });
   if (content.reply_to !== null && !parseMailbox(content.reply_to))
     problems.push({ field: 'reply_to', message: 'not a valid email address' });
   if (/[\r\n\0]/.test(content.subject)) problems.push({ field: 'subject', message: 'must not contain CR, LF or NUL' });
@@ -71,4 +75,5 @@ export function checkContent(content: RenderedContent): void {
       `The rendered message is ${bytes} bytes; the limit is ${MAX_MESSAGE_BYTES} bytes (1 MiB).`,
     );
   }
+  return { from: from!, to: to! };
 }

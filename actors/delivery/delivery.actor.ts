@@ -3,7 +3,6 @@
 // message's timeline. A transient failure waits on a reminder; a permanent one suppresses the
 // recipient. (Direct MX delivery, DKIM, warmup and the fair queue come with the MTA.)
 import { actor, defineActor } from '../../dapr/runtime.port.ts';
-import { parseMailbox } from '../../mail/address.ts';
 import { mailOptions, textFromHtml } from '../../mail/content.ts';
 import type { Relay, RelayAnswer } from '../../mta/relay.smtp.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
@@ -56,7 +55,7 @@ export function deliveryActor(deps: DeliveryDeps) {
         const message = actor(turn, messageActor, turn.actorId);
         const { record, content } = await message.get(undefined);
         const attempt = s.attempts + 1;
-        const to = parseMailbox(content.to)!.address;
+        const to = record.response.to;
         let outcome: AttemptOutcome;
 
         if (record.sandbox) {

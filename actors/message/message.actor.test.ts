@@ -22,7 +22,6 @@ const args = (over: Partial<AdmitArgs> = {}): AdmitArgs => ({
   content: { from: 'a@sender.example', to: 'b@example.com', reply_to: null, subject: 's', html: '<p>h</p>', text: null, headers: {} },
   send_at: null,
   quota: { per_second: null, per_day: null },
-  message_id_header: '<m@sender.example>',
   ...over,
 });
 

@@ -4,7 +4,7 @@
 import { actor, defineActor, type ActorTurn } from '../../dapr/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
-import { parseMailbox } from '../../mail/address.ts';
+import { domainOf } from '../../mail/address.ts';
 import { checkContent } from '../../gate/policy.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
@@ -63,8 +63,8 @@ export const messageActor = defineActor({
         }
         throw new GatepostError('idempotency_key_reused');
       }
-      checkContent(args.content);
-      const to = parseMailbox(args.content.to)!.address;
+      const mailboxes = checkContent(args.content);
+      const to = mailboxes.to.address;
       const suppression = await actor(turn, recipientActor, recipientActorId(args.tenant_id, to)).check(undefined);
       if (suppression) {
         throw new GatepostError('recipient_suppressed', `${to} is suppressed (${suppression.reason}); the message was not sent.`, {
@@ -82,7 +82,7 @@ export const messageActor = defineActor({
         ingress: args.ingress,
         request_hash: args.request_hash,
         idempotency_key: args.idempotency_key,
-        message_id_header: args.message_id_header,
+        message_id_header: `<${turn.actorId}@${domainOf(mailboxes.from.address)}>`,
         tags: args.tags,
         status: args.send_at ? 'scheduled' : 'queued',
         created_at: createdAt.toISOString(),
@@ -118,8 +118,7 @@ export const messageActor = defineActor({
     /** Records a delivery attempt's outcome on the timeline. */
     async recordAttempt(turn, outcome: AttemptOutcome): Promise<void> {
       const record = await loadRecord(turn);
-      const to = parseMailbox((await turn.get<RenderedContent>('content'))!.to)!.address;
-      const common = { to, attempt: outcome.attempt, smtp_code: outcome.smtp_code, response: outcome.response };
+      const common = { to: record.response.to, attempt: outcome.attempt, smtp_code: outcome.smtp_code, response: outcome.response };
       switch (outcome.result) {
         case 'sent':
         case 'captured':

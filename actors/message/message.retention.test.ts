@@ -44,7 +44,6 @@ describe('message retention', () => {
       content: { from: 'a@sender.example', to: 'b@example.com', reply_to: null, subject: 's', html: '<p>h</p>', text: null, headers: {} },
       send_at: null,
       quota: { per_second: null, per_day: null },
-      message_id_header: '<msg_r@sender.example>',
     });
     await eventually(() => (h.stateOnDisk(DELIVERY_ACTOR, 'msg_r', 'delivery') as { done: boolean } | undefined)?.done === true);
     await runtime.stop();

@@ -64,7 +64,6 @@ export interface AdmitArgs {
   content: RenderedContent;
   send_at: string | null;
   quota: { per_second: number | null; per_day: number | null };
-  message_id_header: string;
 }
 
 export interface AdmitResult {

@@ -13,7 +13,7 @@ export interface EmbeddedRuntimeOptions {
   file: string;
   /** An activated actor idle this long is dropped from memory (its state stays on disk). */
   idleMs?: number;
-  /** At most this many actors stay activated; the least recently used idle ones go first. */
+  /** At most this many actors stay activated; the longest-activated idle ones go first. */
   maxActive?: number;
   reminderConcurrency?: number;
   dispatchConcurrency?: number;
@@ -199,13 +199,10 @@ export class EmbeddedRuntime implements ActorRuntime {
   private activate(type: string, id: string): ActiveActor {
     const key = `${type}\0${id}`;
     let a = this.active.get(key);
-    if (a) {
-      // Re-insert to keep the map in least-recently-used order for the sweeper.
-      this.active.delete(key);
-    } else {
+    if (!a) {
       a = new ActiveActor(type, id);
+      this.active.set(key, a);
     }
-    this.active.set(key, a);
     return a;
   }
 
@@ -293,10 +290,11 @@ export class EmbeddedRuntime implements ActorRuntime {
     const cutoff = Date.now() - this.idleMs;
     const durable = this.committer.durableHead;
     let excess = this.active.size - this.maxActive;
+    // The map is in activation order: over the limit, the longest-activated idle actors go first
+    // (a hot one dropped here costs one reload from disk).
     for (const [key, a] of this.active) {
-      const stale = a.lastUsed < cutoff;
-      if (!stale && excess <= 0) break;
-      if (a.busy === 0 && a.lastSeq <= durable) {
+      if (a.busy > 0 || a.lastSeq > durable) continue;
+      if (a.lastUsed < cutoff || excess > 0) {
         this.active.delete(key);
         excess--;
       }

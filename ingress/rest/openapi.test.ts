@@ -18,7 +18,7 @@ beforeAll(async () => {
   catalog = new SqliteCatalog(join(dir, 'catalog.db'));
   runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
   server = restServer({
-    gate: createGate({ invoker: runtime, catalog, hostname: 'test' }),
+    gate: createGate({ invoker: runtime, catalog }),
     invoker: runtime,
     catalog,
     keys: new KeyRing(catalog),
