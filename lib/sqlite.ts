@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 
 export type Db = Database.Database;
 
-export function openSqlite(file: string, migrationsDir: string): Db {
+/** Opens (creating) the file; applies the migrations in `migrationsDir` unless it is null. */
+export function openSqlite(file: string, migrationsDir: string | null): Db {
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -14,7 +15,7 @@ export function openSqlite(file: string, migrationsDir: string): Db {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  migrate(db, migrationsDir);
+  if (migrationsDir) migrate(db, migrationsDir);
   return db;
 }
 

@@ -1,15 +1,12 @@
-// Group commit: the writes of every turn that ends in one event-loop tick go to disk in one
-// transaction and one fsync. Batches are committed in the order they were enqueued, so a turn
-// may read state that an earlier turn wrote but has not yet made durable: if the process dies,
-// the earlier turn is lost too, and neither answer has gone out (answers wait for `durable`).
-import type { Db } from '../../lib/sqlite.ts';
+// Group commit on a writer thread. The writes of every turn that ends while the writer is busy
+// go to disk together, in one transaction and one fsync, on the second core; the event loop
+// never waits for the disk. Groups are committed in the order they were enqueued, so a turn may
+// read state that an earlier turn wrote but has not yet made durable: if the process dies, the
+// earlier turn is lost too, and neither answer has gone out (answers wait for `durable`).
+import { Worker } from 'node:worker_threads';
+import type { Write } from './committer.apply.ts';
 
-export type Write =
-  | { kind: 'state'; actorType: string; actorId: string; key: string; value: string | null }
-  | { kind: 'reminder'; actorType: string; actorId: string; name: string; dueAt: number; data: string | null }
-  | { kind: 'reminderDelete'; actorType: string; actorId: string; name: string }
-  | { kind: 'outbox'; seq: number; deliveryId: string; topic: string; data: string }
-  | { kind: 'outboxDone'; seq: number };
+export type { Write } from './committer.apply.ts';
 
 interface Pending {
   seq: number;
@@ -19,31 +16,31 @@ interface Pending {
 
 export class GroupCommitter {
   private queue: Pending[] = [];
+  private inFlight: Pending[] | null = null;
   private lastEnqueued = 0;
   private lastDurable = 0;
   private waiters: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
-  private flushScheduled = false;
+  private sendScheduled = false;
   private failure: unknown = null;
-  private readonly statements;
+  private idle: (() => void)[] = [];
+  private groups = 0;
+  private readonly worker: Worker;
+  /** Resolves once the writer thread has opened the store. */
+  readonly ready: Promise<void>;
 
   constructor(
-    private readonly db: Db,
+    file: string,
     private readonly onFatal: (error: unknown) => void,
   ) {
-    this.statements = {
-      upsertState: db.prepare(
-        `INSERT INTO actor_state (actor_type, actor_id, key, value) VALUES (?, ?, ?, ?)
-         ON CONFLICT DO UPDATE SET value = excluded.value`,
-      ),
-      deleteState: db.prepare('DELETE FROM actor_state WHERE actor_type = ? AND actor_id = ? AND key = ?'),
-      upsertReminder: db.prepare(
-        `INSERT INTO reminders (actor_type, actor_id, name, due_at, data) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT DO UPDATE SET due_at = excluded.due_at, data = excluded.data`,
-      ),
-      deleteReminder: db.prepare('DELETE FROM reminders WHERE actor_type = ? AND actor_id = ? AND name = ?'),
-      insertOutbox: db.prepare('INSERT INTO outbox (seq, delivery_id, topic, data) VALUES (?, ?, ?, ?)'),
-      deleteOutbox: db.prepare('DELETE FROM outbox WHERE seq = ?'),
-    };
+    this.worker = new Worker(new URL('./committer.worker.boot.mjs', import.meta.url), { workerData: { file } });
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.once('message', () => resolve());
+      this.worker.once('error', reject);
+    });
+    this.worker.on('message', (m: { seq: number; error?: string } | { ready: true } | { closed: true }) => {
+      if ('seq' in m) this.committed(m.seq, m.error);
+    });
+    this.worker.on('error', (error) => this.fail(error));
   }
 
   /** The sequence number of the newest enqueued batch; `durable(it)` waits for everything so far. */
@@ -55,13 +52,22 @@ export class GroupCommitter {
     return this.lastDurable;
   }
 
+  /** How many groups have been committed: for tests and benchmarks. */
+  get committedGroups(): number {
+    return this.groups;
+  }
+
   enqueue(writes: Write[], afterCommit?: () => void): number {
     if (this.failure) throw this.failure;
     const seq = ++this.lastEnqueued;
     this.queue.push({ seq, writes, afterCommit });
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
+    if (!this.sendScheduled && !this.inFlight) {
+      // Let the turns of this tick join the group before it leaves.
+      this.sendScheduled = true;
+      setImmediate(() => {
+        this.sendScheduled = false;
+        this.send();
+      });
     }
     return seq;
   }
@@ -72,64 +78,49 @@ export class GroupCommitter {
     return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
   }
 
-  /** Commits everything enqueued so far, synchronously. */
-  flush(): void {
-    this.flushScheduled = false;
-    const batch = this.queue;
-    if (batch.length === 0) return;
-    this.queue = [];
-    try {
-      this.db.transaction(() => this.apply(batch))();
-    } catch (error) {
-      // The in-memory actor state already reflects these writes; carrying on would let it drift
-      // from disk. A failed commit (disk full, I/O error) stops the runtime, as a database would.
-      this.failure = error;
-      for (const w of this.waiters) w.reject(error);
-      this.waiters = [];
-      this.onFatal(error);
-      return;
+  /** Commits what is queued, waits for it, and stops the writer thread. */
+  async close(): Promise<void> {
+    if (!this.failure && (this.inFlight || this.queue.length > 0)) {
+      this.send();
+      await new Promise<void>((resolve) => this.idle.push(resolve));
     }
-    this.lastDurable = batch[batch.length - 1]!.seq;
-    for (const p of batch) p.afterCommit?.();
-    let done = 0;
-    while (done < this.waiters.length && this.waiters[done]!.seq <= this.lastDurable) done++;
-    const ready = this.waiters.splice(0, done);
-    for (const w of ready) w.resolve();
+    const closed = new Promise<void>((resolve) => this.worker.once('message', () => resolve()));
+    this.worker.postMessage('close');
+    await closed;
+    await this.worker.terminate();
   }
 
-  private apply(batch: Pending[]): void {
-    // Later writes to the same key win; only the last one is written.
-    const latest = new Map<string, Write>();
-    const outbox: Write[] = [];
-    for (const p of batch) {
-      for (const w of p.writes) {
-        switch (w.kind) {
-          case 'state':
-            latest.set(`s\0${w.actorType}\0${w.actorId}\0${w.key}`, w);
-            break;
-          case 'reminder':
-          case 'reminderDelete':
-            latest.set(`r\0${w.actorType}\0${w.actorId}\0${w.name}`, w);
-            break;
-          default:
-            outbox.push(w);
-        }
-      }
-    }
-    const s = this.statements;
-    for (const w of latest.values()) {
-      if (w.kind === 'state') {
-        if (w.value === null) s.deleteState.run(w.actorType, w.actorId, w.key);
-        else s.upsertState.run(w.actorType, w.actorId, w.key, w.value);
-      } else if (w.kind === 'reminder') {
-        s.upsertReminder.run(w.actorType, w.actorId, w.name, w.dueAt, w.data);
-      } else if (w.kind === 'reminderDelete') {
-        s.deleteReminder.run(w.actorType, w.actorId, w.name);
-      }
-    }
-    for (const w of outbox) {
-      if (w.kind === 'outbox') s.insertOutbox.run(w.seq, w.deliveryId, w.topic, w.data);
-      else if (w.kind === 'outboxDone') s.deleteOutbox.run(w.seq);
-    }
+  private send(): void {
+    if (this.inFlight || this.queue.length === 0 || this.failure) return;
+    const group = this.queue;
+    this.queue = [];
+    this.inFlight = group;
+    this.worker.postMessage({ seq: group[group.length - 1]!.seq, writes: group.flatMap((p) => p.writes) });
+  }
+
+  private committed(seq: number, error: string | undefined): void {
+    if (error) return this.fail(new Error(`the actor store could not commit: ${error}`));
+    const group = this.inFlight!;
+    this.inFlight = null;
+    this.groups++;
+    this.lastDurable = seq;
+    for (const p of group) p.afterCommit?.();
+    let done = 0;
+    while (done < this.waiters.length && this.waiters[done]!.seq <= seq) done++;
+    for (const w of this.waiters.splice(0, done)) w.resolve();
+    // What queued up while this group was on its way to disk leaves now, as one group.
+    if (this.queue.length > 0) this.send();
+    else for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  private fail(error: unknown): void {
+    if (this.failure) return;
+    // The in-memory actor state already reflects these writes; carrying on would let it drift
+    // from disk. A failed commit (disk full, I/O error) stops the runtime, as a database would.
+    this.failure = error;
+    for (const w of this.waiters) w.reject(error);
+    this.waiters = [];
+    for (const resolve of this.idle.splice(0)) resolve();
+    this.onFatal(error);
   }
 }

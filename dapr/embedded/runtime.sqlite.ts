@@ -64,7 +64,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     this.idleMs = opts.idleMs ?? 30_000;
     this.maxActive = opts.maxActive ?? 50_000;
     this.reminderConcurrency = opts.reminderConcurrency ?? 256;
-    this.committer = new GroupCommitter(this.db, (error) => {
+    this.committer = new GroupCommitter(opts.file, (error) => {
       this.log('fatal: the actor store could not commit; stopping', error);
       process.exitCode = 1;
       void this.stop();
@@ -92,6 +92,7 @@ export class EmbeddedRuntime implements ActorRuntime {
   }
 
   async start(): Promise<void> {
+    await this.committer.ready;
     this.state = 'running';
     this.clock.start();
     this.outbox.start(this.db);
@@ -115,7 +116,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     for (let busy = this.busyActors(); busy.length > 0; busy = this.busyActors()) {
       await Promise.allSettled(busy.map((a) => a.tail));
     }
-    this.committer.flush();
+    await this.committer.close();
     this.db.close();
     this.state = 'stopped';
   }
@@ -136,9 +137,14 @@ export class EmbeddedRuntime implements ActorRuntime {
     return outcome.value;
   }
 
-  /** Activated actors, reminders held in memory and undispatched outbox rows: for tests and benchmarks. */
+  /** Activated actors, reminders held in memory, undispatched outbox rows, groups committed: for tests and benchmarks. */
   stats() {
-    return { active: this.active.size, reminders: this.clock.pending, outbox: this.outbox.backlog };
+    return {
+      active: this.active.size,
+      reminders: this.clock.pending,
+      outbox: this.outbox.backlog,
+      committedGroups: this.committer.committedGroups,
+    };
   }
 
   /** A turn: runs `body` alone on the actor, then enqueues its writes. Does not wait for the commit. */

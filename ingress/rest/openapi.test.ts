@@ -31,6 +31,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server.app.close();
+  await runtime.stop();
   await catalog.close();
 });
 

@@ -57,14 +57,10 @@ export function restServer(deps: RestDeps): RestServer {
   const app = Fastify({ logger: false, bodyLimit: MAX_BODY_BYTES, return503OnClosing: true });
   const served: RestServer['served'] = [];
   let underWay = 0;
-  app.addHook('onRequest', async () => {
+  app.addHook('onRequest', async (_request, reply) => {
     underWay++;
-  });
-  app.addHook('onResponse', async () => {
-    underWay--;
-  });
-  app.addHook('onRequestAbort', async (_request) => {
-    underWay--;
+    // 'close' comes once per response, whether it was sent or the client went away first.
+    reply.raw.once('close', () => underWay--);
   });
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) if (method !== 'HEAD') served.push({ method, url: r.url });

@@ -1,0 +1,51 @@
+// Applying a group of writes to the actor store in one transaction: what the writer thread runs.
+// Later writes to the same key win, so each key is written once per group.
+import type { Db } from '../../lib/sqlite.ts';
+
+export type Write =
+  | { kind: 'state'; actorType: string; actorId: string; key: string; value: string | null }
+  | { kind: 'reminder'; actorType: string; actorId: string; name: string; dueAt: number; data: string | null }
+  | { kind: 'reminderDelete'; actorType: string; actorId: string; name: string }
+  | { kind: 'outbox'; seq: number; deliveryId: string; topic: string; data: string }
+  | { kind: 'outboxDone'; seq: number };
+
+export function writeApplier(db: Db): (writes: Write[]) => void {
+  const s = {
+    upsertState: db.prepare(
+      `INSERT INTO actor_state (actor_type, actor_id, key, value) VALUES (?, ?, ?, ?)
+       ON CONFLICT DO UPDATE SET value = excluded.value`,
+    ),
+    deleteState: db.prepare('DELETE FROM actor_state WHERE actor_type = ? AND actor_id = ? AND key = ?'),
+    upsertReminder: db.prepare(
+      `INSERT INTO reminders (actor_type, actor_id, name, due_at, data) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT DO UPDATE SET due_at = excluded.due_at, data = excluded.data`,
+    ),
+    deleteReminder: db.prepare('DELETE FROM reminders WHERE actor_type = ? AND actor_id = ? AND name = ?'),
+    insertOutbox: db.prepare('INSERT INTO outbox (seq, delivery_id, topic, data) VALUES (?, ?, ?, ?)'),
+    deleteOutbox: db.prepare('DELETE FROM outbox WHERE seq = ?'),
+  };
+  return db.transaction((writes: Write[]) => {
+    const latest = new Map<string, Write>();
+    const outbox: Write[] = [];
+    for (const w of writes) {
+      if (w.kind === 'state') latest.set(`s\0${w.actorType}\0${w.actorId}\0${w.key}`, w);
+      else if (w.kind === 'reminder' || w.kind === 'reminderDelete') latest.set(`r\0${w.actorType}\0${w.actorId}\0${w.name}`, w);
+      else outbox.push(w);
+    }
+    for (const w of latest.values()) {
+      if (w.kind === 'state') {
+        if (w.value === null) s.deleteState.run(w.actorType, w.actorId, w.key);
+        else s.upsertState.run(w.actorType, w.actorId, w.key, w.value);
+      } else if (w.kind === 'reminder') {
+        s.upsertReminder.run(w.actorType, w.actorId, w.name, w.dueAt, w.data);
+      } else if (w.kind === 'reminderDelete') {
+        s.deleteReminder.run(w.actorType, w.actorId, w.name);
+      }
+    }
+    // Outbox rows in order: a row inserted and acknowledged in one group is inserted, then deleted.
+    for (const w of outbox) {
+      if (w.kind === 'outbox') s.insertOutbox.run(w.seq, w.deliveryId, w.topic, w.data);
+      else if (w.kind === 'outboxDone') s.deleteOutbox.run(w.seq);
+    }
+  });
+}
