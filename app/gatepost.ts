@@ -11,6 +11,7 @@ import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import { recipientActor, recipientActorId, SUPPRESSION_CHANGED, type SuppressionChanged } from '../actors/recipient/recipient.actor.ts';
 import { MESSAGE_EXPIRED, MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';
 import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
+import type { MessageReady } from '../actors/message/message.state.ts';
 import { smtpRelay, type Relay } from '../mta/relay.smtp.ts';
 import { createGate } from '../gate/gate.ts';
 import { KeyRing } from '../tenancy/keys.ts';
@@ -42,8 +43,9 @@ export function registerActors(runtime: ActorRuntime, deps: { catalog: Catalog; 
   runtime.register(delivery);
 
   runtime.subscribe(MESSAGE_READY, async ({ data }) => {
-    const { message_id } = data as { message_id: string };
+    const { message_id, sandbox } = data as MessageReady;
     const d = actor(runtime, delivery, message_id);
+    if (sandbox) return void (await d.attempt({ interrupted: false }));
     const { attempt, interrupted } = await d.begin(undefined);
     if (attempt) await d.attempt({ interrupted });
   });

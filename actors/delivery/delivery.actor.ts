@@ -7,7 +7,7 @@ import { mailOptions, textFromHtml } from '../../mail/content.ts';
 import type { Relay, RelayAnswer } from '../../mta/relay.smtp.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
-import type { AttemptOutcome } from '../message/message.state.ts';
+import type { AttemptOutcome, MessageReady } from '../message/message.state.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 
 export const DELIVERY_ACTOR = 'DeliveryActor';
@@ -101,7 +101,8 @@ export function deliveryActor(deps: DeliveryDeps) {
 
     async onReminder(turn, name) {
       // A retry goes back through the outbox, the same path as the first attempt.
-      if (name === 'retry') turn.publish(MESSAGE_READY, { message_id: turn.actorId });
+      // Only live deliveries are retried.
+      if (name === 'retry') turn.publish(MESSAGE_READY, { message_id: turn.actorId, sandbox: false } satisfies MessageReady);
     },
   });
 }

@@ -17,12 +17,13 @@ import {
   type DeliveryView,
   type EventEnvelope,
   type EventType,
+  type MessageReady,
   type MessageRecord,
 } from './message.state.ts';
 import type { RenderedContent } from '../../mail/content.ts';
 
 export const MESSAGE_ACTOR = 'MessageActor';
-/** Published when a message is due for delivery: `{ message_id }`. */
+/** Published when a message is due for delivery (a MessageReady). */
 export const MESSAGE_READY = 'message.ready';
 /** Published when a message's retention ends and its state is gone: `{ message_id }`. */
 export const MESSAGE_EXPIRED = 'message.expired';
@@ -49,7 +50,7 @@ async function loadRecord(turn: ActorTurn): Promise<MessageRecord> {
 function queue(turn: ActorTurn, record: MessageRecord): void {
   record.status = 'queued';
   appendEvent(turn, record, 'message.queued');
-  turn.publish(MESSAGE_READY, { message_id: record.id });
+  turn.publish(MESSAGE_READY, { message_id: record.id, sandbox: record.sandbox } satisfies MessageReady);
 }
 
 export const messageActor = defineActor({

@@ -89,5 +89,11 @@ export interface AttemptOutcome {
   retry_at: string | null;
 }
 
+export interface MessageReady {
+  message_id: string;
+  /** Sandbox deliveries only capture: nothing leaves, so there is no attempt to mark in flight. */
+  sandbox: boolean;
+}
+
 /** Messages (and their idempotency keys) are kept this long. */
 export const RETENTION_MS = 90 * 24 * 3600 * 1000;
