@@ -1,31 +1,22 @@
 // The crash test: under load, Gatepost is killed with SIGKILL and restarted on the same data.
 // Every 202-acknowledged message must exist and reach the relay; clients retrying the requests
 // the crash cut off, with the same idempotency keys, must create no duplicates.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
-import { startRelay, type Relay } from '../harness/relay.harness.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../harness/gatepost.harness.ts';
+import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
-let gp: GatepostProcess;
-let relay: Relay;
-beforeAll(async () => {
-  relay = await startRelay();
-  gp = await startGatepost({ relayUrl: relay.url });
-});
-afterAll(async () => {
-  await gp.stop();
-  await relay.close();
-});
+const suite = gatepostWithRelay();
 
 const CLIENTS = 16;
 
 describe('SIGKILL under load', () => {
   it('loses no acknowledged message; sends twice only what the kill cut off mid-delivery', async () => {
-    const t = await gp.tenant();
+    const t = await suite.gp.tenant();
     const acknowledged = new Map<string, string>(); // idempotency key → message id
     const cutOff: string[] = []; // keys whose request got no answer
 
     const body = (key: string) => ({ to: `${key}@example.com`, subject: `Crash ${key}`, html: `<p>${key}</p>`, idempotency_key: key });
-    const send = (key: string) => gp.request('POST', '/v1/emails', { key: t.live, body: body(key) });
+    const send = (key: string) => suite.gp.request('POST', '/v1/emails', { key: t.live, body: body(key) });
 
     let killed = false;
     let killing: Promise<void> | null = null;
@@ -35,9 +26,9 @@ describe('SIGKILL under load', () => {
         const pending = send(key);
         // Kill with this request on its way (so at least one is cut off), once a good number of
         // sends are acknowledged and deliveries are flowing.
-        if (!killed && acknowledged.size >= 400 && relay.received.length > 0) {
+        if (!killed && acknowledged.size >= 400 && suite.relay.received.length > 0) {
           killed = true;
-          killing = gp.kill();
+          killing = suite.gp.kill();
         }
         try {
           const res = await pending;
@@ -54,7 +45,7 @@ describe('SIGKILL under load', () => {
     await killing;
     expect(cutOff.length).toBeGreaterThan(0);
 
-    await gp.start();
+    await suite.gp.start();
     // The clients retry what the crash cut off, with the same keys.
     for (const key of cutOff) {
       const res = await send(key);
@@ -64,27 +55,27 @@ describe('SIGKILL under load', () => {
 
     // Every acknowledged message exists and reaches the relay.
     const wanted = new Map([...acknowledged.values()].map((id) => [`<${id}@sender.example>`, id]));
-    await eventually(() => [...wanted.keys()].every((mid) => relay.byMessageId().has(mid)), 60_000);
+    await eventually(() => [...wanted.keys()].every((mid) => suite.relay.byMessageId().has(mid)), 60_000);
     for (const id of acknowledged.values()) {
-      expect((await gp.request('GET', `/v1/messages/${id}`, { key: t.live })).status).toBe(200);
+      expect((await suite.gp.request('GET', `/v1/messages/${id}`, { key: t.live })).status).toBe(200);
     }
 
     // Exactly once. A delivery the kill cut short between the relay's 250 and our record of it
     // is retried (at-least-once, RFC 1047); the timeline says so. Only those may arrive twice.
-    const counts = relay.byMessageId();
+    const counts = suite.relay.byMessageId();
     const twice = [...counts].filter(([, n]) => n > 1);
     for (const [mid, n] of twice) {
       expect(n).toBe(2);
       const id = wanted.get(mid)!;
-      const timeline = (await gp.request('GET', `/v1/messages/${id}`, { key: t.live })).body;
+      const timeline = (await suite.gp.request('GET', `/v1/messages/${id}`, { key: t.live })).body;
       expect(JSON.stringify(timeline.events)).toContain('cut short by a restart');
     }
     // No message the clients did not ask for, and none received that was not acknowledged.
-    const sentForThisTenant = [...counts.keys()].filter((mid) => relay.received.some((r) => r.messageId === mid && r.to[0]!.startsWith('c')));
+    const sentForThisTenant = [...counts.keys()].filter((mid) => suite.relay.received.some((r) => r.messageId === mid && r.to[0]!.startsWith('c')));
     expect(new Set(sentForThisTenant)).toEqual(new Set(wanted.keys()));
     console.log(
       `crash test: ${acknowledged.size} acknowledged (${cutOff.length} retried after the kill), ` +
-        `${relay.received.length} received, ${twice.length} delivered twice after an interrupted attempt`,
+        `${suite.relay.received.length} received, ${twice.length} delivered twice after an interrupted attempt`,
     );
   });
 });

@@ -1,24 +1,14 @@
 // Delivery through the relay: what each remote answer does to the timeline and the suppression
 // list, and retries through reminders.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
-import { startRelay, type Relay } from '../harness/relay.harness.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually, startGatepost } from '../harness/gatepost.harness.ts';
+import { startRelay } from '../harness/relay.harness.ts';
+import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
-let gp: GatepostProcess;
-let relay: Relay;
-let live: string;
-beforeAll(async () => {
-  relay = await startRelay();
-  gp = await startGatepost({ relayUrl: relay.url });
-  ({ live } = await gp.tenant());
-});
-afterAll(async () => {
-  await gp.stop();
-  await relay.close();
-});
+const suite = gatepostWithRelay();
 
-const send = (to: string) => gp.request('POST', '/v1/emails', { key: live, body: { to, subject: 'Delivery', html: '<p>d</p>' } });
-const timeline = async (id: string) => (await gp.request('GET', `/v1/messages/${id}`, { key: live })).body;
+const send = (to: string) => suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: { to, subject: 'Delivery', html: '<p>d</p>' } });
+const timeline = async (id: string) => (await suite.gp.request('GET', `/v1/messages/${id}`, { key: suite.tenant.live })).body;
 const types = (t: { events: { type: string }[] }) => t.events.map((e) => e.type);
 
 describe('delivery outcomes', () => {
@@ -31,7 +21,7 @@ describe('delivery outcomes', () => {
   });
 
   it('5xx: email.bounced, and the recipient is suppressed so the next send is refused', async () => {
-    relay.verdict = (rcpt) => (rcpt === 'nobody@example.com' ? 'reject' : 'accept');
+    suite.relay.verdict = (rcpt) => (rcpt === 'nobody@example.com' ? 'reject' : 'accept');
     const res = await send('nobody@example.com');
     expect(res.status).toBe(202);
     const t = await eventually(async () => {
@@ -42,14 +32,14 @@ describe('delivery outcomes', () => {
     expect(t.events[2].data).toMatchObject({ smtp_code: 550, bounce_type: 'hard' });
     expect(t.events[2].data.response).toContain('No such user');
 
-    const entry = await gp.request('GET', '/v1/suppressions/nobody@example.com', { key: live });
+    const entry = await suite.gp.request('GET', '/v1/suppressions/nobody@example.com', { key: suite.tenant.live });
     expect(entry.status).toBe(200);
     expect(entry.body.reason).toBe('hard_bounce');
     const again = await send('nobody@example.com');
     expect(again.status).toBe(422);
     expect(again.body.error.code).toBe('recipient_suppressed');
     await eventually(async () =>
-      (await gp.request('GET', '/v1/suppressions', { key: live })).body.data.some(
+      (await suite.gp.request('GET', '/v1/suppressions', { key: suite.tenant.live })).body.data.some(
         (s: { address: string }) => s.address === 'nobody@example.com',
       ),
     );
@@ -57,7 +47,7 @@ describe('delivery outcomes', () => {
 
   it('4xx: deferred, retried by a reminder, then sent', async () => {
     let refusals = 0;
-    relay.verdict = (rcpt) => (rcpt === 'busy@example.com' && refusals++ < 2 ? 'defer' : 'accept');
+    suite.relay.verdict = (rcpt) => (rcpt === 'busy@example.com' && refusals++ < 2 ? 'defer' : 'accept');
     const res = await send('busy@example.com');
     const t = await eventually(async () => {
       const x = await timeline(res.body.id);
@@ -70,11 +60,11 @@ describe('delivery outcomes', () => {
     // The retry waited for its reminder: it happened no earlier than the time the timeline promised.
     expect(Date.parse(t.events[3].created_at)).toBeGreaterThanOrEqual(Date.parse(deferred.data.retry_at));
     expect(t.events[4].data.attempt).toBe(3);
-    expect(relay.received.filter((r) => r.to.includes('busy@example.com'))).toHaveLength(1);
+    expect(suite.relay.received.filter((r) => r.to.includes('busy@example.com'))).toHaveLength(1);
   });
 
   it('soft-bounces when the retries run out, without suppressing', async () => {
-    relay.verdict = (rcpt) => (rcpt === 'always-busy@example.com' ? 'defer' : 'accept');
+    suite.relay.verdict = (rcpt) => (rcpt === 'always-busy@example.com' ? 'defer' : 'accept');
     const res = await send('always-busy@example.com');
     const t = await eventually(async () => {
       const x = await timeline(res.body.id);
@@ -83,7 +73,7 @@ describe('delivery outcomes', () => {
     // The test schedule is three 1 s waits: four attempts in all.
     expect(t.events.filter((e: { type: string }) => e.type === 'message.deferred')).toHaveLength(3);
     expect(t.events.at(-1).data).toMatchObject({ bounce_type: 'soft', attempt: 4 });
-    expect((await gp.request('GET', '/v1/suppressions/always-busy@example.com', { key: live })).status).toBe(404);
+    expect((await suite.gp.request('GET', '/v1/suppressions/always-busy@example.com', { key: suite.tenant.live })).status).toBe(404);
   });
 });
 

@@ -1,20 +1,11 @@
 // The admission gate: every refusal through every ingress that exists. Each ingress is an
 // adapter that sends one message and reports the error code it was refused with (or null);
 // a new ingress adds one adapter here and inherits every check.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
-import { startRelay, type Relay } from '../harness/relay.harness.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../harness/gatepost.harness.ts';
+import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
-let gp: GatepostProcess;
-let relay: Relay;
-beforeAll(async () => {
-  relay = await startRelay();
-  gp = await startGatepost({ relayUrl: relay.url });
-});
-afterAll(async () => {
-  await gp.stop();
-  await relay.close();
-});
+const suite = gatepostWithRelay();
 
 interface Attempt {
   key: string;
@@ -42,7 +33,7 @@ const ingresses: Ingress[] = [
   {
     name: 'POST /v1/emails',
     async send(a) {
-      const res = await gp.request('POST', '/v1/emails', { key: a.key, body: nativeBody(a) });
+      const res = await suite.gp.request('POST', '/v1/emails', { key: a.key, body: nativeBody(a) });
       if (res.status === 202) return null;
       return { code: res.body.error.code, status: res.status, retryAfter: res.headers.get('retry-after') };
     },
@@ -50,7 +41,7 @@ const ingresses: Ingress[] = [
   {
     name: 'POST /v1/emails/batch',
     async send(a) {
-      const res = await gp.request('POST', '/v1/emails/batch', { key: a.key, body: [nativeBody(a)] });
+      const res = await suite.gp.request('POST', '/v1/emails/batch', { key: a.key, body: [nativeBody(a)] });
       expect(res.status).toBe(200);
       const item = res.body.results[0];
       return item.error ? { code: item.error.code, status: res.status, retryAfter: null } : null;
@@ -60,9 +51,9 @@ const ingresses: Ingress[] = [
 
 describe.each(ingresses)('the gate through $name', (ingress) => {
   it('refuses a suppressed recipient, and nothing is sent', async () => {
-    const t = await gp.tenant();
+    const t = await suite.gp.tenant();
     const to = `suppressed-${Math.random().toString(36).slice(2)}@example.com`;
-    expect((await gp.request('POST', '/v1/suppressions', { key: t.live, body: { address: to } })).status).toBe(201);
+    expect((await suite.gp.request('POST', '/v1/suppressions', { key: t.live, body: { address: to } })).status).toBe(201);
     expect(await ingress.send({ key: t.live, to })).toMatchObject({ code: 'recipient_suppressed' });
     expect(await ingress.send({ key: t.sandbox, to })).toMatchObject({ code: 'recipient_suppressed' });
     // Case does not matter to suppression.
@@ -70,7 +61,7 @@ describe.each(ingresses)('the gate through $name', (ingress) => {
   });
 
   it('refuses sends over the per-day quota with Retry-After', async () => {
-    const t = await gp.tenant({ quota: { per_day: 2 } });
+    const t = await suite.gp.tenant({ quota: { per_day: 2 } });
     expect(await ingress.send({ key: t.live, to: 'q1@example.com' })).toBeNull();
     expect(await ingress.send({ key: t.live, to: 'q2@example.com' })).toBeNull();
     const refused = await ingress.send({ key: t.live, to: 'q3@example.com' });
@@ -79,15 +70,15 @@ describe.each(ingresses)('the gate through $name', (ingress) => {
   });
 
   it('refuses an attachment, never sending without it', async () => {
-    const t = await gp.tenant();
+    const t = await suite.gp.tenant();
     const to = `attach-${Math.random().toString(36).slice(2)}@example.com`;
     expect(await ingress.send({ key: t.live, to, attachment: true })).toMatchObject({ code: 'attachments_unsupported' });
     await new Promise((r) => setTimeout(r, 300));
-    expect(relay.received.some((r) => r.to.includes(to))).toBe(false);
+    expect(suite.relay.received.some((r) => r.to.includes(to))).toBe(false);
   });
 
   it('refuses an idempotency key reused with a different body', async () => {
-    const t = await gp.tenant();
+    const t = await suite.gp.tenant();
     expect(await ingress.send({ key: t.live, to: 'i@example.com', idempotencyKey: 'gate-key' })).toBeNull();
     expect(await ingress.send({ key: t.live, to: 'i@example.com', idempotencyKey: 'gate-key', subject: 'Other' })).toMatchObject({
       code: 'idempotency_key_reused',
@@ -97,10 +88,10 @@ describe.each(ingresses)('the gate through $name', (ingress) => {
 
 describe('quota', () => {
   it('refuses sends over the per-second rate with 429 and Retry-After: 1', async () => {
-    const t = await gp.tenant({ quota: { per_second: 3 } });
+    const t = await suite.gp.tenant({ quota: { per_second: 3 } });
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        gp.request('POST', '/v1/emails', { key: t.sandbox, body: { to: `r${i}@example.com`, subject: 's', html: '<p>h</p>' } }),
+        suite.gp.request('POST', '/v1/emails', { key: t.sandbox, body: { to: `r${i}@example.com`, subject: 's', html: '<p>h</p>' } }),
       ),
     );
     const limited = answers.filter((a) => a.status === 429);
@@ -111,48 +102,48 @@ describe('quota', () => {
   });
 
   it('is set and changed through the admin API', async () => {
-    const t = await gp.tenant();
-    const send = () => gp.request('POST', '/v1/emails', { key: t.sandbox, body: { to: 'c@example.com', subject: 's', html: '<p>h</p>' } });
+    const t = await suite.gp.tenant();
+    const send = () => suite.gp.request('POST', '/v1/emails', { key: t.sandbox, body: { to: 'c@example.com', subject: 's', html: '<p>h</p>' } });
     expect((await send()).status).toBe(202);
-    const patched = await gp.admin('PATCH', `/tenants/${t.id}`, { quota: { per_day: 1 } });
+    const patched = await suite.gp.admin('PATCH', `/tenants/${t.id}`, { quota: { per_day: 1 } });
     expect(patched.body.quota).toEqual({ per_second: null, per_day: 1 });
     expect((await send()).status).toBe(429);
-    await gp.admin('PATCH', `/tenants/${t.id}`, { quota: { per_day: null } });
+    await suite.gp.admin('PATCH', `/tenants/${t.id}`, { quota: { per_day: null } });
     expect((await send()).status).toBe(202);
   });
 });
 
 describe('suppressions', () => {
   it('lists, adds, gets and removes suppressions', async () => {
-    const t = await gp.tenant();
-    const added = await gp.request('POST', '/v1/suppressions', { key: t.live, body: { address: 'Gone@Example.com', reason: 'unsubscribe' } });
+    const t = await suite.gp.tenant();
+    const added = await suite.gp.request('POST', '/v1/suppressions', { key: t.live, body: { address: 'Gone@Example.com', reason: 'unsubscribe' } });
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ address: 'gone@example.com', reason: 'unsubscribe' });
     const list = await eventually(async () => {
-      const l = await gp.request('GET', '/v1/suppressions', { key: t.live });
+      const l = await suite.gp.request('GET', '/v1/suppressions', { key: t.live });
       return l.body.data.length === 1 ? l : undefined;
     });
     expect(list.body.data[0]).toMatchObject({ address: 'gone@example.com', reason: 'unsubscribe' });
-    expect((await gp.request('GET', '/v1/suppressions/gone@example.com', { key: t.live })).status).toBe(200);
-    expect((await gp.request('DELETE', '/v1/suppressions/gone@example.com', { key: t.live })).status).toBe(204);
-    expect((await gp.request('GET', '/v1/suppressions/gone@example.com', { key: t.live })).status).toBe(404);
-    await eventually(async () => (await gp.request('GET', '/v1/suppressions', { key: t.live })).body.data.length === 0);
-    expect((await gp.request('DELETE', '/v1/suppressions/gone@example.com', { key: t.live })).status).toBe(404);
-    const sent = await gp.request('POST', '/v1/emails', { key: t.live, body: { to: 'gone@example.com', subject: 's', html: '<p>h</p>' } });
+    expect((await suite.gp.request('GET', '/v1/suppressions/gone@example.com', { key: t.live })).status).toBe(200);
+    expect((await suite.gp.request('DELETE', '/v1/suppressions/gone@example.com', { key: t.live })).status).toBe(204);
+    expect((await suite.gp.request('GET', '/v1/suppressions/gone@example.com', { key: t.live })).status).toBe(404);
+    await eventually(async () => (await suite.gp.request('GET', '/v1/suppressions', { key: t.live })).body.data.length === 0);
+    expect((await suite.gp.request('DELETE', '/v1/suppressions/gone@example.com', { key: t.live })).status).toBe(404);
+    const sent = await suite.gp.request('POST', '/v1/emails', { key: t.live, body: { to: 'gone@example.com', subject: 's', html: '<p>h</p>' } });
     expect(sent.status).toBe(202);
-    expect((await gp.request('POST', '/v1/suppressions', { key: t.live, body: { address: 'nope' } })).status).toBe(400);
+    expect((await suite.gp.request('POST', '/v1/suppressions', { key: t.live, body: { address: 'nope' } })).status).toBe(400);
   });
 
   it('pages through the list with a cursor', async () => {
-    const t = await gp.tenant();
+    const t = await suite.gp.tenant();
     for (let i = 0; i < 5; i++) {
-      await gp.request('POST', '/v1/suppressions', { key: t.live, body: { address: `p${i}@example.com` } });
+      await suite.gp.request('POST', '/v1/suppressions', { key: t.live, body: { address: `p${i}@example.com` } });
     }
-    await eventually(async () => (await gp.request('GET', '/v1/suppressions', { key: t.live })).body.data.length === 5);
+    await eventually(async () => (await suite.gp.request('GET', '/v1/suppressions', { key: t.live })).body.data.length === 5);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { data: { address: string }[]; next_cursor: string | null } } = await gp.request(
+      const page: { body: { data: { address: string }[]; next_cursor: string | null } } = await suite.gp.request(
         'GET',
         `/v1/suppressions?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
         { key: t.live },
@@ -161,6 +152,6 @@ describe('suppressions', () => {
       cursor = page.body.next_cursor;
     } while (cursor);
     expect(seen).toEqual(['p0@example.com', 'p1@example.com', 'p2@example.com', 'p3@example.com', 'p4@example.com']);
-    expect((await gp.request('GET', '/v1/suppressions?cursor=garbage', { key: t.live })).status).toBe(400);
+    expect((await suite.gp.request('GET', '/v1/suppressions?cursor=garbage', { key: t.live })).status).toBe(400);
   });
 });

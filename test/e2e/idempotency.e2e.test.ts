@@ -1,49 +1,38 @@
 // Idempotency keys: a repeat is a replay, never a second send.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
-import { startRelay, type Relay } from '../harness/relay.harness.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../harness/gatepost.harness.ts';
+import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
-let gp: GatepostProcess;
-let relay: Relay;
-let live: string;
-beforeAll(async () => {
-  relay = await startRelay();
-  gp = await startGatepost({ relayUrl: relay.url });
-  ({ live } = await gp.tenant());
-});
-afterAll(async () => {
-  await gp.stop();
-  await relay.close();
-});
+const suite = gatepostWithRelay();
 
 const body = (to: string, extra: Record<string, unknown> = {}) => ({ to, subject: 'Once', html: '<p>once</p>', ...extra });
-const deliveredTo = (to: string) => relay.received.filter((r) => r.to.includes(to)).length;
+const deliveredTo = (to: string) => suite.relay.received.filter((r) => r.to.includes(to)).length;
 
 describe('idempotency', () => {
   it('replays the first response with Idempotent-Replayed and sends once (field)', async () => {
-    const first = await gp.request('POST', '/v1/emails', { key: live, body: body('idem1@example.com', { idempotency_key: 'order-1' }) });
+    const first = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem1@example.com', { idempotency_key: 'order-1' }) });
     expect(first.status).toBe(202);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    const again = await gp.request('POST', '/v1/emails', { key: live, body: body('idem1@example.com', { idempotency_key: 'order-1' }) });
+    const again = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem1@example.com', { idempotency_key: 'order-1' }) });
     expect(again.status).toBe(202);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
     await eventually(() => deliveredTo('idem1@example.com') === 1);
     // The timeline is one message with one acceptance.
-    const t = await gp.request('GET', `/v1/messages/${first.body.id}`, { key: live });
+    const t = await suite.gp.request('GET', `/v1/messages/${first.body.id}`, { key: suite.tenant.live });
     expect(t.body.events.filter((e: { type: string }) => e.type === 'message.accepted')).toHaveLength(1);
-    await eventually(async () => (await gp.request('GET', `/v1/messages/${first.body.id}`, { key: live })).body.status === 'sent');
+    await eventually(async () => (await suite.gp.request('GET', `/v1/messages/${first.body.id}`, { key: suite.tenant.live })).body.status === 'sent');
     expect(deliveredTo('idem1@example.com')).toBe(1);
   });
 
   it('accepts the key as the Idempotency-Key header too', async () => {
     const headers = { 'idempotency-key': 'hdr-1' };
-    const first = await gp.request('POST', '/v1/emails', { key: live, headers, body: body('idem2@example.com') });
-    const again = await gp.request('POST', '/v1/emails', { key: live, headers, body: body('idem2@example.com') });
+    const first = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, headers, body: body('idem2@example.com') });
+    const again = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, headers, body: body('idem2@example.com') });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(first.body.id);
-    const differ = await gp.request('POST', '/v1/emails', {
-      key: live,
+    const differ = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
       headers,
       body: body('idem2@example.com', { idempotency_key: 'other' }),
     });
@@ -51,9 +40,9 @@ describe('idempotency', () => {
   });
 
   it('refuses the same key with a different body (422)', async () => {
-    await gp.request('POST', '/v1/emails', { key: live, body: body('idem3@example.com', { idempotency_key: 'k3' }) });
-    const changed = await gp.request('POST', '/v1/emails', {
-      key: live,
+    await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem3@example.com', { idempotency_key: 'k3' }) });
+    const changed = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
       body: body('idem3@example.com', { idempotency_key: 'k3', subject: 'Changed' }),
     });
     expect(changed.status).toBe(422);
@@ -61,9 +50,9 @@ describe('idempotency', () => {
   });
 
   it('keeps keys per tenant: another tenant may use the same key', async () => {
-    const other = await gp.tenant();
-    const mine = await gp.request('POST', '/v1/emails', { key: live, body: body('idem4@example.com', { idempotency_key: 'shared' }) });
-    const theirs = await gp.request('POST', '/v1/emails', {
+    const other = await suite.gp.tenant();
+    const mine = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem4@example.com', { idempotency_key: 'shared' }) });
+    const theirs = await suite.gp.request('POST', '/v1/emails', {
       key: other.live,
       body: body('idem4@example.com', { idempotency_key: 'shared' }),
     });
@@ -74,7 +63,7 @@ describe('idempotency', () => {
 
   it('turns concurrent requests with one key into exactly one message', async () => {
     const requests = Array.from({ length: 20 }, () =>
-      gp.request('POST', '/v1/emails', { key: live, body: body('idem5@example.com', { idempotency_key: 'race' }) }),
+      suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem5@example.com', { idempotency_key: 'race' }) }),
     );
     const answers = await Promise.all(requests);
     for (const a of answers) expect([202, 409]).toContain(a.status);
@@ -82,14 +71,14 @@ describe('idempotency', () => {
     expect(new Set(accepted.map((a) => a.body.id)).size).toBe(1);
     expect(accepted.filter((a) => a.headers.get('idempotent-replayed') === null)).toHaveLength(1);
     const id = accepted[0]!.body.id;
-    await eventually(async () => (await gp.request('GET', `/v1/messages/${id}`, { key: live })).body.status === 'sent');
+    await eventually(async () => (await suite.gp.request('GET', `/v1/messages/${id}`, { key: suite.tenant.live })).body.status === 'sent');
     expect(deliveredTo('idem5@example.com')).toBe(1);
   });
 
   it('survives a restart: a repeat after restart is still a replay', async () => {
-    const first = await gp.request('POST', '/v1/emails', { key: live, body: body('idem6@example.com', { idempotency_key: 'restart' }) });
-    await gp.restart();
-    const again = await gp.request('POST', '/v1/emails', { key: live, body: body('idem6@example.com', { idempotency_key: 'restart' }) });
+    const first = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem6@example.com', { idempotency_key: 'restart' }) });
+    await suite.gp.restart();
+    const again = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem6@example.com', { idempotency_key: 'restart' }) });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(first.body.id);
   });

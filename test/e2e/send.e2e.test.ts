@@ -1,29 +1,17 @@
 // Sending through POST /v1/emails to a real SMTP relay: the mail that arrives, the timeline,
 // scheduling, and a 400 naming each bad field.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
-import { startRelay, type Relay } from '../harness/relay.harness.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../harness/gatepost.harness.ts';
+import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
-let gp: GatepostProcess;
-let relay: Relay;
-let live: string;
+const suite = gatepostWithRelay();
 
-beforeAll(async () => {
-  relay = await startRelay();
-  gp = await startGatepost({ relayUrl: relay.url });
-  ({ live } = await gp.tenant());
-});
-afterAll(async () => {
-  await gp.stop();
-  await relay.close();
-});
-
-const receivedFor = (to: string) => eventually(() => relay.received.find((r) => r.to.includes(to)));
+const receivedFor = (to: string) => eventually(() => suite.relay.received.find((r) => r.to.includes(to)));
 
 describe('POST /v1/emails', () => {
   it('answers 202 and delivers a multipart/alternative mail with correct headers', async () => {
-    const res = await gp.request('POST', '/v1/emails', {
-      key: live,
+    const res = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
       body: {
         from: 'Zoë Ünïcode <zoe@sender.example>',
         to: 'Ann Reader <ann@example.com>',
@@ -54,8 +42,8 @@ describe('POST /v1/emails', () => {
   });
 
   it('keeps the text the sender gives, and the default sender when from is absent', async () => {
-    const res = await gp.request('POST', '/v1/emails', {
-      key: live,
+    const res = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
       body: { to: 'text@example.com', subject: 'Plain', html: '<p>html part</p>', text: 'the text part, as given' },
     });
     expect(res.status).toBe(202);
@@ -64,13 +52,13 @@ describe('POST /v1/emails', () => {
   });
 
   it('shows the full event history on the timeline, for the owning tenant only', async () => {
-    const res = await gp.request('POST', '/v1/emails', {
-      key: live,
+    const res = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
       body: { from: 'a@sender.example', to: 'timeline@example.com', subject: 'T', html: '<p>t</p>' },
     });
     const id = res.body.id as string;
     const timeline = await eventually(async () => {
-      const t = await gp.request('GET', `/v1/messages/${id}`, { key: live });
+      const t = await suite.gp.request('GET', `/v1/messages/${id}`, { key: suite.tenant.live });
       return t.body.status === 'sent' ? t : undefined;
     });
     expect(timeline.status).toBe(200);
@@ -86,29 +74,29 @@ describe('POST /v1/emails', () => {
     }
     expect(timeline.body.events[2].data).toMatchObject({ smtp_code: 250, attempt: 1 });
 
-    const other = await gp.tenant();
-    const foreign = await gp.request('GET', `/v1/messages/${id}`, { key: other.live });
+    const other = await suite.gp.tenant();
+    const foreign = await suite.gp.request('GET', `/v1/messages/${id}`, { key: other.live });
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe('not_found');
-    expect((await gp.request('GET', '/v1/messages/msg_00000000000000000000000000', { key: live })).status).toBe(404);
+    expect((await suite.gp.request('GET', '/v1/messages/msg_00000000000000000000000000', { key: suite.tenant.live })).status).toBe(404);
   });
 
   it('schedules a send_at in the future and fires it on time', async () => {
     const sendAt = new Date(Date.now() + 2500).toISOString();
-    const res = await gp.request('POST', '/v1/emails', {
-      key: live,
+    const res = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
       body: { from: 'a@sender.example', to: 'later@example.com', subject: 'Later', html: '<p>later</p>', send_at: sendAt },
     });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ status: 'scheduled', send_at: sendAt });
-    const before = await gp.request('GET', `/v1/messages/${res.body.id}`, { key: live });
+    const before = await suite.gp.request('GET', `/v1/messages/${res.body.id}`, { key: suite.tenant.live });
     expect(before.body.status).toBe('scheduled');
-    expect(relay.received.some((r) => r.to.includes('later@example.com'))).toBe(false);
+    expect(suite.relay.received.some((r) => r.to.includes('later@example.com'))).toBe(false);
 
     await receivedFor('later@example.com');
     const arrived = Date.now();
     expect(arrived).toBeGreaterThanOrEqual(Date.parse(sendAt));
-    const after = await gp.request('GET', `/v1/messages/${res.body.id}`, { key: live });
+    const after = await suite.gp.request('GET', `/v1/messages/${res.body.id}`, { key: suite.tenant.live });
     expect(after.body.events.map((e: { type: string }) => e.type)).toEqual([
       'message.accepted',
       'message.scheduled',
@@ -122,8 +110,8 @@ describe('POST /v1/emails', () => {
 
   it('refuses send_at in the past or more than 30 days ahead', async () => {
     for (const sendAt of [new Date(Date.now() - 60_000).toISOString(), new Date(Date.now() + 31 * 86_400_000).toISOString()]) {
-      const res = await gp.request('POST', '/v1/emails', {
-        key: live,
+      const res = await suite.gp.request('POST', '/v1/emails', {
+        key: suite.tenant.live,
         body: { to: 'x@example.com', subject: 's', html: '<p>h</p>', send_at: sendAt },
       });
       expect(res.status).toBe(400);
@@ -154,22 +142,22 @@ describe('POST /v1/emails', () => {
       [{ to: 'x@example.com', subject: 's', html: '{{#if x}}unclosed' }, ['html']],
     ];
     for (const [body, fields] of cases) {
-      const res = await gp.request('POST', '/v1/emails', { key: live, body });
+      const res = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body });
       expect(res.status, JSON.stringify(body)).toBe(res.body.error.code === 'template_render_failed' ? 422 : 400);
       expect(res.body.error.details.map((d: { field: string }) => d.field), JSON.stringify(body)).toEqual(fields);
       expect(res.body.error.message).toBeTruthy();
     }
-    const notJson = await gp.request('POST', '/v1/emails', { key: live, body: '{"to":', headers: { 'content-type': 'application/json' } });
+    const notJson = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: '{"to":', headers: { 'content-type': 'application/json' } });
     expect(notJson.status).toBe(400);
     expect(notJson.body.error.code).toBe('invalid_request');
-    const wrongType = await gp.request('POST', '/v1/emails', { key: live, body: 'to=x', headers: { 'content-type': 'text/plain' } });
+    const wrongType = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: 'to=x', headers: { 'content-type': 'text/plain' } });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.error.message).toMatch(/application\/json/);
   });
 
   it('refuses a message over 1 MiB with 413', async () => {
-    const res = await gp.request('POST', '/v1/emails', {
-      key: live,
+    const res = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
       body: { to: 'big@example.com', subject: 'big', html: `<p>${'x'.repeat(1024 * 1024)}</p>` },
     });
     expect(res.status).toBe(413);

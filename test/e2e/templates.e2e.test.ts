@@ -1,67 +1,56 @@
 // Templates by slug, and sends that render them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
-import { startRelay, type Relay } from '../harness/relay.harness.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../harness/gatepost.harness.ts';
+import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
-let gp: GatepostProcess;
-let relay: Relay;
-let live: string;
-beforeAll(async () => {
-  relay = await startRelay();
-  gp = await startGatepost({ relayUrl: relay.url });
-  ({ live } = await gp.tenant());
-});
-afterAll(async () => {
-  await gp.stop();
-  await relay.close();
-});
+const suite = gatepostWithRelay();
 
-const receivedFor = (to: string) => eventually(() => relay.received.find((r) => r.to.includes(to)));
+const receivedFor = (to: string) => eventually(() => suite.relay.received.find((r) => r.to.includes(to)));
 
 describe('templates', () => {
   it('creates, gets, lists, updates and deletes a template by slug', async () => {
-    const created = await gp.request('POST', '/v1/templates', {
-      key: live,
+    const created = await suite.gp.request('POST', '/v1/templates', {
+      key: suite.tenant.live,
       body: { slug: 'welcome', name: 'Welcome', subject: 'Welcome, {{name}}', html: '<p>Hi {{name}}</p>', text: 'Hi {{name}}' },
     });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ slug: 'welcome', name: 'Welcome', subject: 'Welcome, {{name}}', text: 'Hi {{name}}' });
     expect(created.body.id).toMatch(/^tpl_/);
 
-    expect((await gp.request('GET', '/v1/templates/welcome', { key: live })).body.html).toBe('<p>Hi {{name}}</p>');
-    expect((await gp.request('GET', '/v1/templates', { key: live })).body.data.map((t: { slug: string }) => t.slug)).toContain('welcome');
+    expect((await suite.gp.request('GET', '/v1/templates/welcome', { key: suite.tenant.live })).body.html).toBe('<p>Hi {{name}}</p>');
+    expect((await suite.gp.request('GET', '/v1/templates', { key: suite.tenant.live })).body.data.map((t: { slug: string }) => t.slug)).toContain('welcome');
 
-    const dup = await gp.request('POST', '/v1/templates', { key: live, body: { slug: 'welcome', subject: 's', html: 'h' } });
+    const dup = await suite.gp.request('POST', '/v1/templates', { key: suite.tenant.live, body: { slug: 'welcome', subject: 's', html: 'h' } });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('template_exists');
 
-    const updated = await gp.request('PATCH', '/v1/templates/welcome', { key: live, body: { subject: 'Hello again, {{name}}' } });
+    const updated = await suite.gp.request('PATCH', '/v1/templates/welcome', { key: suite.tenant.live, body: { subject: 'Hello again, {{name}}' } });
     expect(updated.status).toBe(200);
     expect(updated.body.subject).toBe('Hello again, {{name}}');
     expect(updated.body.html).toBe('<p>Hi {{name}}</p>');
 
-    expect((await gp.request('DELETE', '/v1/templates/welcome', { key: live })).status).toBe(204);
-    expect((await gp.request('GET', '/v1/templates/welcome', { key: live })).status).toBe(404);
-    expect((await gp.request('DELETE', '/v1/templates/welcome', { key: live })).status).toBe(404);
+    expect((await suite.gp.request('DELETE', '/v1/templates/welcome', { key: suite.tenant.live })).status).toBe(204);
+    expect((await suite.gp.request('GET', '/v1/templates/welcome', { key: suite.tenant.live })).status).toBe(404);
+    expect((await suite.gp.request('DELETE', '/v1/templates/welcome', { key: suite.tenant.live })).status).toBe(404);
   });
 
   it("accepts a former provider's template id or alias as the slug", async () => {
     for (const slug of ['38912734', 'password-reset', 'order_shipped.v2', 'd-4f8a9c1e2b3d4e5f']) {
-      const res = await gp.request('POST', '/v1/templates', { key: live, body: { slug, subject: 's', html: '<p>h</p>' } });
+      const res = await suite.gp.request('POST', '/v1/templates', { key: suite.tenant.live, body: { slug, subject: 's', html: '<p>h</p>' } });
       expect(res.status, slug).toBe(201);
     }
   });
 
   it('refuses invalid templates, naming the fields', async () => {
-    const res = await gp.request('POST', '/v1/templates', {
-      key: live,
+    const res = await suite.gp.request('POST', '/v1/templates', {
+      key: suite.tenant.live,
       body: { slug: 'bad slug!', subject: '{{#if}}', html: '{{#each items}}no end', to: '{{email}}', from: 'nope' },
     });
     expect(res.status).toBe(400);
     const fields = res.body.error.details.map((d: { field: string }) => d.field);
     expect(fields).toEqual(['slug']);
-    const syntax = await gp.request('POST', '/v1/templates', {
-      key: live,
+    const syntax = await suite.gp.request('POST', '/v1/templates', {
+      key: suite.tenant.live,
       body: { slug: 'bad', subject: '{{#if x}}', html: '{{#each items}}no end', to: '{{email}}', from: 'nope' },
     });
     expect(syntax.status).toBe(400);
@@ -69,14 +58,14 @@ describe('templates', () => {
   });
 
   it('keeps templates per tenant', async () => {
-    await gp.request('POST', '/v1/templates', { key: live, body: { slug: 'mine-only', subject: 's', html: '<p>h</p>' } });
-    const other = await gp.tenant();
-    expect((await gp.request('GET', '/v1/templates/mine-only', { key: other.live })).status).toBe(404);
+    await suite.gp.request('POST', '/v1/templates', { key: suite.tenant.live, body: { slug: 'mine-only', subject: 's', html: '<p>h</p>' } });
+    const other = await suite.gp.tenant();
+    expect((await suite.gp.request('GET', '/v1/templates/mine-only', { key: other.live })).status).toBe(404);
   });
 
   it('renders a stored template with data, HTML-escaped in html only', async () => {
-    await gp.request('POST', '/v1/templates', {
-      key: live,
+    await suite.gp.request('POST', '/v1/templates', {
+      key: suite.tenant.live,
       body: {
         slug: 'receipt',
         subject: 'Receipt for {{customer.name}}',
@@ -85,8 +74,8 @@ describe('templates', () => {
         from: 'Shop <shop@sender.example>',
       },
     });
-    const res = await gp.request('POST', '/v1/emails', {
-      key: live,
+    const res = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
       body: {
         to: 'buyer@example.com',
         template: 'receipt',
@@ -103,8 +92,8 @@ describe('templates', () => {
   });
 
   it('renders merge variables in inline html the same way', async () => {
-    const res = await gp.request('POST', '/v1/emails', {
-      key: live,
+    const res = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
       body: { to: 'inline@example.com', subject: 'Code {{code}}', html: '<b>{{code}}</b> {{missing}}', data: { code: '<42>' } },
     });
     expect(res.status).toBe(202);
@@ -114,7 +103,7 @@ describe('templates', () => {
   });
 
   it('refuses a send naming an unknown template (422)', async () => {
-    const res = await gp.request('POST', '/v1/emails', { key: live, body: { to: 'x@example.com', template: 'nope' } });
+    const res = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: { to: 'x@example.com', template: 'nope' } });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('template_not_found');
   });
