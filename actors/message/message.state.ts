@@ -53,18 +53,14 @@ export interface MessageRecord {
   response: AdmitResponse;
 }
 
-export interface AdmitArgs {
-  tenant_id: string;
-  sandbox: boolean;
-  stream: Stream;
-  ingress: string;
-  request_hash: string;
-  idempotency_key: string | null;
-  tags: string[];
+/** What the gate hands the message actor: the record's fields it chooses, the rendered content, the quota. */
+export type AdmitArgs = Pick<
+  MessageRecord,
+  'tenant_id' | 'sandbox' | 'stream' | 'ingress' | 'request_hash' | 'idempotency_key' | 'tags' | 'send_at'
+> & {
   content: RenderedContent;
-  send_at: string | null;
   quota: { per_second: number | null; per_day: number | null };
-}
+};
 
 export interface AdmitResult {
   response: AdmitResponse;

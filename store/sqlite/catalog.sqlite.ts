@@ -23,41 +23,23 @@ interface TenantRow {
   created_at: string;
 }
 
-interface TemplateRow {
-  id: string;
-  tenant_id: string;
-  slug: string;
-  name: string | null;
-  subject: string;
-  html: string;
-  text: string | null;
-  from_addr: string | null;
-  to_addr: string | null;
-  reply_to: string | null;
-  created_at: string;
-  updated_at: string;
-}
 
 const KEY_COLUMNS = 'id, tenant_id, kind, name, prefix, created_at, revoked_at';
 
 const toTenant = (r: TenantRow): Tenant => ({ ...r, quota: JSON.parse(r.quota) as Quota });
 
-const toTemplate = (r: TemplateRow): Template => ({
-  id: r.id,
-  tenant_id: r.tenant_id,
-  slug: r.slug,
-  name: r.name,
-  subject: r.subject,
-  html: r.html,
-  text: r.text,
-  from: r.from_addr,
-  to: r.to_addr,
-  reply_to: r.reply_to,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-});
+// Stored as from_addr and to_addr (FROM and TO are SQL keywords), read back under their API names.
+const TEMPLATE_COLUMNS =
+  'id, tenant_id, slug, name, subject, html, text, from_addr AS "from", to_addr AS "to", reply_to, created_at, updated_at';
 
 const now = () => new Date().toISOString();
+
+/** A unique-constraint failure on a template is a taken slug; anything else stays what it is. */
+function slugTaken(error: unknown, slug: string): unknown {
+  return (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE'
+    ? new GatepostError('template_exists', `A template with slug "${slug}" already exists.`)
+    : error;
+}
 
 const encodeCursor = (parts: string[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
 
@@ -149,46 +131,25 @@ export class SqliteCatalog implements Catalog {
 
   async createTemplate(tenantId: string, id: string, f: TemplateFields): Promise<Template> {
     const at = now();
-    const row: TemplateRow = {
-      id,
-      tenant_id: tenantId,
-      slug: f.slug,
-      name: f.name,
-      subject: f.subject,
-      html: f.html,
-      text: f.text,
-      from_addr: f.from,
-      to_addr: f.to,
-      reply_to: f.reply_to,
-      created_at: at,
-      updated_at: at,
-    };
+    const template: Template = { ...f, id, tenant_id: tenantId, created_at: at, updated_at: at };
     try {
       this.sql(
-          `INSERT INTO templates (id, tenant_id, slug, name, subject, html, text, from_addr, to_addr, reply_to, created_at, updated_at)
-           VALUES (@id, @tenant_id, @slug, @name, @subject, @html, @text, @from_addr, @to_addr, @reply_to, @created_at, @updated_at)`,
-        )
-        .run(row);
+        `INSERT INTO templates (id, tenant_id, slug, name, subject, html, text, from_addr, to_addr, reply_to, created_at, updated_at)
+         VALUES (@id, @tenant_id, @slug, @name, @subject, @html, @text, @from, @to, @reply_to, @created_at, @updated_at)`,
+      ).run(template);
     } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
-        throw new GatepostError('template_exists', `A template with slug "${f.slug}" already exists.`);
-      }
-      throw error;
+      throw slugTaken(error, f.slug);
     }
-    return toTemplate(row);
+    return template;
   }
 
   async getTemplate(tenantId: string, slug: string): Promise<Template | null> {
-    const row = this.sql('SELECT * FROM templates WHERE tenant_id = ? AND slug = ?').get(tenantId, slug) as
-      | TemplateRow
-      | undefined;
-    return row ? toTemplate(row) : null;
+    const row = this.sql(`SELECT ${TEMPLATE_COLUMNS} FROM templates WHERE tenant_id = ? AND slug = ?`).get(tenantId, slug);
+    return (row as Template | undefined) ?? null;
   }
 
   async listTemplates(tenantId: string): Promise<Template[]> {
-    return (this.sql('SELECT * FROM templates WHERE tenant_id = ? ORDER BY slug').all(tenantId) as TemplateRow[]).map(
-      toTemplate,
-    );
+    return this.sql(`SELECT ${TEMPLATE_COLUMNS} FROM templates WHERE tenant_id = ? ORDER BY slug`).all(tenantId) as Template[];
   }
 
   async updateTemplate(tenantId: string, slug: string, patch: Partial<TemplateFields>): Promise<Template | null> {
@@ -202,10 +163,7 @@ export class SqliteCatalog implements Catalog {
         )
         .run(next.slug, next.name, next.subject, next.html, next.text, next.from, next.to, next.reply_to, next.updated_at, current.id);
     } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
-        throw new GatepostError('template_exists', `A template with slug "${next.slug}" already exists.`);
-      }
-      throw error;
+      throw slugTaken(error, next.slug);
     }
     return next;
   }
