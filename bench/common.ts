@@ -1,0 +1,230 @@
+// Shared by the bench scripts: child servers (started, awaited, always stopped), Gatepost on a
+// fresh data directory with a sandbox tenant, resident memory, and percentiles.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface Child {
+  name: string;
+  url: string;
+  pid: number;
+  /** The last 64 KiB the child printed. */
+  output(): string;
+  /** SIGTERM, then SIGKILL after 30 s; resolves once it has exited. */
+  stop(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+const dataDirs = new Set<string>();
+// Whatever way the bench ends, no child outlives it and no data directory stays behind.
+process.on('exit', () => {
+  running.forEach((c) => c.kill('SIGKILL'));
+  dataDirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+
+/** Runs `node --import tsx <args>` from the repository root and waits for it to print "listening on <url>". */
+export async function startChild(name: string, args: string[], env: Record<string, string> = {}): Promise<Child> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(proc);
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-65_536));
+  const exited = new Promise<void>((resolve) => proc.on('exit', () => (running.delete(proc), resolve())));
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      keep(chunk);
+      const m = /listening on (http:\/\/\S+)/.exec(output);
+      if (m) resolve(m[1]!);
+    });
+    proc.stderr!.on('data', keep);
+    proc.on('exit', (code) => reject(new Error(`${name} exited with ${code} before listening:\n${output}`)));
+  });
+  return {
+    name,
+    url,
+    pid: proc.pid!,
+    output: () => output,
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGTERM');
+      const kill = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(kill);
+    },
+  };
+}
+
+export interface Answer<T = any> {
+  status: number;
+  body: T;
+}
+
+export async function call<T = any>(base: string, method: string, path: string, bearer: string, body?: unknown): Promise<Answer<T>> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+export interface BenchGatepost extends Child {
+  /** A sandbox key of a fresh tenant: messages run the whole pipeline and are captured, not sent. */
+  key: string;
+  /** Stops the process and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+export async function startGatepost(extraNodeArgs: string[] = []): Promise<BenchGatepost> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gatepost-bench-'));
+  dataDirs.add(dataDir);
+  const removeData = () => (rmSync(dataDir, { recursive: true, force: true }), dataDirs.delete(dataDir));
+  const adminToken = randomBytes(16).toString('hex');
+  const child = await startChild('Gatepost', [...extraNodeArgs, 'main.ts'], {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GATEPOST_DATA_DIR: dataDir,
+    GATEPOST_ADMIN_TOKEN: adminToken,
+  });
+  try {
+    const tenant = await call(child.url, 'POST', '/v1/admin/tenants', adminToken, { name: 'bench', default_from: 'bench@sender.example' });
+    if (tenant.status !== 201) throw new Error(`creating the tenant: ${tenant.status} ${JSON.stringify(tenant.body)}`);
+    const key = await call(child.url, 'POST', `/v1/admin/tenants/${tenant.body.id}/keys`, adminToken, { kind: 'sandbox' });
+    if (key.status !== 201) throw new Error(`creating the key: ${key.status} ${JSON.stringify(key.body)}`);
+    return {
+      ...child,
+      key: key.body.key as string,
+      async stop() {
+        await child.stop();
+        removeData();
+      },
+    };
+  } catch (error) {
+    await child.stop();
+    removeData();
+    throw error;
+  }
+}
+
+/** The request body of send number `n`. */
+export function sendBody(n: number): Record<string, unknown> {
+  return {
+    to: `user${n}@example.com`,
+    subject: 'Hello {{name}}',
+    html: '<p>Hi {{name}}, your code is {{code}}</p>',
+    data: { name: 'Ann', code: '1234' },
+  };
+}
+
+/** Every message id in the tenant's sandbox inbox, paged 1000 at a time. */
+export async function capturedIds(gp: BenchGatepost): Promise<Set<string>> {
+  const ids = new Set<string>();
+  let cursor: string | null = null;
+  do {
+    const page: Answer<{ data: { message_id: string }[]; next_cursor: string | null }> = await call(
+      gp.url,
+      'GET',
+      `/v1/sandbox/messages?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+      gp.key,
+    );
+    if (page.status !== 200) throw new Error(`listing captures: ${page.status} ${JSON.stringify(page.body)}`);
+    for (const c of page.body.data) ids.add(c.message_id);
+    cursor = page.body.next_cursor;
+  } while (cursor);
+  return ids;
+}
+
+/** Resident memory of a process in MiB: VmRSS of /proc/<pid>/status, or VmHWM for its peak so far. */
+export function rssMiB(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+}
+
+/** The p-th percentile (0..100) of ascending `sorted`, nearest rank. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const fmt = (n: number, digits = 0) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–';
+
+/** A plain-text table with right-aligned columns after the first. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+// CPU accounting, to tell a clean measurement from one that shared the machine with other work.
+const HZ = 100; // USER_HZ of /proc/stat and /proc/<pid>/stat on Linux
+
+function machineBusyTicks(): number {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.slice(0, 8).reduce((a, b) => a + b, 0); // user nice system idle iowait irq softirq steal
+  return total - f[3]! - f[4]!;
+}
+
+function processTicks(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const rest = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(rest[11]) + Number(rest[12]);
+  } catch {
+    return 0; // exited
+  }
+}
+
+export interface CpuSnapshot {
+  at: number;
+  machine: number;
+  servers: number;
+  self: NodeJS.CpuUsage;
+  pids: number[];
+}
+
+export function cpuSnapshot(serverPids: number[]): CpuSnapshot {
+  return {
+    at: performance.now(),
+    machine: machineBusyTicks(),
+    servers: serverPids.reduce((sum, pid) => sum + processTicks(pid), 0),
+    self: process.cpuUsage(),
+    pids: serverPids,
+  };
+}
+
+/** CPU used since `s`, in % of one core: by the server processes, by this process (the load generator), and by everything else. */
+export function cpuSince(s: CpuSnapshot): { server: number; loadgen: number; other: number } {
+  const seconds = (performance.now() - s.at) / 1000;
+  const pct = (ticks: number) => (100 * ticks) / HZ / seconds;
+  const server = pct(s.pids.reduce((sum, pid) => sum + processTicks(pid), 0) - s.servers);
+  const self = process.cpuUsage(s.self);
+  const loadgen = (100 * (self.user + self.system)) / 1e6 / seconds;
+  const machine = pct(machineBusyTicks() - s.machine);
+  return { server, loadgen, other: Math.max(0, machine - server - loadgen) };
+}
+
+/** The commit Gatepost runs from, and how many files outside bench/ differ from it. */
+export function gatepostRevision(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const changed = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line && !line.slice(3).startsWith('bench/') && !/package(-lock)?\.json$/.test(line)).length;
+    return changed ? `${head} (+ ${changed} uncommitted files outside bench/)` : head;
+  } catch {
+    return 'unknown';
+  }
+}

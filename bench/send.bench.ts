@@ -1,0 +1,278 @@
+// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --profile DIR]
+// POST /v1/emails under the same load against three servers, one after the other: Gatepost
+// (sandbox key, fsync on), a bare Fastify route (the HTTP ceiling) and Express + zod + BullMQ.
+// The load generator (autocannon) runs in this process; the servers are child processes.
+import autocannon from 'autocannon';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { execFileSync } from 'node:child_process';
+import { connect } from 'node:net';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import {
+  call,
+  capturedIds,
+  cpuSince,
+  cpuSnapshot,
+  gatepostRevision,
+  fmt,
+  percentile,
+  rssMiB,
+  sendBody,
+  sleep,
+  startChild,
+  startGatepost,
+  table,
+  type BenchGatepost,
+} from './common.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '64' },
+    warmup: { type: 'string', default: '2' },
+    /** Write a CPU profile of Gatepost (node --cpu-prof) into this directory. */
+    profile: { type: 'string' },
+    /** Diagnostic: schedule every send this many seconds ahead, so Gatepost only admits (no delivery during the run). */
+    'send-at': { type: 'string' },
+    /** Diagnostic: measure Gatepost only. */
+    'gatepost-only': { type: 'boolean', default: false },
+  },
+});
+const DURATION = Number(flags.duration);
+const CONNECTIONS = Number(flags.connections);
+const WARMUP = Number(flags.warmup);
+const SEND_AT_S = flags['send-at'] === undefined ? null : Number(flags['send-at']);
+const REDIS = { host: '127.0.0.1', port: 6379 };
+
+function body(n: number): string {
+  const send = sendBody(n);
+  if (SEND_AT_S !== null) send.send_at = new Date(Date.now() + SEND_AT_S * 1000).toISOString();
+  return JSON.stringify(send);
+}
+
+interface LoadResult {
+  seconds: number;
+  accepted: number;
+  non2xx: number;
+  errors: number;
+  /** Latencies of the 202 answers, ms, ascending. */
+  latencies: Float64Array;
+  /** The ids in the 202 answers. */
+  ids: string[];
+}
+
+/** Sends POST /v1/emails on `connections` keep-alive connections for `seconds`. */
+function load(url: string, key: string, seconds: number, counter: { n: number }): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const ids: string[] = [];
+  let non2xx = 0;
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url,
+        connections: CONNECTIONS,
+        duration: seconds,
+        requests: [
+          {
+            method: 'POST',
+            path: '/v1/emails',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            setupRequest: (request) => ({ ...request, body: body(counter.n++) }),
+            onResponse: (status, body) => {
+              if (status === 202) ids.push((JSON.parse(body) as { id: string }).id);
+            },
+          },
+        ],
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        latencies.sort((a, b) => a - b);
+        resolve({ seconds: result.duration, accepted: latencies.length, non2xx, errors: result.errors + result.timeouts, latencies: Float64Array.from(latencies), ids });
+      },
+    );
+    instance.on('response', (_client, status, _bytes, ms) => {
+      if (status === 202) latencies.push(ms);
+      else if (status < 200 || status >= 300) non2xx++;
+    });
+  });
+}
+
+interface Measured {
+  name: string;
+  result: LoadResult;
+  cpu: ReturnType<typeof cpuSince>;
+  notes: string[];
+}
+
+/** A warm-up, then the measured run; `pids` are the processes that serve (for the CPU columns). */
+async function measure(name: string, url: string, key: string, pids: number[]): Promise<Measured & { warmupIds: string[] }> {
+  const counter = { n: 0 };
+  console.log(`${name}: ${WARMUP} s warm-up, then ${DURATION} s at ${CONNECTIONS} connections`);
+  const warm = await load(url, key, WARMUP, counter);
+  const cpu = cpuSnapshot(pids);
+  const result = await load(url, key, DURATION, counter);
+  return { name, result, cpu: cpuSince(cpu), notes: [], warmupIds: warm.ids };
+}
+
+/** Waits for the sandbox pipeline to capture every accepted message, then checks the ids. */
+async function verifyGatepost(gp: BenchGatepost, received: string[]): Promise<string[]> {
+  if (SEND_AT_S !== null) return verifyScheduled(gp, received);
+  const started = Date.now();
+  const last = received[received.length - 1];
+  // Deliveries leave the outbox in commit order: once the last one is captured, nearly all are.
+  while (last && Date.now() - started < 300_000) {
+    const m = await call(gp.url, 'GET', `/v1/messages/${last}`, gp.key);
+    if (m.body?.status === 'sent') break;
+    await sleep(500);
+  }
+  let stored = await capturedIds(gp);
+  while (stored.size < received.length && Date.now() - started < 300_000) {
+    await sleep(2000);
+    stored = await capturedIds(gp);
+  }
+  const drainSeconds = (Date.now() - started) / 1000;
+  const missing = received.filter((id) => !stored.has(id)).length;
+  const sample = await Promise.all(
+    [0, 1, 2, 3, 4].map((i) => call(gp.url, 'GET', `/v1/messages/${received[Math.floor((i * received.length) / 5)]}`, gp.key)),
+  );
+  const sampleOk = sample.filter((m) => m.status === 200 && m.body.status === 'sent').length;
+  return [
+    `202 answers received (warm-up + run): ${fmt(received.length)}; messages in the sandbox inbox: ${fmt(stored.size)}; ` +
+      `received ids missing from the inbox: ${missing}`,
+    `inbox minus received: ${stored.size - received.length} (requests committed but cut off when the load generator stopped; at most ${2 * CONNECTIONS})`,
+    `capture backlog drained ${drainSeconds.toFixed(1)} s after the load stopped; ${sampleOk}/5 sampled GET /v1/messages/:id show status "sent"`,
+    `Gatepost resident memory after the run: ${rssMiB(gp.pid)} MiB`,
+  ];
+}
+
+/** With --send-at nothing is delivered during the run: sample the received ids instead. */
+async function verifyScheduled(gp: BenchGatepost, received: string[]): Promise<string[]> {
+  const sample = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => call(gp.url, 'GET', `/v1/messages/${received[Math.floor((i * received.length) / 20)]}`, gp.key)),
+  );
+  const ok = sample.filter((m) => m.status === 200 && m.body.status === 'scheduled').length;
+  return [
+    `every send scheduled ${SEND_AT_S} s ahead (admission only); 202 answers received: ${fmt(received.length)}; ` +
+      `${ok}/20 sampled GET /v1/messages/:id show status "scheduled"`,
+    `Gatepost resident memory after the run: ${rssMiB(gp.pid)} MiB`,
+  ];
+}
+
+function redisAnswers(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(REDIS.port, REDIS.host);
+    socket.setTimeout(1000);
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (d) => (socket.destroy(), resolve(d.toString().startsWith('+PONG'))));
+    socket.on('error', () => resolve(false));
+    socket.on('timeout', () => (socket.destroy(), resolve(false)));
+  });
+}
+
+async function redisPid(): Promise<number> {
+  const redis = new Redis(REDIS);
+  const info = await redis.info('server');
+  redis.disconnect();
+  return Number(/process_id:(\d+)/.exec(info)?.[1]);
+}
+
+/** Starts the local Redis if nothing answers; true when this run started it (and so stops it). */
+async function ensureRedis(): Promise<boolean> {
+  if (await redisAnswers()) return false;
+  execFileSync('redis-server', [
+    '--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', String(REDIS.port), '--save', '', '--appendonly', 'no',
+    '--dir', '/var/lib/redis', '--logfile', '/var/log/redis/ci.log',
+  ]);
+  for (let i = 0; i < 50 && !(await redisAnswers()); i++) await sleep(100);
+  if (!(await redisAnswers())) throw new Error('redis-server did not answer');
+  return true;
+}
+
+async function baselineFastify(): Promise<Measured> {
+  const fastify = await startChild('Fastify', ['bench/servers/fastify.server.ts']);
+  try {
+    return await measure('Fastify bare route (ceiling)', fastify.url, 'none', [fastify.pid]);
+  } finally {
+    await fastify.stop();
+  }
+}
+
+async function baselineExpressBullmq(): Promise<Measured> {
+  const startedRedis = await ensureRedis();
+  const queueName = `bench-send-${process.pid}-${Date.now()}`;
+  let measured: Measured | undefined;
+  try {
+    const express = await startChild('Express+BullMQ', ['bench/servers/express-bullmq.server.ts'], { BENCH_QUEUE: queueName });
+    try {
+      measured = await measure('Express 5 + zod + BullMQ', express.url, 'none', [express.pid, await redisPid()]);
+    } finally {
+      await express.stop();
+    }
+  } finally {
+    // Remove the queue's jobs and keys, whatever happened above.
+    const queue = new Queue(queueName, { connection: REDIS });
+    await queue.obliterate({ force: true });
+    await queue.close();
+    const redis = new Redis(REDIS);
+    const left = (await redis.keys(`bull:${queueName}:*`)).length;
+    redis.disconnect();
+    measured?.notes.push(`BullMQ queue removed after the run; Redis keys left: ${left}`);
+    if (startedRedis) execFileSync('redis-cli', ['-p', String(REDIS.port), 'shutdown', 'nosave']);
+  }
+  return measured;
+}
+
+async function main() {
+  console.log(`bench:send on ${cpus().length} cores, Node ${process.version}, Gatepost at ${gatepostRevision()}\n`);
+  const rows: Measured[] = [];
+
+  // Gatepost
+  const profile = flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${flags.profile}`] : [];
+  const gp = await startGatepost(profile);
+  try {
+    const name = SEND_AT_S === null ? 'Gatepost (sandbox, fsync on)' : `Gatepost (send_at +${SEND_AT_S} s: admission only)`;
+    const m = await measure(name, gp.url, gp.key, [gp.pid]);
+    m.notes = await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids]);
+    rows.push(m);
+  } finally {
+    await gp.stop();
+  }
+
+  if (!flags['gatepost-only']) {
+    rows.push(await baselineFastify());
+    rows.push(await baselineExpressBullmq());
+  }
+
+  console.log(
+    '\n' +
+      table(
+        ['server', 'accepted/s', '202s', 'non-2xx', 'errors', 'p50 ms', 'p99 ms', 'max ms', 'server CPU', 'load gen CPU', 'other CPU'],
+        rows.map(({ name, result: r, cpu }) => [
+          name,
+          fmt(r.accepted / r.seconds),
+          fmt(r.accepted),
+          fmt(r.non2xx),
+          fmt(r.errors),
+          fmt(percentile(r.latencies, 50), 2),
+          fmt(percentile(r.latencies, 99), 2),
+          fmt(r.latencies.at(-1) ?? NaN, 2),
+          `${fmt(cpu.server)}%`,
+          `${fmt(cpu.loadgen)}%`,
+          `${fmt(cpu.other)}%`,
+        ]),
+      ),
+  );
+  const rate = (name: string) => {
+    const r = rows.find((m) => m.name.startsWith(name))?.result;
+    return r ? r.accepted / r.seconds : NaN;
+  };
+  console.log(`\nGatepost / Fastify ceiling:      ${fmt(rate('Gatepost') / rate('Fastify'), 2)}`);
+  console.log(`Gatepost / Express+BullMQ:       ${fmt(rate('Gatepost') / rate('Express'), 2)}`);
+  console.log(`(${DURATION} s per server after a ${WARMUP} s warm-up, ${CONNECTIONS} connections; latencies of 202 answers;`);
+  console.log(` CPU in % of one core during the measured run; "other" is everything else on the machine, so a clean run has it near 0)\n`);
+  for (const m of rows) for (const note of m.notes) console.log(`${m.name}: ${note}`);
+}
+
+await main();
+process.exit(0);
