@@ -228,3 +228,17 @@ export function gatepostRevision(): string {
     return 'unknown';
   }
 }
+
+/**
+ * Waits (up to `maxMs`) for the machine to be quiet: under `limit`% of one core busy over a second
+ * while nothing of ours is running. Returns the last busy figure, so a run can say it shared the machine.
+ */
+export async function waitForQuiet(limit = 15, maxMs = 60_000): Promise<number> {
+  const until = Date.now() + maxMs;
+  for (;;) {
+    const s = cpuSnapshot([]);
+    await sleep(1000);
+    const busy = cpuSince(s).other;
+    if (busy < limit || Date.now() > until) return busy;
+  }
+}

@@ -16,6 +16,7 @@ import {
   sleep,
   startGatepost,
   table,
+  waitForQuiet,
   type BenchGatepost,
 } from './common.ts';
 
@@ -97,7 +98,8 @@ async function main() {
   );
   const gp = await startGatepost(flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${flags.profile}`] : []);
   try {
-    await sleep(1000);
+    const busy = await waitForQuiet();
+    if (busy >= 15) console.log(`note: the machine was ${fmt(busy)}% busy (of one core) with other work before submitting`);
     const memory: [string, number][] = [['before submitting', rssMiB(gp.pid)]];
 
     const cpu = cpuSnapshot([gp.pid]);

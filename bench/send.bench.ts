@@ -23,6 +23,7 @@ import {
   startChild,
   startGatepost,
   table,
+  waitForQuiet,
   type BenchGatepost,
 } from './common.ts';
 
@@ -88,7 +89,14 @@ function load(url: string, key: string, seconds: number, counter: { n: number })
       (error, result) => {
         if (error) return reject(error);
         latencies.sort((a, b) => a - b);
-        resolve({ seconds: result.duration, accepted: latencies.length, non2xx, errors: result.errors + result.timeouts, latencies: Float64Array.from(latencies), ids });
+        resolve({
+          seconds: result.duration,
+          accepted: latencies.length,
+          non2xx,
+          errors: result.errors + result.timeouts,
+          latencies: Float64Array.from(latencies),
+          ids,
+        });
       },
     );
     instance.on('response', (_client, status, _bytes, ms) => {
@@ -108,8 +116,9 @@ interface Measured {
 /** A warm-up, then the measured run; `pids` are the processes that serve (for the CPU columns). */
 async function measure(name: string, url: string, key: string, pids: number[]): Promise<Measured & { warmupIds: string[] }> {
   const counter = { n: 0 };
-  console.log(`${name}: ${WARMUP} s warm-up, then ${DURATION} s at ${CONNECTIONS} connections`);
-  const warm = await load(url, key, WARMUP, counter);
+  const busy = await waitForQuiet();
+  console.log(`${name}: ${WARMUP} s warm-up, then ${DURATION} s at ${CONNECTIONS} connections (machine ${fmt(busy)}% busy before)`);
+  const warm = WARMUP > 0 ? await load(url, key, WARMUP, counter) : { ids: [] };
   const cpu = cpuSnapshot(pids);
   const result = await load(url, key, DURATION, counter);
   return { name, result, cpu: cpuSince(cpu), notes: [], warmupIds: warm.ids };
