@@ -4,6 +4,7 @@
 // called again with backoff; after a crash every row still present is dispatched again.
 import type { Delivery, Subscriber } from '../runtime.port.ts';
 import type { Db } from '../../lib/sqlite.ts';
+import { Fifo } from '../../lib/fifo.ts';
 
 export interface OutboxRow extends Delivery {
   seq: number;
@@ -13,7 +14,7 @@ const retryDelayMs = (attempt: number) => Math.min(60_000, 250 * 2 ** Math.min(a
 
 export class OutboxDispatcher {
   private readonly subscribers = new Map<string, Subscriber>();
-  private ready: OutboxRow[] = [];
+  private readonly ready = new Fifo<OutboxRow>();
   private readonly attempts = new Map<number, number>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private running = 0;

@@ -1,6 +1,7 @@
 // The embedded adapter of the runtime port: actors, reminders and pub/sub in one SQLite file.
 // Activated actors keep their state in memory; every turn's writes go through the group
 // committer, and a caller's `invoke` resolves only once its turn is on disk.
+import { Fifo } from '../../lib/fifo.ts';
 import { newId } from '../../lib/ids.ts';
 import { fileURLToPath } from 'node:url';
 import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../runtime.port.ts';
@@ -29,6 +30,10 @@ class ActiveActor {
   lastUsed = Date.now();
   /** Sequence of the last batch holding this actor's writes; it stays in memory until durable. */
   lastSeq = 0;
+  /** Reminder registrations its turns made while active (null: deleted); newer than the clock's. */
+  readonly reminders = new Map<string, { dueAt: number; data: string | null } | null>();
+  /** Reminders that came due and wait to fire; the actor stays in memory until they have. */
+  pendingFirings = 0;
   constructor(
     readonly type: string,
     readonly id: string,
@@ -45,12 +50,11 @@ export class EmbeddedRuntime implements ActorRuntime {
   private readonly definitions = new Map<string, ActorDefinition>();
   private readonly active = new Map<string, ActiveActor>();
   private readonly loadState;
-  private readonly loadReminder;
   private readonly log: (message: string, error?: unknown) => void;
   private readonly idleMs: number;
   private readonly maxActive: number;
   private readonly reminderConcurrency: number;
-  private readonly reminderQueue: DueReminder[] = [];
+  private readonly reminderQueue = new Fifo<{ reminder: DueReminder; a: ActiveActor }>();
   private readonly reminderAttempts = new Map<string, number>();
   private remindersRunning = 0;
   private outboxSeq: number;
@@ -76,9 +80,6 @@ export class EmbeddedRuntime implements ActorRuntime {
       opts.dispatchConcurrency ?? 64,
     );
     this.loadState = this.db.prepare('SELECT key, value FROM actor_state WHERE actor_type = ? AND actor_id = ?');
-    this.loadReminder = this.db.prepare(
-      'SELECT due_at AS dueAt, data FROM reminders WHERE actor_type = ? AND actor_id = ? AND name = ?',
-    );
     this.outboxSeq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS m FROM outbox').get() as { m: number }).m;
   }
 
@@ -225,10 +226,12 @@ export class EmbeddedRuntime implements ActorRuntime {
     const reminders: ({ set: DueReminder } | { del: { actorType: string; actorId: string; name: string } })[] = [];
     for (const [name, r] of turn.reminderWrites) {
       if (r === null) {
+        a.reminders.set(name, null);
         writes.push({ kind: 'reminderDelete', actorType: a.type, actorId: a.id, name });
         reminders.push({ del: { actorType: a.type, actorId: a.id, name } });
       } else {
         const data = r.data === undefined ? null : JSON.stringify(r.data);
+        a.reminders.set(name, { dueAt: r.dueAt, data });
         writes.push({ kind: 'reminder', actorType: a.type, actorId: a.id, name, dueAt: r.dueAt, data });
         reminders.push({ set: { actorType: a.type, actorId: a.id, name, dueAt: r.dueAt, data } });
       }
@@ -251,16 +254,18 @@ export class EmbeddedRuntime implements ActorRuntime {
   }
 
   private queueReminder(r: DueReminder): void {
-    this.reminderQueue.push(r);
+    const a = this.activate(r.actorType, r.actorId);
+    a.pendingFirings++;
+    this.reminderQueue.push({ reminder: r, a });
     this.pumpReminders();
   }
 
   private pumpReminders(): void {
     while (this.state === 'running' && this.remindersRunning < this.reminderConcurrency && this.reminderQueue.length) {
-      const r = this.reminderQueue.shift()!;
+      const { reminder: r, a } = this.reminderQueue.shift()!;
       this.remindersRunning++;
       const key = `${r.actorType}\0${r.actorId}\0${r.name}`;
-      this.fireReminder(r).then(
+      this.fireReminder(r, a).then(
         () => this.reminderAttempts.delete(key),
         (error) => {
           const attempt = (this.reminderAttempts.get(key) ?? 0) + 1;
@@ -269,26 +274,24 @@ export class EmbeddedRuntime implements ActorRuntime {
           this.clock.retry({ ...r, dueAt: Date.now() + reminderRetryMs(attempt) });
         },
       ).finally(() => {
+        a.pendingFirings--;
         this.remindersRunning--;
         this.pumpReminders();
       });
     }
   }
 
-  private fireReminder(r: DueReminder): Promise<void> {
+  private fireReminder(r: DueReminder, a: ActiveActor): Promise<void> {
     return this.turn(r.actorType, r.actorId, async (def, turn) => {
-      // Turns that ran on this actor since the reminder came due may have moved or deleted it.
-      // Once their writes are durable the row on disk is current: fire that, if it is still due
-      // (a retry's dueAt is later than the row's), else leave it to the clock.
-      await this.committer.durable();
-      const row = this.loadReminder.get(r.actorType, r.actorId, r.name) as
-        | { dueAt: number; data: string | null }
-        | undefined;
-      if (!row || row.dueAt > r.dueAt) return;
+      // Turns that ran on this actor since the reminder came due may have moved or deleted it;
+      // the actor holds what they did (it stays in memory while a firing waits). Fire what is
+      // current, if it is still due (a retry's dueAt is later than the registration's).
+      const current = a.reminders.has(r.name) ? a.reminders.get(r.name)! : { dueAt: r.dueAt, data: r.data };
+      if (!current || current.dueAt > r.dueAt) return;
       // One-shot: the firing turn removes the reminder, unless it sets it again.
       turn.deleteReminder(r.name);
       if (!def.onReminder) throw new Error(`actor type ${r.actorType} has no reminder handler`);
-      await def.onReminder(turn, r.name, row.data === null ? undefined : JSON.parse(row.data));
+      await def.onReminder(turn, r.name, current.data === null ? undefined : JSON.parse(current.data));
     });
   }
 
@@ -299,7 +302,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     // The map is in activation order: over the limit, the longest-activated idle actors go first
     // (a hot one dropped here costs one reload from disk).
     for (const [key, a] of this.active) {
-      if (a.busy > 0 || a.lastSeq > durable) continue;
+      if (a.busy > 0 || a.pendingFirings > 0 || a.lastSeq > durable) continue;
       if (a.lastUsed < cutoff || excess > 0) {
         this.active.delete(key);
         excess--;
