@@ -123,11 +123,7 @@ export class EmbeddedRuntime implements ActorRuntime {
   }
 
   async invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
-    const outcome = await this.turn<R>(actorType, actorId, (def, turn) => {
-      const fn = def.methods[method];
-      if (!fn) throw new Error(`actor type ${actorType} has no method ${method}`);
-      return fn(turn, args);
-    }).then(
+    const outcome = await this.call<R>(actorType, actorId, method, args).then(
       (value) => ({ ok: true as const, value }),
       (error: unknown) => ({ ok: false as const, error }),
     );
@@ -153,11 +149,12 @@ export class EmbeddedRuntime implements ActorRuntime {
     actorType: string,
     actorId: string,
     body: (def: ActorDefinition, turn: EmbeddedTurn) => Promise<R>,
-    nested = false,
   ): Promise<R> {
-    // Calls from a turn that was running when stop() began are part of that turn: let them run.
-    const open = this.state === 'running' || (nested && this.state === 'stopping');
-    if (!open) return Promise.reject(new Error('the actor runtime is not running'));
+    // While stopping, what was already under way (a running turn, a subscriber, a firing) may
+    // still call actors; nothing new starts, since the clock and the outbox are stopped first.
+    if (this.state !== 'running' && this.state !== 'stopping') {
+      return Promise.reject(new Error('the actor runtime is not running'));
+    }
     const def = this.definitions.get(actorType);
     if (!def) return Promise.reject(new Error(`unknown actor type ${actorType}`));
     const a = this.activate(actorType, actorId);
@@ -177,18 +174,17 @@ export class EmbeddedRuntime implements ActorRuntime {
     return run;
   }
 
+  private call<R>(actorType: string, actorId: string, method: string, args: unknown): Promise<R> {
+    return this.turn<R>(actorType, actorId, (def, turn) => {
+      const fn = def.methods[method];
+      if (!fn) throw new Error(`actor type ${actorType} has no method ${method}`);
+      return fn(turn, args);
+    });
+  }
+
   /** A call from inside a turn: ordered commits make waiting for its durability unnecessary. */
   invokeNested<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
-    return this.turn<R>(
-      actorType,
-      actorId,
-      (def, turn) => {
-        const fn = def.methods[method];
-        if (!fn) throw new Error(`actor type ${actorType} has no method ${method}`);
-        return fn(turn, args);
-      },
-      true,
-    );
+    return this.call<R>(actorType, actorId, method, args);
   }
 
   private busyActors(): ActiveActor[] {
