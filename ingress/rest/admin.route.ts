@@ -5,7 +5,7 @@ import type { Catalog } from '../../store/catalog.port.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
 import { createTenant } from '../../tenancy/tenants.ts';
 import { ErrorBody, route, type AnyRoute } from './route.ts';
-import { IdParam, KeyCreate, KeyParams, KeyView, TenantCreate, TenantUpdate, TenantView } from './schemas.ts';
+import { IdParam, KeyCreate, KeyParams, KeyView, TenantCreate, TenantUpdate, TenantView, listOf } from './schemas.ts';
 
 function checkDefaultFrom(value: string | null | undefined): void {
   if (typeof value === 'string' && !parseMailbox(value)) {
@@ -38,7 +38,7 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
       method: 'GET',
       url: '/v1/admin/tenants',
       summary: 'List tenants',
-      responses: { 200: { description: 'Every tenant.' } },
+      responses: { 200: { description: 'Every tenant.', schema: listOf(TenantView) } },
       handler: async () => ({ status: 200, body: { data: await catalog.listTenants() } }),
     }),
     route({
@@ -93,7 +93,7 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
       url: '/v1/admin/tenants/:id/keys',
       summary: "List a tenant's keys (never the keys themselves)",
       params: IdParam,
-      responses: { 200: { description: 'Key records.' }, 404: { description: 'No such tenant.', schema: ErrorBody } },
+      responses: { 200: { description: 'Key records.', schema: listOf(KeyView) }, 404: { description: 'No such tenant.', schema: ErrorBody } },
       handler: async ({ params }) => {
         await tenantOr404(params.id);
         return { status: 200, body: { data: await catalog.listKeys(params.id) } };

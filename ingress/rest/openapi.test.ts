@@ -47,6 +47,19 @@ describe('GET /openapi.json', () => {
     expect(new Set(documented)).toEqual(new Set(served));
   });
 
+  it('gives every answer with a body a schema (only 204s and the document itself have none)', async () => {
+    const doc = (await server.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const bare = Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>)
+      .flatMap(([path, ops]) =>
+        Object.entries(ops).flatMap(([method, op]) =>
+          Object.entries(op.responses)
+            .filter(([status, r]) => status !== '204' && !r.content)
+            .map(([status]) => `${method.toUpperCase()} ${path} ${status}`),
+        ),
+      );
+    expect(bare).toEqual(['GET /openapi.json 200']);
+  });
+
   it('describes request bodies and responses from the validating schemas', async () => {
     const doc = (await server.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const send = doc.paths['/v1/emails'].post;

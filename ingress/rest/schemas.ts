@@ -154,6 +154,9 @@ export const PageQuery = z.object({
 export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), next_cursor: z.string().nullable() });
 
+/** A whole, unpaged list. */
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
+
 export const SuppressionView = z.object({
   address: z.string(),
   reason: z.enum(['hard_bounce', 'complaint', 'unsubscribe', 'manual']),

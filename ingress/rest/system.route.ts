@@ -1,4 +1,5 @@
 // GET /healthz and GET /openapi.json.
+import { z } from 'zod';
 import { route, type AnyRoute } from './route.ts';
 import { buildOpenApi } from './openapi.ts';
 
@@ -11,7 +12,10 @@ export function systemRoutes(opts: { ready: () => boolean; routes: () => AnyRout
       tag: 'System',
       summary: 'Health: 200 once sends are accepted, 503 while starting or draining',
       auth: 'none',
-      responses: { 200: { description: 'Accepting sends.' }, 503: { description: 'Not accepting sends.' } },
+      responses: {
+        200: { description: 'Accepting sends.', schema: z.object({ status: z.literal('ok') }) },
+        503: { description: 'Not accepting sends.', schema: z.object({ status: z.literal('unavailable') }) },
+      },
       handler: async () => (opts.ready() ? { status: 200, body: { status: 'ok' } } : { status: 503, body: { status: 'unavailable' } }),
     }),
     route({

@@ -5,7 +5,7 @@ import { parseMailbox } from '../../mail/address.ts';
 import { templateSyntaxProblem } from '../../mail/render.ts';
 import type { Catalog, Template, TemplateFields } from '../../store/catalog.port.ts';
 import { ErrorBody, route, type AnyRoute } from './route.ts';
-import { SlugParam, TemplateCreate, TemplateUpdate, TemplateView } from './schemas.ts';
+import { SlugParam, TemplateCreate, TemplateUpdate, TemplateView, listOf } from './schemas.ts';
 
 /** Refuses templates that could never render or never be sent. */
 function checkTemplate(fields: Partial<TemplateFields>): void {
@@ -63,7 +63,7 @@ export function templateRoutes(catalog: Catalog): AnyRoute[] {
       tag: 'Templates',
       summary: 'List templates',
       auth: 'key',
-      responses: { 200: { description: 'Every template of the tenant, by slug.' } },
+      responses: { 200: { description: 'Every template of the tenant, by slug.', schema: listOf(TemplateView) } },
       handler: async ({ sender }) => ({ status: 200, body: { data: (await catalog.listTemplates(sender.tenant.id)).map(view) } }),
     }),
     route({
