@@ -8,7 +8,12 @@ import { EmbeddedRuntime } from '../dapr/embedded/runtime.sqlite.ts';
 import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
 import type { Catalog } from '../store/catalog.port.ts';
 import { tenantActor } from '../actors/tenant/tenant.actor.ts';
-import { recipientActor, recipientActorId, SUPPRESSION_CHANGED, type SuppressionChanged } from '../actors/recipient/recipient.actor.ts';
+import {
+  recipientActor,
+  recipientActorId,
+  SUPPRESSION_CHANGED,
+  type SuppressionChanged,
+} from '../actors/recipient/recipient.actor.ts';
 import { MESSAGE_EXPIRED, MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';
 import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
 import type { MessageReady } from '../actors/message/message.state.ts';
@@ -29,13 +34,17 @@ export interface Gatepost {
   stop(): Promise<void>;
 }
 
-const VERSION = (JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { version: string })
-  .version;
+const VERSION = (
+  JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { version: string }
+).version;
 
 const log = (message: string, error?: unknown) => console.error(`[gatepost] ${message}`, error ?? '');
 
 /** Wires the actors and subscriptions onto a runtime: the same for every adapter. */
-export function registerActors(runtime: ActorRuntime, deps: { catalog: Catalog; relay: Relay | null; retrySchedule: number[] }): void {
+export function registerActors(
+  runtime: ActorRuntime,
+  deps: { catalog: Catalog; relay: Relay | null; retrySchedule: number[] },
+): void {
   runtime.register(tenantActor);
   runtime.register(recipientActor);
   runtime.register(messageActor);

@@ -68,7 +68,13 @@ export interface Answer<T = any> {
   body: T;
 }
 
-export async function call<T = any>(base: string, method: string, path: string, bearer: string, body?: unknown): Promise<Answer<T>> {
+export async function call<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  bearer: string,
+  body?: unknown,
+): Promise<Answer<T>> {
   const res = await fetch(base + path, {
     method,
     headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -97,7 +103,10 @@ export async function startGatepost(extraNodeArgs: string[] = []): Promise<Bench
     GATEPOST_ADMIN_TOKEN: adminToken,
   });
   try {
-    const tenant = await call(child.url, 'POST', '/v1/admin/tenants', adminToken, { name: 'bench', default_from: 'bench@sender.example' });
+    const tenant = await call(child.url, 'POST', '/v1/admin/tenants', adminToken, {
+      name: 'bench',
+      default_from: 'bench@sender.example',
+    });
     if (tenant.status !== 201) throw new Error(`creating the tenant: ${tenant.status} ${JSON.stringify(tenant.body)}`);
     const key = await call(child.url, 'POST', `/v1/admin/tenants/${tenant.body.id}/keys`, adminToken, { kind: 'sandbox' });
     if (key.status !== 201) throw new Error(`creating the key: ${key.status} ${JSON.stringify(key.body)}`);

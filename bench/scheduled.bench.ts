@@ -45,7 +45,10 @@ interface BatchAnswer {
 }
 
 /** Submits messages 0..N-1 in batches of 500; returns the id of each (undefined if refused). */
-async function submit(gp: BenchGatepost, dueAt: (i: number) => number): Promise<{ ids: (string | undefined)[]; refusals: string[] }> {
+async function submit(
+  gp: BenchGatepost,
+  dueAt: (i: number) => number,
+): Promise<{ ids: (string | undefined)[]; refusals: string[] }> {
   const ids: (string | undefined)[] = new Array(N);
   const refusals: string[] = [];
   let next = 0;
@@ -68,7 +71,11 @@ async function submit(gp: BenchGatepost, dueAt: (i: number) => number): Promise<
 }
 
 /** Polls the sample until each message has its message.queued event; returns lateness (ms) of each. */
-async function lateness(gp: BenchGatepost, sample: string[], timeoutMs: number): Promise<{ late: number[]; lastQueuedAt: number }> {
+async function lateness(
+  gp: BenchGatepost,
+  sample: string[],
+  timeoutMs: number,
+): Promise<{ late: number[]; lastQueuedAt: number }> {
   const late = new Map<string, number>();
   let lastQueuedAt = 0;
   const until = Date.now() + timeoutMs;
@@ -78,7 +85,9 @@ async function lateness(gp: BenchGatepost, sample: string[], timeoutMs: number):
       await Promise.all(
         waiting.slice(i, i + 50).map(async (id) => {
           const m = await call(gp.url, 'GET', `/v1/messages/${id}`, gp.key);
-          const queued = (m.body?.events as { type: string; created_at: string }[] | undefined)?.find((e) => e.type === 'message.queued');
+          const queued = (m.body?.events as { type: string; created_at: string }[] | undefined)?.find(
+            (e) => e.type === 'message.queued',
+          );
           if (!queued) return;
           const at = Date.parse(queued.created_at);
           late.set(id, at - Date.parse(m.body.send_at as string));
@@ -109,9 +118,12 @@ async function main() {
     const submitMs = Date.now() - t0;
     const accepted = ids.filter(Boolean).length;
     memory.push(['after submitting (waiting)', rssMiB(gp.pid)]);
-    console.log(`submitted ${fmt(accepted)} (${refusals.length} refused) in ${(submitMs / 1000).toFixed(1)} s: ${fmt(accepted / (submitMs / 1000))} messages/s`);
+    console.log(
+      `submitted ${fmt(accepted)} (${refusals.length} refused) in ${(submitMs / 1000).toFixed(1)} s: ${fmt(accepted / (submitMs / 1000))} messages/s`,
+    );
     if (refusals.length > 0) console.log(`  first refusal: ${refusals[0]}`);
-    if (Date.now() > dueAt(0)) console.log('  warning: submitting took longer than the lead; the first messages were due before it ended');
+    if (Date.now() > dueAt(0))
+      console.log('  warning: submitting took longer than the lead; the first messages were due before it ended');
 
     await sleep(dueAt(0) - 3000 - Date.now());
     memory.push(['3 s before the first is due', rssMiB(gp.pid)]);
@@ -133,16 +145,33 @@ async function main() {
     memory.push(['after all are delivered to the sandbox inbox', rssMiB(gp.pid)]);
     memory.push(['peak (VmHWM)', rssMiB(gp.pid, 'VmHWM')]);
 
-    console.log('\nGatepost resident memory (VmRSS)\n' + table(['when', 'MiB'], memory.map(([when, mib]) => [when, fmt(mib)])));
+    console.log(
+      '\nGatepost resident memory (VmRSS)\n' +
+        table(
+          ['when', 'MiB'],
+          memory.map(([when, mib]) => [when, fmt(mib)]),
+        ),
+    );
     console.log(
       `\nHow late they fire: message.queued created_at − send_at, ${late.length} of ${sample.length} sampled messages fired\n` +
         table(
           ['p50 ms', 'p99 ms', 'max ms', 'last sampled fired after last due'],
-          [[fmt(percentile(late, 50)), fmt(percentile(late, 99)), fmt(late.at(-1) ?? NaN), `${fmt(lastQueuedAt - dueAt(N - 1))} ms`]],
+          [
+            [
+              fmt(percentile(late, 50)),
+              fmt(percentile(late, 99)),
+              fmt(late.at(-1) ?? NaN),
+              `${fmt(lastQueuedAt - dueAt(N - 1))} ms`,
+            ],
+          ],
         ),
     );
-    console.log(`\nCPU from submitting until the sample fired (% of one core): Gatepost ${fmt(server)}%, everything else but this process ${fmt(other)}%`);
-    console.log(`sandbox inbox: ${fmt(captured)} of ${fmt(accepted)} accepted messages delivered (${((Date.now() - dueAt(0)) / 1000).toFixed(1)} s after the first was due)`);
+    console.log(
+      `\nCPU from submitting until the sample fired (% of one core): Gatepost ${fmt(server)}%, everything else but this process ${fmt(other)}%`,
+    );
+    console.log(
+      `sandbox inbox: ${fmt(captured)} of ${fmt(accepted)} accepted messages delivered (${((Date.now() - dueAt(0)) / 1000).toFixed(1)} s after the first was due)`,
+    );
   } finally {
     await gp.stop();
   }

@@ -117,7 +117,9 @@ interface Measured {
 async function measure(name: string, url: string, key: string, pids: number[]): Promise<Measured & { warmupIds: string[] }> {
   const counter = { n: 0 };
   const busy = await waitForQuiet();
-  console.log(`${name}: ${WARMUP} s warm-up, then ${DURATION} s at ${CONNECTIONS} connections (machine ${fmt(busy)}% busy before)`);
+  console.log(
+    `${name}: ${WARMUP} s warm-up, then ${DURATION} s at ${CONNECTIONS} connections (machine ${fmt(busy)}% busy before)`,
+  );
   const warm = WARMUP > 0 ? await load(url, key, WARMUP, counter) : { ids: [] };
   const cpu = cpuSnapshot(pids);
   const result = await load(url, key, DURATION, counter);
@@ -158,7 +160,9 @@ async function verifyGatepost(gp: BenchGatepost, received: string[]): Promise<st
 /** With --send-at nothing is delivered during the run: sample the received ids instead. */
 async function verifyScheduled(gp: BenchGatepost, received: string[]): Promise<string[]> {
   const sample = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => call(gp.url, 'GET', `/v1/messages/${received[Math.floor((i * received.length) / 20)]}`, gp.key)),
+    Array.from({ length: 20 }, (_, i) =>
+      call(gp.url, 'GET', `/v1/messages/${received[Math.floor((i * received.length) / 20)]}`, gp.key),
+    ),
   );
   const ok = sample.filter((m) => m.status === 200 && m.body.status === 'scheduled').length;
   return [
@@ -190,8 +194,21 @@ async function redisPid(): Promise<number> {
 async function ensureRedis(): Promise<boolean> {
   if (await redisAnswers()) return false;
   execFileSync('redis-server', [
-    '--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', String(REDIS.port), '--save', '', '--appendonly', 'no',
-    '--dir', '/var/lib/redis', '--logfile', '/var/log/redis/ci.log',
+    '--daemonize',
+    'yes',
+    '--bind',
+    '127.0.0.1',
+    '-::1',
+    '--port',
+    String(REDIS.port),
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    '/var/lib/redis',
+    '--logfile',
+    '/var/log/redis/ci.log',
   ]);
   for (let i = 0; i < 50 && !(await redisAnswers()); i++) await sleep(100);
   if (!(await redisAnswers())) throw new Error('redis-server did not answer');
@@ -256,7 +273,19 @@ async function main() {
   console.log(
     '\n' +
       table(
-        ['server', 'accepted/s', '202s', 'non-2xx', 'errors', 'p50 ms', 'p99 ms', 'max ms', 'server CPU', 'load gen CPU', 'other CPU'],
+        [
+          'server',
+          'accepted/s',
+          '202s',
+          'non-2xx',
+          'errors',
+          'p50 ms',
+          'p99 ms',
+          'max ms',
+          'server CPU',
+          'load gen CPU',
+          'other CPU',
+        ],
         rows.map(({ name, result: r, cpu }) => [
           name,
           fmt(r.accepted / r.seconds),
@@ -279,7 +308,9 @@ async function main() {
   console.log(`\nGatepost / Fastify ceiling:      ${fmt(rate('Gatepost') / rate('Fastify'), 2)}`);
   console.log(`Gatepost / Express+BullMQ:       ${fmt(rate('Gatepost') / rate('Express'), 2)}`);
   console.log(`(${DURATION} s per server after a ${WARMUP} s warm-up, ${CONNECTIONS} connections; latencies of 202 answers;`);
-  console.log(` CPU in % of one core during the measured run; "other" is everything else on the machine, so a clean run has it near 0)\n`);
+  console.log(
+    ` CPU in % of one core during the measured run; "other" is everything else on the machine, so a clean run has it near 0)\n`,
+  );
   for (const m of rows) for (const note of m.notes) console.log(`${m.name}: ${note}`);
 }
 

@@ -41,9 +41,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: env.GATEPOST_ADMIN_TOKEN || null,
     smtpRelay: env.GATEPOST_SMTP_RELAY || null,
     hostname: env.GATEPOST_HOSTNAME ?? hostname(),
-    deliveryRetrySchedule: parseDurations(
-      'GATEPOST_DELIVERY_RETRY',
-      env.GATEPOST_DELIVERY_RETRY ?? DEFAULT_RETRY_SCHEDULE,
-    ),
+    deliveryRetrySchedule: parseDurations('GATEPOST_DELIVERY_RETRY', env.GATEPOST_DELIVERY_RETRY ?? DEFAULT_RETRY_SCHEDULE),
   };
 }

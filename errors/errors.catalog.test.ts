@@ -13,7 +13,9 @@ const rows = [...doc.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| (\d{3}) (\d\.\d\.\d
 describe('docs/errors.md', () => {
   it('documents every coded error with its HTTP status and SMTP reply', () => {
     const documented = Object.fromEntries(rows.map((r) => [r.code, { status: r.status, smtp: r.smtp }]));
-    const catalogue = Object.fromEntries(Object.entries(errorCatalog).map(([code, e]) => [code, { status: e.status, smtp: [...e.smtp] }]));
+    const catalogue = Object.fromEntries(
+      Object.entries(errorCatalog).map(([code, e]) => [code, { status: e.status, smtp: [...e.smtp] }]),
+    );
     expect(documented).toEqual(catalogue);
   });
 });

@@ -85,7 +85,14 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
 
 async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft): Promise<RenderedContent> {
   const data = draft.data ?? {};
-  let source = { subject: draft.subject, html: draft.html, text: draft.text, from: draft.from, to: draft.to, reply_to: draft.reply_to };
+  let source = {
+    subject: draft.subject,
+    html: draft.html,
+    text: draft.text,
+    from: draft.from,
+    to: draft.to,
+    reply_to: draft.reply_to,
+  };
   if (draft.template !== undefined) {
     const template = await catalog.getTemplate(tenant.id, draft.template);
     if (!template) {

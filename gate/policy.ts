@@ -12,9 +12,23 @@ export const MAX_HEADERS = 50;
 
 // Headers Gatepost writes itself; a sender setting them could forge or break the message.
 const RESERVED_HEADERS = new Set([
-  'from', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'mime-version', 'content-type',
-  'content-transfer-encoding', 'reply-to', 'sender', 'return-path', 'received', 'dkim-signature',
-  'in-reply-to', 'references',
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'reply-to',
+  'sender',
+  'return-path',
+  'received',
+  'dkim-signature',
+  'in-reply-to',
+  'references',
 ]);
 // RFC 5322 §2.2: a field name is printable US-ASCII except the colon.
 const FIELD_NAME = /^[!-9;-~]{1,76}$/;
@@ -64,9 +78,13 @@ export function checkContent(content: RenderedContent): { from: Mailbox; to: Mai
   if (content.html.trim() === '') problems.push({ field: 'html', message: 'must not be empty' });
   problems.push(...checkHeaders(content.headers));
   if (problems.length > 0) {
-    throw new GatepostError('invalid_request', `The message is invalid: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}.`, {
-      details: problems,
-    });
+    throw new GatepostError(
+      'invalid_request',
+      `The message is invalid: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}.`,
+      {
+        details: problems,
+      },
+    );
   }
   const bytes = contentBytes(content);
   if (bytes > MAX_MESSAGE_BYTES) {

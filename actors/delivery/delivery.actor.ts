@@ -70,7 +70,13 @@ export function deliveryActor(deps: DeliveryDeps) {
             headers: { ...content.headers, 'Message-ID': record.message_id_header },
             captured_at: new Date().toISOString(),
           });
-          outcome = { attempt, result: 'captured', smtp_code: null, response: 'Captured in the sandbox inbox; not delivered.', retry_at: null };
+          outcome = {
+            attempt,
+            result: 'captured',
+            smtp_code: null,
+            response: 'Captured in the sandbox inbox; not delivered.',
+            retry_at: null,
+          };
         } else {
           const answer = deps.relay
             ? await deps.relay.send(mailOptions(content, record.message_id_header, new Date(record.created_at)))

@@ -19,7 +19,15 @@ const args = (over: Partial<AdmitArgs> = {}): AdmitArgs => ({
   request_hash: 'h1',
   idempotency_key: null,
   tags: [],
-  content: { from: 'a@sender.example', to: 'b@example.com', reply_to: null, subject: 's', html: '<p>h</p>', text: null, headers: {} },
+  content: {
+    from: 'a@sender.example',
+    to: 'b@example.com',
+    reply_to: null,
+    subject: 's',
+    html: '<p>h</p>',
+    text: null,
+    headers: {},
+  },
   send_at: null,
   quota: { per_second: null, per_day: null },
   ...over,
@@ -54,7 +62,9 @@ describe('MessageActor.admit, called directly', () => {
     const before = Date.now();
     await actor(runtime, messageActor, 'msg_e').admit(args());
     const row = h.read((db) =>
-      db.prepare('SELECT due_at FROM reminders WHERE actor_type = ? AND actor_id = ? AND name = ?').get(MESSAGE_ACTOR, 'msg_e', 'expire'),
+      db
+        .prepare('SELECT due_at FROM reminders WHERE actor_type = ? AND actor_id = ? AND name = ?')
+        .get(MESSAGE_ACTOR, 'msg_e', 'expire'),
     ) as { due_at: number };
     expect(row.due_at).toBeGreaterThanOrEqual(before + RETENTION_MS);
     expect(row.due_at).toBeLessThanOrEqual(Date.now() + RETENTION_MS);

@@ -68,9 +68,13 @@ export const messageActor = defineActor({
       const to = mailboxes.to.address;
       const suppression = await actor(turn, recipientActor, recipientActorId(args.tenant_id, to)).check(undefined);
       if (suppression) {
-        throw new GatepostError('recipient_suppressed', `${to} is suppressed (${suppression.reason}); the message was not sent.`, {
-          details: [{ field: 'to', message: `suppressed: ${suppression.reason}` }],
-        });
+        throw new GatepostError(
+          'recipient_suppressed',
+          `${to} is suppressed (${suppression.reason}); the message was not sent.`,
+          {
+            details: [{ field: 'to', message: `suppressed: ${suppression.reason}` }],
+          },
+        );
       }
       await actor(turn, tenantActor, args.tenant_id).reserve({ quota: args.quota });
 
@@ -119,7 +123,12 @@ export const messageActor = defineActor({
     /** Records a delivery attempt's outcome on the timeline. */
     async recordAttempt(turn, outcome: AttemptOutcome): Promise<void> {
       const record = await loadRecord(turn);
-      const common = { to: record.response.to, attempt: outcome.attempt, smtp_code: outcome.smtp_code, response: outcome.response };
+      const common = {
+        to: record.response.to,
+        attempt: outcome.attempt,
+        smtp_code: outcome.smtp_code,
+        response: outcome.response,
+      };
       switch (outcome.result) {
         case 'sent':
         case 'captured':

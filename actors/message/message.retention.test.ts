@@ -41,7 +41,15 @@ describe('message retention', () => {
       request_hash: 'h',
       idempotency_key: 'k',
       tags: [],
-      content: { from: 'a@sender.example', to: 'b@example.com', reply_to: null, subject: 's', html: '<p>h</p>', text: null, headers: {} },
+      content: {
+        from: 'a@sender.example',
+        to: 'b@example.com',
+        reply_to: null,
+        subject: 's',
+        html: '<p>h</p>',
+        text: null,
+        headers: {},
+      },
       send_at: null,
       quota: { per_second: null, per_day: null },
     });

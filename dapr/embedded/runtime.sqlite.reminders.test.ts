@@ -37,7 +37,10 @@ const alarm = defineActor({
       return (await turn.get<number>(`fired:${name}`)) ?? 0;
     },
     /** Holds the actor until `gate` resolves, then (re)sets the reminder `name`. */
-    async holdThenArm(turn: ActorTurn, args: { entered: () => void; gate: Promise<void>; name: string; dueAt: number; data?: unknown }) {
+    async holdThenArm(
+      turn: ActorTurn,
+      args: { entered: () => void; gate: Promise<void>; name: string; dueAt: number; data?: unknown },
+    ) {
       args.entered();
       await args.gate;
       turn.setReminder(args.name, args.dueAt, args.data);
@@ -219,6 +222,11 @@ describe('reminders', () => {
     await actor(rt, alarm, 'a2').arm({ name: 'same', dueAt: now + 30, data: 2 });
     await actor(rt, alarm, 'a2').disarm('same');
     await actor(rt, alarm, 'a3').arm({ name: 'same', dueAt: now + 60, data: 3 });
-    await eventually(() => expect(firings.map((f) => [f.id, f.data])).toEqual([['a1', 1], ['a3', 3]]));
+    await eventually(() =>
+      expect(firings.map((f) => [f.id, f.data])).toEqual([
+        ['a1', 1],
+        ['a3', 3],
+      ]),
+    );
   });
 });

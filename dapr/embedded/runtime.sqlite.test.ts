@@ -217,7 +217,10 @@ describe('group commit', () => {
     expect(tx.commits).toBeGreaterThanOrEqual(1);
     expect(tx.commits).toBeLessThanOrEqual(2);
     const onDisk = h.read(
-      (db) => db.prepare("SELECT COUNT(*) AS c FROM actor_state WHERE actor_type = 'box' AND actor_id LIKE 'g%'").get() as { c: number },
+      (db) =>
+        db.prepare("SELECT COUNT(*) AS c FROM actor_state WHERE actor_type = 'box' AND actor_id LIKE 'g%'").get() as {
+          c: number;
+        },
     );
     expect(onDisk.c).toBe(n);
   });
@@ -311,9 +314,7 @@ describe('stop()', () => {
     await expect(call).resolves.toBe(42);
     await stopping;
     expect(h.stateOnDisk('slow', 's1', 'v')).toBe(42);
-    await expect(actor(rt, slow, 's1').writeWhenReleased({ gate: Promise.resolve(), value: 1 })).rejects.toThrow(
-      /not running/,
-    );
+    await expect(actor(rt, slow, 's1').writeWhenReleased({ gate: Promise.resolve(), value: 1 })).rejects.toThrow(/not running/);
 
     const rt2 = await h.start({ actors: [slow] });
     expect(await actor(rt2, slow, 's1').writeWhenReleased({ gate: Promise.resolve(), value: 43 })).toBe(43);

@@ -78,9 +78,8 @@ export function harness(): Harness {
     stateOnDisk(type, id, key) {
       const row = h.read(
         (db) =>
-          db
-            .prepare('SELECT value FROM actor_state WHERE actor_type = ? AND actor_id = ? AND key = ?')
-            .get(type, id, key) as { value: string } | undefined,
+          db.prepare('SELECT value FROM actor_state WHERE actor_type = ? AND actor_id = ? AND key = ?').get(type, id, key) as
+            { value: string } | undefined,
       );
       return row === undefined ? undefined : JSON.parse(row.value);
     },

@@ -261,19 +261,21 @@ export class EmbeddedRuntime implements ActorRuntime {
       const { reminder: r, a } = this.reminderQueue.shift()!;
       this.remindersRunning++;
       const key = `${r.actorType}\0${r.actorId}\0${r.name}`;
-      this.fireReminder(r, a).then(
-        () => this.reminderAttempts.delete(key),
-        (error) => {
-          const attempt = (this.reminderAttempts.get(key) ?? 0) + 1;
-          this.reminderAttempts.set(key, attempt);
-          this.log(`reminder ${r.name} of ${r.actorType}/${r.actorId} failed; will retry`, error);
-          this.clock.retry({ ...r, dueAt: Date.now() + reminderRetryMs(attempt) });
-        },
-      ).finally(() => {
-        a.pendingFirings--;
-        this.remindersRunning--;
-        this.pumpReminders();
-      });
+      this.fireReminder(r, a)
+        .then(
+          () => this.reminderAttempts.delete(key),
+          (error) => {
+            const attempt = (this.reminderAttempts.get(key) ?? 0) + 1;
+            this.reminderAttempts.set(key, attempt);
+            this.log(`reminder ${r.name} of ${r.actorType}/${r.actorId} failed; will retry`, error);
+            this.clock.retry({ ...r, dueAt: Date.now() + reminderRetryMs(attempt) });
+          },
+        )
+        .finally(() => {
+          a.pendingFirings--;
+          this.remindersRunning--;
+          this.pumpReminders();
+        });
     }
   }
 

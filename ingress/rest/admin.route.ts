@@ -47,7 +47,10 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
       url: '/v1/admin/tenants/:id',
       summary: 'Get a tenant',
       params: IdParam,
-      responses: { 200: { description: 'The tenant.', schema: TenantView }, 404: { description: 'No such tenant.', schema: ErrorBody } },
+      responses: {
+        200: { description: 'The tenant.', schema: TenantView },
+        404: { description: 'No such tenant.', schema: ErrorBody },
+      },
       handler: async ({ params }) => ({ status: 200, body: await tenantOr404(params.id) }),
     }),
     route({
@@ -57,7 +60,10 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
       summary: "Change a tenant's name, default sender or quota",
       params: IdParam,
       body: TenantUpdate,
-      responses: { 200: { description: 'The tenant.', schema: TenantView }, 404: { description: 'No such tenant.', schema: ErrorBody } },
+      responses: {
+        200: { description: 'The tenant.', schema: TenantView },
+        404: { description: 'No such tenant.', schema: ErrorBody },
+      },
       handler: async ({ params, body }) => {
         checkDefaultFrom(body.default_from);
         const current = await tenantOr404(params.id);
@@ -78,7 +84,10 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
       params: IdParam,
       body: KeyCreate,
       responses: {
-        201: { description: 'The key record and, once, the key itself in `key`.', schema: KeyView.extend({ key: KeyView.shape.id }) },
+        201: {
+          description: 'The key record and, once, the key itself in `key`.',
+          schema: KeyView.extend({ key: KeyView.shape.id }),
+        },
         404: { description: 'No such tenant.', schema: ErrorBody },
       },
       handler: async ({ params, body }) => {
@@ -93,7 +102,10 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
       url: '/v1/admin/tenants/:id/keys',
       summary: "List a tenant's keys (never the keys themselves)",
       params: IdParam,
-      responses: { 200: { description: 'Key records.', schema: listOf(KeyView) }, 404: { description: 'No such tenant.', schema: ErrorBody } },
+      responses: {
+        200: { description: 'Key records.', schema: listOf(KeyView) },
+        404: { description: 'No such tenant.', schema: ErrorBody },
+      },
       handler: async ({ params }) => {
         await tenantOr404(params.id);
         return { status: 200, body: { data: await catalog.listKeys(params.id) } };
@@ -105,7 +117,10 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
       url: '/v1/admin/tenants/:id/keys/:keyId',
       summary: 'Revoke a key; it answers 401 from then on',
       params: KeyParams,
-      responses: { 200: { description: 'The revoked key record.', schema: KeyView }, 404: { description: 'No such key.', schema: ErrorBody } },
+      responses: {
+        200: { description: 'The revoked key record.', schema: KeyView },
+        404: { description: 'No such key.', schema: ErrorBody },
+      },
       handler: async ({ params }) => {
         const key = await keys.revoke(params.id, params.keyId);
         if (!key) throw new GatepostError('not_found', `No key ${params.keyId} for tenant ${params.id}.`);

@@ -33,7 +33,12 @@ async function admitItem(gate: Gate, sender: Sender, item: unknown, index: numbe
   try {
     // A batch-wide key gives each item its own derived key, so a retried batch sends nothing twice.
     const key = parsed.data.idempotency_key ?? (batchKey !== undefined ? `${batchKey}:${index}` : undefined);
-    const { response, replayed } = await gate.admit({ sender, ingress: 'api_batch', draft: draftOf(parsed.data), idempotencyKey: key });
+    const { response, replayed } = await gate.admit({
+      sender,
+      ingress: 'api_batch',
+      draft: draftOf(parsed.data),
+      idempotencyKey: key,
+    });
     return { index, ...response, replayed };
   } catch (error) {
     if (!(error instanceof GatepostError)) throw error;
@@ -57,14 +62,18 @@ export function emailRoutes(gate: Gate): AnyRoute[] {
       auth: 'key',
       body: SendRequest,
       responses: {
-        202: { description: 'Committed to the durable queue (or a replay of the first response, with `Idempotent-Replayed: true`).', schema: SendResponse },
+        202: {
+          description: 'Committed to the durable queue (or a replay of the first response, with `Idempotent-Replayed: true`).',
+          schema: SendResponse,
+        },
         ...refusals,
         413: { description: 'The rendered message is over 1 MiB.', schema: ErrorBody },
         422: {
-          description: 'Refused by policy: suppressed recipient, attachments, idempotency key reused with another body, unknown template.',
+          description:
+            'Refused by policy: suppressed recipient, attachments, idempotency key reused with another body, unknown template.',
           schema: ErrorBody,
         },
-        429: { description: 'Over the tenant\'s quota; see `Retry-After`.', schema: ErrorBody },
+        429: { description: "Over the tenant's quota; see `Retry-After`.", schema: ErrorBody },
       },
       handler: async ({ body, sender, request }) => {
         const idempotencyKey = idempotencyKeyOf(body.idempotency_key, request);
@@ -81,7 +90,10 @@ export function emailRoutes(gate: Gate): AnyRoute[] {
       body: BatchRequest,
       bodyDoc: BatchRequestDoc,
       responses: {
-        200: { description: 'One result per item, in order: the send response, or the error that refused it.', schema: BatchResponse },
+        200: {
+          description: 'One result per item, in order: the send response, or the error that refused it.',
+          schema: BatchResponse,
+        },
         ...refusals,
       },
       handler: async ({ body, sender, request }) => {

@@ -41,7 +41,9 @@ describe('GET /openapi.json', () => {
     expect(res.statusCode).toBe(200);
     const doc = res.json() as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe('3.1.0');
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     const served = server.served.map((r) => `${r.method} ${openApiPath(r.url)}`);
     expect(served.length).toBeGreaterThan(20);
     expect(new Set(documented)).toEqual(new Set(served));
@@ -49,14 +51,15 @@ describe('GET /openapi.json', () => {
 
   it('gives every answer with a body a schema (only 204s and the document itself have none)', async () => {
     const doc = (await server.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    const bare = Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>)
-      .flatMap(([path, ops]) =>
-        Object.entries(ops).flatMap(([method, op]) =>
-          Object.entries(op.responses)
-            .filter(([status, r]) => status !== '204' && !r.content)
-            .map(([status]) => `${method.toUpperCase()} ${path} ${status}`),
-        ),
-      );
+    const bare = Object.entries(
+      doc.paths as Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>,
+    ).flatMap(([path, ops]) =>
+      Object.entries(ops).flatMap(([method, op]) =>
+        Object.entries(op.responses)
+          .filter(([status, r]) => status !== '204' && !r.content)
+          .map(([status]) => `${method.toUpperCase()} ${path} ${status}`),
+      ),
+    );
     expect(bare).toEqual(['GET /openapi.json 200']);
   });
 
@@ -65,7 +68,18 @@ describe('GET /openapi.json', () => {
     const send = doc.paths['/v1/emails'].post;
     const body = send.requestBody.content['application/json'].schema;
     expect(Object.keys(body.properties)).toEqual(
-      expect.arrayContaining(['from', 'to', 'subject', 'html', 'text', 'template', 'data', 'idempotency_key', 'send_at', 'stream']),
+      expect.arrayContaining([
+        'from',
+        'to',
+        'subject',
+        'html',
+        'text',
+        'template',
+        'data',
+        'idempotency_key',
+        'send_at',
+        'stream',
+      ]),
     );
     expect(body.additionalProperties).toBe(false);
     expect(Object.keys(send.responses).sort()).toEqual(['202', '400', '401', '403', '413', '422', '429']);

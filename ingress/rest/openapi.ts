@@ -15,7 +15,10 @@ export function buildOpenApi(routes: AnyRoute[], version: string): Record<string
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const parameters: unknown[] = [];
-    for (const [where, schema] of [['path', r.params], ['query', r.query]] as const) {
+    for (const [where, schema] of [
+      ['path', r.params],
+      ['query', r.query],
+    ] as const) {
       if (!schema) continue;
       const s = jsonSchema(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, prop] of Object.entries(s.properties ?? {})) {
@@ -26,10 +29,14 @@ export function buildOpenApi(routes: AnyRoute[], version: string): Record<string
     const operation: Record<string, unknown> = {
       summary: r.summary,
       tags: [r.tag],
-      operationId: `${r.method.toLowerCase()}${openApiPath(r.url).replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)/g, (_m, c: string) => c.toUpperCase())}`,
+      operationId: `${r.method.toLowerCase()}${openApiPath(r.url)
+        .replace(/[{}]/g, '')
+        .replace(/[^A-Za-z0-9]+(.)/g, (_m, c: string) => c.toUpperCase())}`,
       ...(r.auth === 'none' ? { security: [] } : r.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),
       ...(parameters.length ? { parameters } : {}),
-      ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(body, 'input') } } } } : {}),
+      ...(body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(body, 'input') } } } }
+        : {}),
       responses: Object.fromEntries(
         Object.entries(r.responses).map(([status, res]) => [
           status,

@@ -28,7 +28,10 @@ export function sandboxRoutes(catalog: Catalog): AnyRoute[] {
       summary: 'Get one captured message',
       auth: 'key',
       params: IdParam,
-      responses: { 200: { description: 'The captured message.', schema: CapturedView }, 404: { description: 'Not captured.', schema: ErrorBody } },
+      responses: {
+        200: { description: 'The captured message.', schema: CapturedView },
+        404: { description: 'Not captured.', schema: ErrorBody },
+      },
       handler: async ({ params, sender }) => {
         const c = await catalog.getCapture(sender.tenant.id, params.id);
         if (!c) throw new GatepostError('not_found', `No captured message ${params.id}.`);

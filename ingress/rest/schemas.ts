@@ -16,13 +16,22 @@ export const SendRequest = z
     from: Address.optional().meta({ description: "The sender; defaults to the template's, then the tenant's default sender." }),
     to: Address.optional().meta({ description: 'The recipient. Required unless the template stores one.' }),
     reply_to: Address.optional(),
-    subject: z.string().max(998).optional().meta({ description: 'Required unless a template is used. May hold {{placeholders}}.' }),
+    subject: z
+      .string()
+      .max(998)
+      .optional()
+      .meta({ description: 'Required unless a template is used. May hold {{placeholders}}.' }),
     html: z
       .string()
       .optional()
       .meta({ description: 'HTML body; may hold {{placeholders}} (HTML-escaped). Required unless a template is used.' }),
     text: z.string().optional().meta({ description: 'Plain-text body; generated from the html when absent.' }),
-    template: z.string().min(1).max(128).optional().meta({ description: 'A template slug: its subject, html and text are used.' }),
+    template: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .meta({ description: 'A template slug: its subject, html and text are used.' }),
     data: z.record(z.string(), z.unknown()).optional().meta({ description: 'Merge variables for {{placeholders}}.' }),
     idempotency_key: IdempotencyKey.optional(),
     send_at: z.iso
@@ -33,7 +42,9 @@ export const SendRequest = z
     headers: z
       .record(z.string(), z.string())
       .optional()
-      .meta({ description: `Extra headers (at most ${MAX_HEADERS}); From, To, Subject, Message-ID and the like are set by Gatepost.` }),
+      .meta({
+        description: `Extra headers (at most ${MAX_HEADERS}); From, To, Subject, Message-ID and the like are set by Gatepost.`,
+      }),
     tags: z
       .array(z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits, _ . : - and at most 64 characters'))
       .max(10)
@@ -41,7 +52,9 @@ export const SendRequest = z
     attachments: z
       .array(z.unknown())
       .optional()
-      .meta({ description: 'Not supported: a send with attachments is refused (422 attachments_unsupported), never sent without them.' }),
+      .meta({
+        description: 'Not supported: a send with attachments is refused (422 attachments_unsupported), never sent without them.',
+      }),
   })
   .strict()
   .meta({ description: 'One email. Give html and subject, or a template.' });
@@ -114,7 +127,7 @@ export const IdParam = z.object({ id: z.string().min(1).max(128) });
 
 export const Slug = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'letters, digits, . _ : - (a former provider\'s template id or alias fits)');
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, "letters, digits, . _ : - (a former provider's template id or alias fits)");
 
 const TemplateBody = {
   slug: Slug,
@@ -151,8 +164,7 @@ export const PageQuery = z.object({
   cursor: z.string().max(500).optional(),
 });
 
-export const pageOf = <T extends z.ZodType>(item: T) =>
-  z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), next_cursor: z.string().nullable() });
 
 /** A whole, unpaged list. */
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });

@@ -79,7 +79,10 @@ export function restServer(deps: RestDeps): RestServer {
       return sendError(reply, new GatepostError('message_too_large', `The request body is over ${MAX_BODY_BYTES} bytes.`));
     }
     if (error.statusCode === 415) {
-      return sendError(reply, new GatepostError('invalid_request', 'Send the body as JSON with "Content-Type: application/json".'));
+      return sendError(
+        reply,
+        new GatepostError('invalid_request', 'Send the body as JSON with "Content-Type: application/json".'),
+      );
     }
     if (error.statusCode && error.statusCode < 500) {
       return sendError(reply, new GatepostError('invalid_request', error.message));

@@ -16,7 +16,8 @@ export function systemRoutes(opts: { ready: () => boolean; routes: () => AnyRout
         200: { description: 'Accepting sends.', schema: z.object({ status: z.literal('ok') }) },
         503: { description: 'Not accepting sends.', schema: z.object({ status: z.literal('unavailable') }) },
       },
-      handler: async () => (opts.ready() ? { status: 200, body: { status: 'ok' } } : { status: 503, body: { status: 'unavailable' } }),
+      handler: async () =>
+        opts.ready() ? { status: 200, body: { status: 'ok' } } : { status: 503, body: { status: 'unavailable' } },
     }),
     route({
       method: 'GET',

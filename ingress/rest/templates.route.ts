@@ -73,7 +73,10 @@ export function templateRoutes(catalog: Catalog): AnyRoute[] {
       summary: 'Get a template',
       auth: 'key',
       params: SlugParam,
-      responses: { 200: { description: 'The template.', schema: TemplateView }, 404: { description: 'No such slug.', schema: ErrorBody } },
+      responses: {
+        200: { description: 'The template.', schema: TemplateView },
+        404: { description: 'No such slug.', schema: ErrorBody },
+      },
       handler: async ({ params, sender }) => {
         const t = await catalog.getTemplate(sender.tenant.id, params.slug);
         if (!t) throw notFound(params.slug);

@@ -23,7 +23,6 @@ interface TenantRow {
   created_at: string;
 }
 
-
 const KEY_COLUMNS = 'id, tenant_id, kind, name, prefix, created_at, revoked_at';
 
 const toTenant = (r: TenantRow): Tenant => ({ ...r, quota: JSON.parse(r.quota) as Quota });
@@ -77,8 +76,9 @@ export class SqliteCatalog implements Catalog {
 
   async createTenant(t: { id: string; name: string; default_from: string | null; quota: Quota }): Promise<Tenant> {
     const row: TenantRow = { ...t, quota: JSON.stringify(t.quota), created_at: now() };
-    this.sql('INSERT INTO tenants (id, name, default_from, quota, created_at) VALUES (@id, @name, @default_from, @quota, @created_at)')
-      .run(row);
+    this.sql(
+      'INSERT INTO tenants (id, name, default_from, quota, created_at) VALUES (@id, @name, @default_from, @quota, @created_at)',
+    ).run(row);
     return toTenant(row);
   }
 
@@ -95,37 +95,42 @@ export class SqliteCatalog implements Catalog {
     const current = await this.getTenant(id);
     if (!current) return null;
     const next = { ...current, ...patch };
-    this.sql('UPDATE tenants SET name = ?, default_from = ?, quota = ? WHERE id = ?')
-      .run(next.name, next.default_from, JSON.stringify(next.quota), id);
+    this.sql('UPDATE tenants SET name = ?, default_from = ?, quota = ? WHERE id = ?').run(
+      next.name,
+      next.default_from,
+      JSON.stringify(next.quota),
+      id,
+    );
     return next;
   }
 
   async createKey(k: Omit<ApiKey, 'created_at' | 'revoked_at'>, hash: string): Promise<ApiKey> {
     const key: ApiKey = { ...k, created_at: now(), revoked_at: null };
     this.sql(
-        `INSERT INTO api_keys (id, tenant_id, kind, name, prefix, hash, created_at)
+      `INSERT INTO api_keys (id, tenant_id, kind, name, prefix, hash, created_at)
          VALUES (@id, @tenant_id, @kind, @name, @prefix, @hash, @created_at)`,
-      )
-      .run({ ...key, hash });
+    ).run({ ...key, hash });
     return key;
   }
 
   async findKeyByHash(hash: string): Promise<ApiKey | null> {
-    const row = this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ? AND revoked_at IS NULL`)
-      .get(hash) as ApiKey | undefined;
+    const row = this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ? AND revoked_at IS NULL`).get(hash) as
+      ApiKey | undefined;
     return row ?? null;
   }
 
   async listKeys(tenantId: string): Promise<ApiKey[]> {
-    return this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`)
-      .all(tenantId) as ApiKey[];
+    return this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`).all(tenantId) as ApiKey[];
   }
 
   async revokeKey(tenantId: string, keyId: string): Promise<ApiKey | null> {
-    this.sql('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL')
-      .run(now(), tenantId, keyId);
-    const row = this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? AND id = ?`)
-      .get(tenantId, keyId) as ApiKey | undefined;
+    this.sql('UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL').run(
+      now(),
+      tenantId,
+      keyId,
+    );
+    const row = this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? AND id = ?`).get(tenantId, keyId) as
+      ApiKey | undefined;
     return row ?? null;
   }
 
@@ -158,10 +163,20 @@ export class SqliteCatalog implements Catalog {
     const next = { ...current, ...patch, updated_at: now() };
     try {
       this.sql(
-          `UPDATE templates SET slug = ?, name = ?, subject = ?, html = ?, text = ?, from_addr = ?, to_addr = ?,
+        `UPDATE templates SET slug = ?, name = ?, subject = ?, html = ?, text = ?, from_addr = ?, to_addr = ?,
            reply_to = ?, updated_at = ? WHERE id = ?`,
-        )
-        .run(next.slug, next.name, next.subject, next.html, next.text, next.from, next.to, next.reply_to, next.updated_at, current.id);
+      ).run(
+        next.slug,
+        next.name,
+        next.subject,
+        next.html,
+        next.text,
+        next.from,
+        next.to,
+        next.reply_to,
+        next.updated_at,
+        current.id,
+      );
     } catch (error) {
       throw slugTaken(error, next.slug);
     }
@@ -174,10 +189,9 @@ export class SqliteCatalog implements Catalog {
 
   async putSuppression(s: Suppression): Promise<void> {
     this.sql(
-        `INSERT INTO suppressions (tenant_id, address, reason, detail, created_at) VALUES (@tenant_id, @address, @reason, @detail, @created_at)
+      `INSERT INTO suppressions (tenant_id, address, reason, detail, created_at) VALUES (@tenant_id, @address, @reason, @detail, @created_at)
          ON CONFLICT DO UPDATE SET reason = excluded.reason, detail = excluded.detail, created_at = excluded.created_at`,
-      )
-      .run(s);
+    ).run(s);
   }
 
   async deleteSuppression(tenantId: string, address: string): Promise<void> {
@@ -186,8 +200,11 @@ export class SqliteCatalog implements Catalog {
 
   async listSuppressions(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<Suppression>> {
     const after = decodeCursor(opts.cursor, 1)?.[0] ?? '';
-    const rows = this.sql('SELECT * FROM suppressions WHERE tenant_id = ? AND address > ? ORDER BY address LIMIT ?')
-      .all(tenantId, after, opts.limit + 1) as Suppression[];
+    const rows = this.sql('SELECT * FROM suppressions WHERE tenant_id = ? AND address > ? ORDER BY address LIMIT ?').all(
+      tenantId,
+      after,
+      opts.limit + 1,
+    ) as Suppression[];
     const more = rows.length > opts.limit;
     const data = rows.slice(0, opts.limit);
     return { data, next_cursor: more ? encodeCursor([data[data.length - 1]!.address]) : null };
@@ -223,12 +240,13 @@ export class SqliteCatalog implements Catalog {
     const rows = (
       cursor
         ? this.sql(
-              `SELECT body FROM captures WHERE tenant_id = ? AND (captured_at, message_id) < (?, ?)
+            `SELECT body FROM captures WHERE tenant_id = ? AND (captured_at, message_id) < (?, ?)
                ORDER BY captured_at DESC, message_id DESC LIMIT ?`,
-            )
-            .all(tenantId, cursor[0], cursor[1], opts.limit + 1)
-        : this.sql('SELECT body FROM captures WHERE tenant_id = ? ORDER BY captured_at DESC, message_id DESC LIMIT ?')
-            .all(tenantId, opts.limit + 1)
+          ).all(tenantId, cursor[0], cursor[1], opts.limit + 1)
+        : this.sql('SELECT body FROM captures WHERE tenant_id = ? ORDER BY captured_at DESC, message_id DESC LIMIT ?').all(
+            tenantId,
+            opts.limit + 1,
+          )
     ) as { body: string }[];
     const data = rows.slice(0, opts.limit).map((r) => JSON.parse(r.body) as CapturedMessage);
     const last = data[data.length - 1];
@@ -237,8 +255,7 @@ export class SqliteCatalog implements Catalog {
 
   async getCapture(tenantId: string, messageId: string): Promise<CapturedMessage | null> {
     const row = this.sql('SELECT body FROM captures WHERE tenant_id = ? AND message_id = ?').get(tenantId, messageId) as
-      | { body: string }
-      | undefined;
+      { body: string } | undefined;
     return row ? (JSON.parse(row.body) as CapturedMessage) : null;
   }
 

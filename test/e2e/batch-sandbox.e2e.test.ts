@@ -5,11 +5,19 @@ import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
 const suite = gatepostWithRelay();
 
-const item = (to: string, extra: Record<string, unknown> = {}) => ({ to, subject: 'Batch {{n}}', html: '<p>{{n}}</p>', ...extra });
+const item = (to: string, extra: Record<string, unknown> = {}) => ({
+  to,
+  subject: 'Batch {{n}}',
+  html: '<p>{{n}}</p>',
+  ...extra,
+});
 
 describe('POST /v1/emails/batch', () => {
   it('answers one result per item, in order, each item through the gate on its own', async () => {
-    await suite.gp.request('POST', '/v1/suppressions', { key: suite.tenant.live, body: { address: 'batch-suppressed@example.com' } });
+    await suite.gp.request('POST', '/v1/suppressions', {
+      key: suite.tenant.live,
+      body: { address: 'batch-suppressed@example.com' },
+    });
     const res = await suite.gp.request('POST', '/v1/emails/batch', {
       key: suite.tenant.live,
       body: [
@@ -42,11 +50,16 @@ describe('POST /v1/emails/batch', () => {
     expect(ok.body.accepted).toBe(500);
     expect(new Set(ok.body.results.map((x: { id: string }) => x.id)).size).toBe(500);
 
-    const tooMany = await suite.gp.request('POST', '/v1/emails/batch', { key: suite.tenant.sandbox, body: [...five00, item('one-more@example.com')] });
+    const tooMany = await suite.gp.request('POST', '/v1/emails/batch', {
+      key: suite.tenant.sandbox,
+      body: [...five00, item('one-more@example.com')],
+    });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error.message).toMatch(/500/);
     expect((await suite.gp.request('POST', '/v1/emails/batch', { key: suite.tenant.sandbox, body: [] })).status).toBe(400);
-    expect((await suite.gp.request('POST', '/v1/emails/batch', { key: suite.tenant.sandbox, body: { to: 'x' } })).status).toBe(400);
+    expect((await suite.gp.request('POST', '/v1/emails/batch', { key: suite.tenant.sandbox, body: { to: 'x' } })).status).toBe(
+      400,
+    );
   });
 
   it('derives a key per item from a batch Idempotency-Key, so a retried batch sends nothing twice', async () => {
@@ -101,7 +114,10 @@ describe('sandbox keys', () => {
   });
 
   it('are refused by the same gate (validation, suppression) as live keys', async () => {
-    const bad = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.sandbox, body: { to: 'x', subject: 's', html: 'h' } });
+    const bad = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.sandbox,
+      body: { to: 'x', subject: 's', html: 'h' },
+    });
     expect(bad.status).toBe(400);
   });
 

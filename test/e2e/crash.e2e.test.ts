@@ -15,7 +15,12 @@ describe('SIGKILL under load', () => {
     const acknowledged = new Map<string, string>(); // idempotency key → message id
     const cutOff: string[] = []; // keys whose request got no answer
 
-    const body = (key: string) => ({ to: `${key}@example.com`, subject: `Crash ${key}`, html: `<p>${key}</p>`, idempotency_key: key });
+    const body = (key: string) => ({
+      to: `${key}@example.com`,
+      subject: `Crash ${key}`,
+      html: `<p>${key}</p>`,
+      idempotency_key: key,
+    });
     const send = (key: string) => suite.gp.request('POST', '/v1/emails', { key: t.live, body: body(key) });
 
     let killed = false;
@@ -71,7 +76,9 @@ describe('SIGKILL under load', () => {
       expect(JSON.stringify(timeline.events)).toContain('cut short by a restart');
     }
     // No message the clients did not ask for, and none received that was not acknowledged.
-    const sentForThisTenant = [...counts.keys()].filter((mid) => suite.relay.received.some((r) => r.messageId === mid && r.to[0]!.startsWith('c')));
+    const sentForThisTenant = [...counts.keys()].filter((mid) =>
+      suite.relay.received.some((r) => r.messageId === mid && r.to[0]!.startsWith('c')),
+    );
     expect(new Set(sentForThisTenant)).toEqual(new Set(wanted.keys()));
     console.log(
       `crash test: ${acknowledged.size} acknowledged (${cutOff.length} retried after the kill), ` +

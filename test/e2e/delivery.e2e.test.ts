@@ -7,7 +7,8 @@ import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
 const suite = gatepostWithRelay();
 
-const send = (to: string) => suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: { to, subject: 'Delivery', html: '<p>d</p>' } });
+const send = (to: string) =>
+  suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: { to, subject: 'Delivery', html: '<p>d</p>' } });
 const timeline = async (id: string) => (await suite.gp.request('GET', `/v1/messages/${id}`, { key: suite.tenant.live })).body;
 const types = (t: { events: { type: string }[] }) => t.events.map((e) => e.type);
 
@@ -73,7 +74,9 @@ describe('delivery outcomes', () => {
     // The test schedule is three 1 s waits: four attempts in all.
     expect(t.events.filter((e: { type: string }) => e.type === 'message.deferred')).toHaveLength(3);
     expect(t.events.at(-1).data).toMatchObject({ bounce_type: 'soft', attempt: 4 });
-    expect((await suite.gp.request('GET', '/v1/suppressions/always-busy@example.com', { key: suite.tenant.live })).status).toBe(404);
+    expect((await suite.gp.request('GET', '/v1/suppressions/always-busy@example.com', { key: suite.tenant.live })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -82,10 +85,16 @@ describe('relay unreachable', () => {
     const down = await startRelay();
     const port = Number(new URL(down.url).port);
     await down.close();
-    const gp2 = await startGatepost({ relayUrl: `smtp://127.0.0.1:${port}`, env: { GATEPOST_DELIVERY_RETRY: '1s,1s,1s,1s,1s,1s' } });
+    const gp2 = await startGatepost({
+      relayUrl: `smtp://127.0.0.1:${port}`,
+      env: { GATEPOST_DELIVERY_RETRY: '1s,1s,1s,1s,1s,1s' },
+    });
     try {
       const t = await gp2.tenant();
-      const res = await gp2.request('POST', '/v1/emails', { key: t.live, body: { to: 'later@example.com', subject: 's', html: '<p>h</p>' } });
+      const res = await gp2.request('POST', '/v1/emails', {
+        key: t.live,
+        body: { to: 'later@example.com', subject: 's', html: '<p>h</p>' },
+      });
       const get = async () => (await gp2.request('GET', `/v1/messages/${res.body.id}`, { key: t.live })).body;
       const deferred = await eventually(async () => {
         const x = await get();

@@ -91,7 +91,10 @@ describe('quota', () => {
     const t = await suite.gp.tenant({ quota: { per_second: 3 } });
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        suite.gp.request('POST', '/v1/emails', { key: t.sandbox, body: { to: `r${i}@example.com`, subject: 's', html: '<p>h</p>' } }),
+        suite.gp.request('POST', '/v1/emails', {
+          key: t.sandbox,
+          body: { to: `r${i}@example.com`, subject: 's', html: '<p>h</p>' },
+        }),
       ),
     );
     const limited = answers.filter((a) => a.status === 429);
@@ -103,7 +106,8 @@ describe('quota', () => {
 
   it('is set and changed through the admin API', async () => {
     const t = await suite.gp.tenant();
-    const send = () => suite.gp.request('POST', '/v1/emails', { key: t.sandbox, body: { to: 'c@example.com', subject: 's', html: '<p>h</p>' } });
+    const send = () =>
+      suite.gp.request('POST', '/v1/emails', { key: t.sandbox, body: { to: 'c@example.com', subject: 's', html: '<p>h</p>' } });
     expect((await send()).status).toBe(202);
     const patched = await suite.gp.admin('PATCH', `/tenants/${t.id}`, { quota: { per_day: 1 } });
     expect(patched.body.quota).toEqual({ per_second: null, per_day: 1 });
@@ -116,7 +120,10 @@ describe('quota', () => {
 describe('suppressions', () => {
   it('lists, adds, gets and removes suppressions', async () => {
     const t = await suite.gp.tenant();
-    const added = await suite.gp.request('POST', '/v1/suppressions', { key: t.live, body: { address: 'Gone@Example.com', reason: 'unsubscribe' } });
+    const added = await suite.gp.request('POST', '/v1/suppressions', {
+      key: t.live,
+      body: { address: 'Gone@Example.com', reason: 'unsubscribe' },
+    });
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ address: 'gone@example.com', reason: 'unsubscribe' });
     const list = await eventually(async () => {
@@ -129,7 +136,10 @@ describe('suppressions', () => {
     expect((await suite.gp.request('GET', '/v1/suppressions/gone@example.com', { key: t.live })).status).toBe(404);
     await eventually(async () => (await suite.gp.request('GET', '/v1/suppressions', { key: t.live })).body.data.length === 0);
     expect((await suite.gp.request('DELETE', '/v1/suppressions/gone@example.com', { key: t.live })).status).toBe(404);
-    const sent = await suite.gp.request('POST', '/v1/emails', { key: t.live, body: { to: 'gone@example.com', subject: 's', html: '<p>h</p>' } });
+    const sent = await suite.gp.request('POST', '/v1/emails', {
+      key: t.live,
+      body: { to: 'gone@example.com', subject: 's', html: '<p>h</p>' },
+    });
     expect(sent.status).toBe(202);
     expect((await suite.gp.request('POST', '/v1/suppressions', { key: t.live, body: { address: 'nope' } })).status).toBe(400);
   });

@@ -10,10 +10,16 @@ const deliveredTo = (to: string) => suite.relay.received.filter((r) => r.to.incl
 
 describe('idempotency', () => {
   it('replays the first response with Idempotent-Replayed and sends once (field)', async () => {
-    const first = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem1@example.com', { idempotency_key: 'order-1' }) });
+    const first = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      body: body('idem1@example.com', { idempotency_key: 'order-1' }),
+    });
     expect(first.status).toBe(202);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    const again = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem1@example.com', { idempotency_key: 'order-1' }) });
+    const again = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      body: body('idem1@example.com', { idempotency_key: 'order-1' }),
+    });
     expect(again.status).toBe(202);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
@@ -21,14 +27,25 @@ describe('idempotency', () => {
     // The timeline is one message with one acceptance.
     const t = await suite.gp.request('GET', `/v1/messages/${first.body.id}`, { key: suite.tenant.live });
     expect(t.body.events.filter((e: { type: string }) => e.type === 'message.accepted')).toHaveLength(1);
-    await eventually(async () => (await suite.gp.request('GET', `/v1/messages/${first.body.id}`, { key: suite.tenant.live })).body.status === 'sent');
+    await eventually(
+      async () =>
+        (await suite.gp.request('GET', `/v1/messages/${first.body.id}`, { key: suite.tenant.live })).body.status === 'sent',
+    );
     expect(deliveredTo('idem1@example.com')).toBe(1);
   });
 
   it('accepts the key as the Idempotency-Key header too', async () => {
     const headers = { 'idempotency-key': 'hdr-1' };
-    const first = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, headers, body: body('idem2@example.com') });
-    const again = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, headers, body: body('idem2@example.com') });
+    const first = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      headers,
+      body: body('idem2@example.com'),
+    });
+    const again = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      headers,
+      body: body('idem2@example.com'),
+    });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(first.body.id);
     const differ = await suite.gp.request('POST', '/v1/emails', {
@@ -40,7 +57,10 @@ describe('idempotency', () => {
   });
 
   it('refuses the same key with a different body (422)', async () => {
-    await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem3@example.com', { idempotency_key: 'k3' }) });
+    await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      body: body('idem3@example.com', { idempotency_key: 'k3' }),
+    });
     const changed = await suite.gp.request('POST', '/v1/emails', {
       key: suite.tenant.live,
       body: body('idem3@example.com', { idempotency_key: 'k3', subject: 'Changed' }),
@@ -51,7 +71,10 @@ describe('idempotency', () => {
 
   it('keeps keys per tenant: another tenant may use the same key', async () => {
     const other = await suite.gp.tenant();
-    const mine = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem4@example.com', { idempotency_key: 'shared' }) });
+    const mine = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      body: body('idem4@example.com', { idempotency_key: 'shared' }),
+    });
     const theirs = await suite.gp.request('POST', '/v1/emails', {
       key: other.live,
       body: body('idem4@example.com', { idempotency_key: 'shared' }),
@@ -63,7 +86,10 @@ describe('idempotency', () => {
 
   it('turns concurrent requests with one key into exactly one message', async () => {
     const requests = Array.from({ length: 20 }, () =>
-      suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem5@example.com', { idempotency_key: 'race' }) }),
+      suite.gp.request('POST', '/v1/emails', {
+        key: suite.tenant.live,
+        body: body('idem5@example.com', { idempotency_key: 'race' }),
+      }),
     );
     const answers = await Promise.all(requests);
     for (const a of answers) expect([202, 409]).toContain(a.status);
@@ -71,14 +97,22 @@ describe('idempotency', () => {
     expect(new Set(accepted.map((a) => a.body.id)).size).toBe(1);
     expect(accepted.filter((a) => a.headers.get('idempotent-replayed') === null)).toHaveLength(1);
     const id = accepted[0]!.body.id;
-    await eventually(async () => (await suite.gp.request('GET', `/v1/messages/${id}`, { key: suite.tenant.live })).body.status === 'sent');
+    await eventually(
+      async () => (await suite.gp.request('GET', `/v1/messages/${id}`, { key: suite.tenant.live })).body.status === 'sent',
+    );
     expect(deliveredTo('idem5@example.com')).toBe(1);
   });
 
   it('survives a restart: a repeat after restart is still a replay', async () => {
-    const first = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem6@example.com', { idempotency_key: 'restart' }) });
+    const first = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      body: body('idem6@example.com', { idempotency_key: 'restart' }),
+    });
     await suite.gp.restart();
-    const again = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: body('idem6@example.com', { idempotency_key: 'restart' }) });
+    const again = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      body: body('idem6@example.com', { idempotency_key: 'restart' }),
+    });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(first.body.id);
   });

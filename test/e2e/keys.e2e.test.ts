@@ -17,9 +17,17 @@ const send = (key: string | undefined, headers: Record<string, string> = {}) =>
 
 describe('admin API', () => {
   it('creates tenants and live, sandbox and public keys with their prefixes', async () => {
-    const t = await gp.admin('POST', '/tenants', { name: 'Acme', default_from: 'Acme <mail@acme.example>', quota: { per_day: 1000 } });
+    const t = await gp.admin('POST', '/tenants', {
+      name: 'Acme',
+      default_from: 'Acme <mail@acme.example>',
+      quota: { per_day: 1000 },
+    });
     expect(t.status).toBe(201);
-    expect(t.body).toMatchObject({ name: 'Acme', default_from: 'Acme <mail@acme.example>', quota: { per_second: null, per_day: 1000 } });
+    expect(t.body).toMatchObject({
+      name: 'Acme',
+      default_from: 'Acme <mail@acme.example>',
+      quota: { per_second: null, per_day: 1000 },
+    });
     expect(t.body.id).toMatch(/^ten_/);
     for (const kind of ['live', 'sandbox', 'public']) {
       const k = await gp.admin('POST', `/tenants/${t.body.id}/keys`, { kind, name: `${kind} key` });

@@ -12,7 +12,10 @@ describe('first start', () => {
       expect(live).toBeDefined();
       expect(sandbox).toBeDefined();
       expect((await gp.request('GET', '/healthz')).status).toBe(200);
-      const res = await gp.request('POST', '/v1/emails', { key: sandbox, body: { to: 'first@example.com', subject: 'Hi', html: '<p>Hi</p>' } });
+      const res = await gp.request('POST', '/v1/emails', {
+        key: sandbox,
+        body: { to: 'first@example.com', subject: 'Hi', html: '<p>Hi</p>' },
+      });
       expect(res.status).toBe(202);
       await gp.restart();
       expect(gp.output).not.toMatch(/live key:/);

@@ -78,7 +78,9 @@ describe('POST /v1/emails', () => {
     const foreign = await suite.gp.request('GET', `/v1/messages/${id}`, { key: other.live });
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe('not_found');
-    expect((await suite.gp.request('GET', '/v1/messages/msg_00000000000000000000000000', { key: suite.tenant.live })).status).toBe(404);
+    expect(
+      (await suite.gp.request('GET', '/v1/messages/msg_00000000000000000000000000', { key: suite.tenant.live })).status,
+    ).toBe(404);
   });
 
   it('schedules a send_at in the future and fires it on time', async () => {
@@ -144,13 +146,24 @@ describe('POST /v1/emails', () => {
     for (const [body, fields] of cases) {
       const res = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body });
       expect(res.status, JSON.stringify(body)).toBe(res.body.error.code === 'template_render_failed' ? 422 : 400);
-      expect(res.body.error.details.map((d: { field: string }) => d.field), JSON.stringify(body)).toEqual(fields);
+      expect(
+        res.body.error.details.map((d: { field: string }) => d.field),
+        JSON.stringify(body),
+      ).toEqual(fields);
       expect(res.body.error.message).toBeTruthy();
     }
-    const notJson = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: '{"to":', headers: { 'content-type': 'application/json' } });
+    const notJson = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      body: '{"to":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(notJson.status).toBe(400);
     expect(notJson.body.error.code).toBe('invalid_request');
-    const wrongType = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: 'to=x', headers: { 'content-type': 'text/plain' } });
+    const wrongType = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      body: 'to=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.error.message).toMatch(/application\/json/);
   });

@@ -17,14 +17,24 @@ describe('templates', () => {
     expect(created.body).toMatchObject({ slug: 'welcome', name: 'Welcome', subject: 'Welcome, {{name}}', text: 'Hi {{name}}' });
     expect(created.body.id).toMatch(/^tpl_/);
 
-    expect((await suite.gp.request('GET', '/v1/templates/welcome', { key: suite.tenant.live })).body.html).toBe('<p>Hi {{name}}</p>');
-    expect((await suite.gp.request('GET', '/v1/templates', { key: suite.tenant.live })).body.data.map((t: { slug: string }) => t.slug)).toContain('welcome');
+    expect((await suite.gp.request('GET', '/v1/templates/welcome', { key: suite.tenant.live })).body.html).toBe(
+      '<p>Hi {{name}}</p>',
+    );
+    expect(
+      (await suite.gp.request('GET', '/v1/templates', { key: suite.tenant.live })).body.data.map((t: { slug: string }) => t.slug),
+    ).toContain('welcome');
 
-    const dup = await suite.gp.request('POST', '/v1/templates', { key: suite.tenant.live, body: { slug: 'welcome', subject: 's', html: 'h' } });
+    const dup = await suite.gp.request('POST', '/v1/templates', {
+      key: suite.tenant.live,
+      body: { slug: 'welcome', subject: 's', html: 'h' },
+    });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('template_exists');
 
-    const updated = await suite.gp.request('PATCH', '/v1/templates/welcome', { key: suite.tenant.live, body: { subject: 'Hello again, {{name}}' } });
+    const updated = await suite.gp.request('PATCH', '/v1/templates/welcome', {
+      key: suite.tenant.live,
+      body: { subject: 'Hello again, {{name}}' },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body.subject).toBe('Hello again, {{name}}');
     expect(updated.body.html).toBe('<p>Hi {{name}}</p>');
@@ -36,7 +46,10 @@ describe('templates', () => {
 
   it("accepts a former provider's template id or alias as the slug", async () => {
     for (const slug of ['38912734', 'password-reset', 'order_shipped.v2', 'd-4f8a9c1e2b3d4e5f']) {
-      const res = await suite.gp.request('POST', '/v1/templates', { key: suite.tenant.live, body: { slug, subject: 's', html: '<p>h</p>' } });
+      const res = await suite.gp.request('POST', '/v1/templates', {
+        key: suite.tenant.live,
+        body: { slug, subject: 's', html: '<p>h</p>' },
+      });
       expect(res.status, slug).toBe(201);
     }
   });
@@ -58,7 +71,10 @@ describe('templates', () => {
   });
 
   it('keeps templates per tenant', async () => {
-    await suite.gp.request('POST', '/v1/templates', { key: suite.tenant.live, body: { slug: 'mine-only', subject: 's', html: '<p>h</p>' } });
+    await suite.gp.request('POST', '/v1/templates', {
+      key: suite.tenant.live,
+      body: { slug: 'mine-only', subject: 's', html: '<p>h</p>' },
+    });
     const other = await suite.gp.tenant();
     expect((await suite.gp.request('GET', '/v1/templates/mine-only', { key: other.live })).status).toBe(404);
   });
@@ -79,7 +95,13 @@ describe('templates', () => {
       body: {
         to: 'buyer@example.com',
         template: 'receipt',
-        data: { customer: { name: 'Tom & <Jerry>' }, items: [{ title: 'Tea', price: '3 €' }, { title: 'Cake', price: '5 €' }] },
+        data: {
+          customer: { name: 'Tom & <Jerry>' },
+          items: [
+            { title: 'Tea', price: '3 €' },
+            { title: 'Cake', price: '5 €' },
+          ],
+        },
       },
     });
     expect(res.status).toBe(202);
@@ -103,7 +125,10 @@ describe('templates', () => {
   });
 
   it('refuses a send naming an unknown template (422)', async () => {
-    const res = await suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: { to: 'x@example.com', template: 'nope' } });
+    const res = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      body: { to: 'x@example.com', template: 'nope' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('template_not_found');
   });

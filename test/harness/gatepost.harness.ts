@@ -130,7 +130,10 @@ export async function startGatepost(opts: StartOptions = {}): Promise<GatepostPr
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `ms`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 15_000,
+): Promise<T> {
   const until = Date.now() + ms;
   let last: unknown;
   for (;;) {
