@@ -7,6 +7,17 @@ export interface Config {
   host: string;
   dataDir: string;
   runtime: 'embedded' | 'dapr';
+  /**
+   * Which parts this process runs: `all` (the HTTP API and the actors), `ingress` (the HTTP API
+   * only: stateless, it calls actors through Dapr) or `actors` (hosts actors and subscriptions).
+   * The embedded runtime always runs all.
+   */
+  role: 'all' | 'ingress' | 'actors';
+  /** Dapr: the sidecar's HTTP port, and the port this app serves Dapr's callbacks on. */
+  daprHttpPort: number;
+  appPort: number;
+  pubsub: string;
+  databaseUrl: string | null;
   adminToken: string | null;
   smtpRelay: string | null;
   /** The host name Gatepost names itself by (Message-ID fallback, greetings). */
@@ -28,16 +39,32 @@ export function parseDurations(name: string, text: string): number[] {
   });
 }
 
+function portOf(name: string, value: string | undefined, fallback: number): number {
+  const port = Number(value ?? fallback);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name} must be a port number, not ${value}`);
+  return port;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const runtime = env.GATEPOST_RUNTIME ?? 'embedded';
   if (runtime !== 'embedded' && runtime !== 'dapr') throw new Error(`GATEPOST_RUNTIME must be embedded or dapr, not ${runtime}`);
-  const port = Number(env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, not ${env.PORT}`);
+  const port = portOf('PORT', env.PORT, 3000);
+  const role = env.GATEPOST_ROLE ?? 'all';
+  if (role !== 'all' && role !== 'ingress' && role !== 'actors') {
+    throw new Error(`GATEPOST_ROLE must be all, ingress or actors, not ${role}`);
+  }
+  if (runtime === 'embedded' && role !== 'all') throw new Error('GATEPOST_ROLE needs GATEPOST_RUNTIME=dapr');
+  if (runtime === 'dapr' && !env.DATABASE_URL) throw new Error('GATEPOST_RUNTIME=dapr needs DATABASE_URL (PostgreSQL)');
   return {
     port,
     host: env.HOST ?? '0.0.0.0',
     dataDir: resolve(env.GATEPOST_DATA_DIR ?? './data'),
     runtime,
+    role,
+    daprHttpPort: portOf('DAPR_HTTP_PORT', env.DAPR_HTTP_PORT, 3500),
+    appPort: portOf('APP_PORT', env.APP_PORT, 3001),
+    pubsub: env.GATEPOST_PUBSUB ?? 'pubsub',
+    databaseUrl: env.DATABASE_URL || null,
     adminToken: env.GATEPOST_ADMIN_TOKEN || null,
     smtpRelay: env.GATEPOST_SMTP_RELAY || null,
     hostname: env.GATEPOST_HOSTNAME ?? hostname(),

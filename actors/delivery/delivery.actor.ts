@@ -3,6 +3,7 @@
 // message's timeline. A transient failure waits on a reminder; a permanent one suppresses the
 // recipient. (Direct MX delivery, DKIM, warmup and the fair queue come with the MTA.)
 import { actor, defineActor } from '../../dapr/runtime.port.ts';
+import { GatepostError } from '../../errors/errors.catalog.ts';
 import { mailOptions, textFromHtml } from '../../mail/content.ts';
 import type { Relay, RelayAnswer } from '../../mta/relay.smtp.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
@@ -53,7 +54,16 @@ export function deliveryActor(deps: DeliveryDeps) {
         const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
         if (s.done) return 'skipped';
         const message = actor(turn, messageActor, turn.actorId);
-        const { record, content } = await message.get(undefined);
+        const view = await message.get(undefined).catch((error: unknown) => {
+          if (error instanceof GatepostError && error.code === 'not_found') return null;
+          throw error;
+        });
+        // Gone (its retention ended while a retry waited): nothing is left to deliver.
+        if (!view) {
+          turn.set('delivery', { ...s, done: true, in_flight: false } satisfies DeliveryState);
+          return 'skipped';
+        }
+        const { record, content } = view;
         const attempt = s.attempts + 1;
         const to = record.response.to;
         let outcome: AttemptOutcome;

@@ -150,8 +150,10 @@ export const messageActor = defineActor({
 
   async onReminder(turn, name) {
     if (name === 'send') {
-      const record = await loadRecord(turn);
-      if (record.status !== 'scheduled') return;
+      // No record: the turn that set this reminder never saved (possible on Dapr, which registers
+      // reminders before the state they belong to). Nothing to send.
+      const record = await turn.get<MessageRecord>('record');
+      if (!record || record.status !== 'scheduled') return;
       queue(turn, record);
       turn.set('record', record);
     } else if (name === 'expire') {

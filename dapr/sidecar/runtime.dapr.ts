@@ -1,0 +1,321 @@
+// The Dapr adapter of the runtime port. Calls go to the app's daprd sidecar over its HTTP API;
+// actors and subscriptions are served on the app port with Dapr's actor-host callback routes.
+// Written against the HTTP API rather than @dapr/dapr 3.18, whose actor runtime registers types
+// by class name, saves the state of a method that threw, drops a failed state save, and acks a
+// subscriber that threw (see dapr/README.md).
+//
+// Turn commit, in this order, so a crash at any point loses nothing acknowledged:
+//   1. reminders the turn sets are registered (a reminder that fires on unsaved state finds
+//      nothing to do); if it publishes, so is the `__outbox` reminder that republishes.
+//   2. the state transaction: the turn's writes and its publications, under `__outbox`.
+//   3. reminders the turn deleted are deleted.
+//   4. a follow-up turn publishes `__outbox` and clears it (and its reminder).
+// Dapr's transactional outbox does not cover actor state, hence `__outbox`.
+import Fastify, { type FastifyInstance } from 'fastify';
+import { GatepostError } from '../../errors/errors.catalog.ts';
+import { newId } from '../../lib/ids.ts';
+import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../runtime.port.ts';
+import { SidecarClient, type StateOperation } from './sidecar.client.ts';
+
+const OUTBOX = '__outbox';
+/** How long a publication may stay unpublished before its actor's reminder tries again. */
+const OUTBOX_RETRY_MS = 15_000;
+const REMINDER_RETRY_MS = 5_000;
+
+interface Publication {
+  id: string;
+  topic: string;
+  data: unknown;
+}
+
+export interface DaprRuntimeOptions {
+  daprHttpPort: number;
+  /** The port this app serves Dapr's callbacks on; null for an app that hosts nothing. */
+  appPort: number | null;
+  pubsub: string;
+  log?: (message: string, error?: unknown) => void;
+}
+
+class HostedActor {
+  /** Values read or written so far; `undefined` marks a key known to be absent. */
+  readonly cache = new Map<string, unknown>();
+  tail: Promise<unknown> = Promise.resolve();
+  constructor(
+    readonly type: string,
+    readonly id: string,
+  ) {}
+}
+
+export class DaprRuntime implements ActorRuntime {
+  readonly sidecar: SidecarClient;
+  private readonly definitions = new Map<string, ActorDefinition>();
+  private readonly subscribers = new Map<string, Subscriber>();
+  private readonly hosted = new Map<string, HostedActor>();
+  private readonly log: (message: string, error?: unknown) => void;
+  private app: FastifyInstance | null = null;
+  private running = 0;
+  private stopping = false;
+
+  constructor(private readonly opts: DaprRuntimeOptions) {
+    this.sidecar = new SidecarClient(opts.daprHttpPort);
+    this.log = opts.log ?? ((m, e) => console.error(m, e ?? ''));
+  }
+
+  register(definition: ActorDefinition): void {
+    if (this.definitions.has(definition.type)) throw new Error(`actor type ${definition.type} is already registered`);
+    this.definitions.set(definition.type, definition);
+  }
+
+  subscribe(topic: string, subscriber: Subscriber): void {
+    if (this.subscribers.has(topic)) throw new Error(`topic ${topic} already has a subscriber`);
+    this.subscribers.set(topic, subscriber);
+  }
+
+  invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
+    return this.sidecar.invokeActor<R>(actorType, actorId, method, args);
+  }
+
+  async start(): Promise<void> {
+    if (this.opts.appPort !== null) {
+      this.app = this.appServer();
+      await this.app.listen({ port: this.opts.appPort, host: '127.0.0.1' });
+    }
+    // The sidecar answers once it has loaded its components and found this app.
+    for (let i = 0; !(await this.sidecar.healthy()); i++) {
+      if (i === 600) throw new Error(`daprd on ${this.sidecar.base} did not become healthy`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.app?.close();
+    while (this.running > 0) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  private appServer(): FastifyInstance {
+    const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
+    // daprd sends actor calls as JSON, sometimes with no content type or an empty body.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => {
+      try {
+        done(null, body === '' ? null : JSON.parse(body as string));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    });
+
+    app.get('/healthz', async () => ({ status: 'ok' }));
+    app.get('/dapr/config', async () => ({
+      entities: [...this.definitions.keys()],
+      actorIdleTimeout: '30m',
+      drainOngoingCallTimeout: '30s',
+      drainRebalancedActors: true,
+      reentrancy: { enabled: false },
+    }));
+    app.get('/dapr/subscribe', async () =>
+      [...this.subscribers.keys()].map((topic) => ({
+        pubsubname: this.opts.pubsub,
+        topic,
+        route: `/dapr/events/${encodeURIComponent(topic)}`,
+      })),
+    );
+    app.post<{ Params: { topic: string }; Body: { id?: string; data?: unknown } }>('/dapr/events/:topic', async (request) => {
+      const subscriber = this.subscribers.get(request.params.topic);
+      if (!subscriber) return { status: 'DROP' };
+      try {
+        await this.tracked(() =>
+          subscriber({ id: request.body?.id ?? '', topic: request.params.topic, data: request.body?.data }),
+        );
+        return { status: 'SUCCESS' };
+      } catch (error) {
+        // RETRY, not an error status: the broker redelivers, and nothing is acknowledged by accident.
+        this.log(`subscriber of ${request.params.topic} failed; will retry`, error);
+        return { status: 'RETRY' };
+      }
+    });
+    app.put<{ Params: { type: string; id: string; name: string }; Body: { data?: unknown } | null }>(
+      '/actors/:type/:id/method/remind/:name',
+      async (request) => {
+        const { type, id, name } = request.params;
+        const data = request.body?.data ?? null;
+        if (name === OUTBOX) {
+          await this.tracked(() => this.flushOutbox(this.hostedActor(type, id)));
+          return {};
+        }
+        try {
+          await this.tracked(() =>
+            this.turn(type, id, async (def, turn) => {
+              if (!def.onReminder) throw new Error(`actor type ${type} has no reminder handler`);
+              await def.onReminder(turn, name, data === null ? undefined : data);
+            }),
+          );
+        } catch (error) {
+          // Try again later ourselves: what the scheduler does with a failed callback varies.
+          this.log(`reminder ${name} of ${type}/${id} failed; will retry`, error);
+          await this.sidecar.setReminder(type, id, name, Date.now() + REMINDER_RETRY_MS, data);
+        }
+        return {};
+      },
+    );
+    app.put('/actors/:type/:id/method/timer/:name', async () => ({}));
+    app.put<{ Params: { type: string; id: string; method: string }; Body: unknown }>(
+      '/actors/:type/:id/method/:method',
+      async (request) => {
+        const { type, id, method } = request.params;
+        try {
+          const value = await this.tracked(() =>
+            this.turn(type, id, (def, turn) => {
+              const fn = def.methods[method];
+              if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
+              return fn(turn, request.body);
+            }),
+          );
+          return { ok: value ?? null };
+        } catch (error) {
+          if (error instanceof GatepostError) return { error: error.toBody() };
+          throw error;
+        }
+      },
+    );
+    app.delete<{ Params: { type: string; id: string } }>('/actors/:type/:id', async (request) => {
+      this.hosted.delete(`${request.params.type}\0${request.params.id}`);
+      return {};
+    });
+    return app;
+  }
+
+  private async tracked<T>(work: () => Promise<T>): Promise<T> {
+    if (this.stopping) throw new Error('the actor runtime is stopping');
+    this.running++;
+    try {
+      return await work();
+    } finally {
+      this.running--;
+    }
+  }
+
+  /** One turn on a hosted actor: its calls run one at a time, and it commits or saves nothing. */
+  private turn<R>(type: string, id: string, body: (def: ActorDefinition, turn: DaprTurn) => Promise<R>): Promise<R> {
+    const def = this.definitions.get(type);
+    if (!def) return Promise.reject(new Error(`this app hosts no actor type ${type}`));
+    const actor = this.hostedActor(type, id);
+    const run = actor.tail.then(async () => {
+      const turn = new DaprTurn(this, actor);
+      const result = await body(def, turn);
+      const published = await this.commit(actor, turn);
+      if (published) void this.flushOutbox(actor);
+      return result;
+    });
+    actor.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private hostedActor(type: string, id: string): HostedActor {
+    const key = `${type}\0${id}`;
+    let a = this.hosted.get(key);
+    if (!a) {
+      a = new HostedActor(type, id);
+      this.hosted.set(key, a);
+    }
+    return a;
+  }
+
+  /** Steps 1–3 of the commit; answers whether there is anything to publish. */
+  private async commit(a: HostedActor, turn: DaprTurn): Promise<boolean> {
+    const sets = [...turn.reminderWrites].filter((e): e is [string, { dueAt: number; data: unknown }] => e[1] !== null);
+    const deletes = [...turn.reminderWrites].filter(([, r]) => r === null).map(([name]) => name);
+    const operations: StateOperation[] = [...turn.stateWrites].map(([key, value]) =>
+      value === undefined ? { operation: 'delete', request: { key } } : { operation: 'upsert', request: { key, value } },
+    );
+    let outbox: Publication[] | undefined;
+    if (turn.published.length > 0) {
+      const pending = ((await turn.get<Publication[]>(OUTBOX)) ?? []).concat(
+        turn.published.map((p) => ({ id: newId('pub'), topic: p.topic, data: p.data })),
+      );
+      outbox = pending;
+      operations.push({ operation: 'upsert', request: { key: OUTBOX, value: pending } });
+      sets.push([OUTBOX, { dueAt: Date.now() + OUTBOX_RETRY_MS, data: null }]);
+    }
+    await Promise.all(sets.map(([name, r]) => this.sidecar.setReminder(a.type, a.id, name, r.dueAt, r.data)));
+    await this.sidecar.saveState(a.type, a.id, operations);
+    for (const [key, value] of turn.stateWrites) a.cache.set(key, value);
+    if (outbox) a.cache.set(OUTBOX, outbox);
+    await Promise.all(deletes.map((name) => this.sidecar.deleteReminder(a.type, a.id, name)));
+    return outbox !== undefined;
+  }
+
+  /** Step 4, as a turn of its own: publish what `__outbox` holds, then clear it. */
+  private async flushOutbox(a: HostedActor): Promise<void> {
+    try {
+      await this.turn(a.type, a.id, async (_def, turn) => {
+        const pending = (await turn.get<Publication[]>(OUTBOX)) ?? [];
+        for (const p of pending) await this.sidecar.publish(this.opts.pubsub, p.topic, p.data, p.id);
+        if (pending.length > 0) turn.delete(OUTBOX);
+        turn.deleteReminder(OUTBOX);
+      });
+    } catch (error) {
+      // The `__outbox` reminder of the commit tries again; after a failed retry, a new one does.
+      this.log(`publishing from ${a.type}/${a.id} failed; will retry`, error);
+      await this.sidecar.setReminder(a.type, a.id, OUTBOX, Date.now() + OUTBOX_RETRY_MS, null).catch(() => undefined);
+    }
+  }
+
+  async readState<T>(a: HostedActor, key: string): Promise<T | undefined> {
+    if (!a.cache.has(key)) a.cache.set(key, await this.sidecar.getState<T>(a.type, a.id, key));
+    // A copy, so no caller can change the cached state behind the turn's back.
+    const value = a.cache.get(key);
+    return value === undefined ? undefined : (structuredClone(value) as T);
+  }
+}
+
+class DaprTurn implements ActorTurn {
+  readonly stateWrites = new Map<string, unknown>();
+  readonly reminderWrites = new Map<string, { dueAt: number; data: unknown } | null>();
+  readonly published: { topic: string; data: unknown }[] = [];
+
+  constructor(
+    private readonly runtime: DaprRuntime,
+    private readonly a: HostedActor,
+  ) {}
+
+  get actorType() {
+    return this.a.type;
+  }
+  get actorId() {
+    return this.a.id;
+  }
+
+  async get<T>(key: string): Promise<T | undefined> {
+    if (this.stateWrites.has(key)) {
+      const value = this.stateWrites.get(key);
+      return value === undefined ? undefined : (structuredClone(value) as T);
+    }
+    return this.runtime.readState<T>(this.a, key);
+  }
+
+  set(key: string, value: unknown): void {
+    // Stored as JSON, as on the embedded runtime: what was set is what a later read returns.
+    this.stateWrites.set(key, JSON.parse(JSON.stringify(value)));
+  }
+
+  delete(key: string): void {
+    this.stateWrites.set(key, undefined);
+  }
+
+  setReminder(name: string, dueAt: number, data?: unknown): void {
+    this.reminderWrites.set(name, { dueAt, data });
+  }
+
+  deleteReminder(name: string): void {
+    this.reminderWrites.set(name, null);
+  }
+
+  publish(topic: string, data: unknown): void {
+    this.published.push({ topic, data });
+  }
+
+  invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
+    return this.runtime.invoke<R>(actorType, actorId, method, args);
+  }
+}

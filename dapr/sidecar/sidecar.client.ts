@@ -1,0 +1,91 @@
+// Calls from an app to its daprd sidecar, over Dapr's documented HTTP API (v1.0): actor method
+// invocation, actor state, actor reminders, pub/sub. Only what the runtime port needs.
+import { GatepostError, isCodedErrorBody } from '../../errors/errors.catalog.ts';
+
+export type StateOperation =
+  { operation: 'upsert'; request: { key: string; value: unknown } } | { operation: 'delete'; request: { key: string } };
+
+/** What an actor method answers through the sidecar: a value, or a coded refusal. */
+export type MethodEnvelope = { ok: unknown } | { error: unknown };
+
+export class SidecarClient {
+  readonly base: string;
+
+  constructor(daprHttpPort: number, host = '127.0.0.1') {
+    this.base = `http://${host}:${daprHttpPort}/v1.0`;
+  }
+
+  async invokeActor<R>(type: string, id: string, method: string, args: unknown): Promise<R> {
+    const res = await fetch(`${this.base}/actors/${enc(type)}/${enc(id)}/method/${enc(method)}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(args ?? null),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`actor ${type}/${id} ${method}: HTTP ${res.status}: ${text}`);
+    const envelope = JSON.parse(text) as MethodEnvelope;
+    if ('error' in envelope) {
+      if (isCodedErrorBody(envelope.error)) throw GatepostError.fromBody(envelope.error);
+      throw new Error(`actor ${type}/${id} ${method}: ${JSON.stringify(envelope.error)}`);
+    }
+    return envelope.ok as R;
+  }
+
+  /** The value of `key`, or undefined when the actor has none. */
+  async getState<T>(type: string, id: string, key: string): Promise<T | undefined> {
+    const res = await fetch(`${this.base}/actors/${enc(type)}/${enc(id)}/state/${enc(key)}`);
+    if (res.status === 204) return undefined;
+    const text = await res.text();
+    if (!res.ok) throw new Error(`state get ${type}/${id}/${key}: HTTP ${res.status}: ${text}`);
+    return text === '' ? undefined : (JSON.parse(text) as T);
+  }
+
+  /** Saves the operations atomically (the state store must support transactions). */
+  async saveState(type: string, id: string, operations: StateOperation[]): Promise<void> {
+    if (operations.length === 0) return;
+    const res = await fetch(`${this.base}/actors/${enc(type)}/${enc(id)}/state`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(operations),
+    });
+    if (!res.ok) throw new Error(`state save ${type}/${id}: HTTP ${res.status}: ${await res.text()}`);
+  }
+
+  /** A one-shot reminder at `dueAt` (ms since epoch); a past time fires at once. */
+  async setReminder(type: string, id: string, name: string, dueAt: number, data: unknown): Promise<void> {
+    const res = await fetch(`${this.base}/actors/${enc(type)}/${enc(id)}/reminders/${enc(name)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      // RFC 3339 absolute time; "0s" for now, since a time in the past may be refused.
+      body: JSON.stringify({ dueTime: dueAt > Date.now() ? new Date(dueAt).toISOString() : '0s', data: data ?? null }),
+    });
+    if (!res.ok) throw new Error(`reminder set ${type}/${id}/${name}: HTTP ${res.status}: ${await res.text()}`);
+  }
+
+  async deleteReminder(type: string, id: string, name: string): Promise<void> {
+    const res = await fetch(`${this.base}/actors/${enc(type)}/${enc(id)}/reminders/${enc(name)}`, { method: 'DELETE' });
+    if (!res.ok && res.status !== 404) {
+      throw new Error(`reminder delete ${type}/${id}/${name}: HTTP ${res.status}: ${await res.text()}`);
+    }
+  }
+
+  async publish(pubsub: string, topic: string, data: unknown, id: string): Promise<void> {
+    // The id travels as a CloudEvent attribute, so a redelivery carries the same one.
+    const res = await fetch(`${this.base}/publish/${enc(pubsub)}/${enc(topic)}?metadata.cloudevent.id=${enc(id)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(data),
+    });
+    if (!res.ok) throw new Error(`publish ${topic}: HTTP ${res.status}: ${await res.text()}`);
+  }
+
+  async healthy(): Promise<boolean> {
+    try {
+      return (await fetch(`${this.base}/healthz/outbound`)).ok;
+    } catch {
+      return false;
+    }
+  }
+}
+
+const enc = encodeURIComponent;
