@@ -92,9 +92,10 @@ export class SqliteCatalog implements Catalog {
   }
 
   async updateTenant(id: string, patch: Partial<Pick<Tenant, 'name' | 'default_from' | 'quota'>>): Promise<Tenant | null> {
-    const current = await this.getTenant(id);
-    if (!current) return null;
-    const next = { ...current, ...patch };
+    // Read and write with no await between: a concurrent update cannot slip in and be overwritten.
+    const row = this.sql('SELECT * FROM tenants WHERE id = ?').get(id) as TenantRow | undefined;
+    if (!row) return null;
+    const next = { ...toTenant(row), ...patch };
     this.sql('UPDATE tenants SET name = ?, default_from = ?, quota = ? WHERE id = ?').run(
       next.name,
       next.default_from,
@@ -158,7 +159,9 @@ export class SqliteCatalog implements Catalog {
   }
 
   async updateTemplate(tenantId: string, slug: string, patch: Partial<TemplateFields>): Promise<Template | null> {
-    const current = await this.getTemplate(tenantId, slug);
+    // Read and write with no await between: a concurrent update cannot slip in and be overwritten.
+    const current = this.sql(`SELECT ${TEMPLATE_COLUMNS} FROM templates WHERE tenant_id = ? AND slug = ?`).get(tenantId, slug) as
+      Template | undefined;
     if (!current) return null;
     const next = { ...current, ...patch, updated_at: now() };
     try {
