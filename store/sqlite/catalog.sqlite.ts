@@ -14,6 +14,7 @@ import type {
   TemplateFields,
   Tenant,
 } from '../catalog.port.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
 
 interface TenantRow {
   id: string;
@@ -38,21 +39,6 @@ function slugTaken(error: unknown, slug: string): unknown {
   return (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE'
     ? new GatepostError('template_exists', `A template with slug "${slug}" already exists.`)
     : error;
-}
-
-const encodeCursor = (parts: string[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
-
-function decodeCursor(cursor: string | undefined, length: number): string[] | null {
-  if (!cursor) return null;
-  try {
-    const parts: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString());
-    if (Array.isArray(parts) && parts.length === length && parts.every((p) => typeof p === 'string')) return parts;
-  } catch {
-    // fall through to the error below
-  }
-  throw new GatepostError('invalid_request', 'The cursor is not one this API returned.', {
-    details: [{ field: 'cursor', message: 'unrecognised cursor' }],
-  });
 }
 
 export class SqliteCatalog implements Catalog {

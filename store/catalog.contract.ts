@@ -1,0 +1,567 @@
+// The behaviour every Catalog implementation owes its callers, as one vitest suite. Each store's
+// test file calls catalogContract with a factory; the suite makes one catalog, and every test
+// works in tenants of its own, so tests never see each other's rows.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
+import { GatepostError, type ErrorCode } from '../errors/errors.catalog.ts';
+import type { CapturedMessage, Catalog, Page, Suppression, Template, TemplateFields, Tenant } from './catalog.port.ts';
+import { encodeCursor } from './cursor.ts';
+
+/** The format of `new Date().toISOString()`. */
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Cursors no list ever returned: not base64url JSON, the wrong shape, the wrong number of parts. */
+const BAD_CURSORS = [
+  'not a cursor!',
+  Buffer.from('{"after":"x"}').toString('base64url'),
+  Buffer.from('[1]').toString('base64url'),
+  encodeCursor([]),
+  encodeCursor(['a', 'b', 'c']),
+];
+
+async function expectError(promise: Promise<unknown>, code: ErrorCode): Promise<GatepostError> {
+  const error = await promise.then(
+    () => expect.fail(`expected a GatepostError "${code}", got a result`),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(GatepostError);
+  expect(error).toMatchObject({ code });
+  return error as GatepostError;
+}
+
+/** Every page of a list, following next_cursor to the end. */
+async function allPages<T>(list: (cursor: string | undefined) => Promise<Page<T>>): Promise<T[][]> {
+  const pages: T[][] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await list(cursor);
+    pages.push(page.data);
+    if (page.next_cursor === null) return pages;
+    expect(page.next_cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    cursor = page.next_cursor;
+    if (pages.length > 100) throw new Error('the cursor never ends');
+  }
+}
+
+const byCreation = (a: { created_at: string; id: string }, b: { created_at: string; id: string }) =>
+  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+
+const fields = (slug: string, more: Partial<TemplateFields> = {}): TemplateFields => ({
+  slug,
+  name: `Template ${slug}`,
+  subject: `Hello {{name}} (${slug})`,
+  html: `<p>Hello {{name}}</p>`,
+  text: 'Hello {{name}}',
+  from: 'Shop <shop@example.com>',
+  to: null,
+  reply_to: 'help@example.com',
+  ...more,
+});
+
+export function catalogContract(name: string, make: () => Promise<{ catalog: Catalog; cleanup: () => Promise<void> }>): void {
+  describe(`Catalog contract: ${name}`, () => {
+    let catalog: Catalog;
+    let cleanup: (() => Promise<void>) | undefined;
+    let failure: unknown;
+
+    beforeAll(async () => {
+      try {
+        ({ catalog, cleanup } = await make());
+      } catch (error) {
+        failure = error;
+      }
+    });
+    afterAll(async () => {
+      await cleanup?.();
+    });
+
+    /** A test that fails, rather than is skipped, when there is no catalog (its server is down, say). */
+    const it = (title: string, test: () => Promise<void>) =>
+      vitestIt(title, async () => {
+        if (failure) throw failure;
+        await test();
+      });
+
+    const unique = (prefix: string) => `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    const newTenant = (extra: Partial<Pick<Tenant, 'id' | 'name' | 'default_from' | 'quota'>> = {}) =>
+      catalog.createTenant({
+        id: unique('ten'),
+        name: 'Acme',
+        default_from: null,
+        quota: { per_second: null, per_day: null },
+        ...extra,
+      });
+
+    describe('tenants', () => {
+      it('creates a tenant and reads it back as created', async () => {
+        const id = unique('ten');
+        const before = new Date().toISOString();
+        const created = await catalog.createTenant({
+          id,
+          name: 'Acme Ltd',
+          default_from: 'Acme <hello@acme.test>',
+          quota: { per_second: 10, per_day: 50_000 },
+        });
+        expect(created).toEqual({
+          id,
+          name: 'Acme Ltd',
+          default_from: 'Acme <hello@acme.test>',
+          quota: { per_second: 10, per_day: 50_000 },
+          created_at: expect.stringMatching(ISO),
+        });
+        expect(created.created_at >= before).toBe(true);
+        expect(created.created_at <= new Date().toISOString()).toBe(true);
+        expect(await catalog.getTenant(id)).toEqual(created);
+        expect(await catalog.getTenant(unique('ten'))).toBeNull();
+      });
+
+      it('lists tenants by creation time, then id', async () => {
+        // Ids in the reverse of creation order: whichever order wins, it has to be the documented one.
+        const stem = unique('ten');
+        const created: Tenant[] = [];
+        for (const suffix of ['z', 'm', 'a']) created.push(await newTenant({ id: `${stem}_${suffix}`, name: suffix }));
+        const listed = await catalog.listTenants();
+        const mine = listed.filter((t) => t.id.startsWith(stem));
+        expect(mine).toEqual([...created].sort(byCreation));
+        expect(listed).toEqual([...listed].sort(byCreation));
+      });
+
+      it('updates name, default sender and quota, leaving the rest', async () => {
+        const t = await newTenant({ name: 'Before', default_from: null, quota: { per_second: 1, per_day: 100 } });
+
+        const quota = await catalog.updateTenant(t.id, { quota: { per_second: 5, per_day: null } });
+        expect(quota).toEqual({ ...t, quota: { per_second: 5, per_day: null } });
+
+        const from = await catalog.updateTenant(t.id, { default_from: 'news@acme.test', name: 'After' });
+        expect(from).toEqual({ ...t, name: 'After', default_from: 'news@acme.test', quota: { per_second: 5, per_day: null } });
+        expect(await catalog.getTenant(t.id)).toEqual(from);
+
+        const cleared = await catalog.updateTenant(t.id, { default_from: null });
+        expect(cleared?.default_from).toBeNull();
+        expect(await catalog.getTenant(t.id)).toEqual({ ...from, default_from: null });
+
+        expect(await catalog.updateTenant(unique('ten'), { name: 'Nobody' })).toBeNull();
+      });
+
+      it('keeps both of two concurrent updates of different fields', async () => {
+        const t = await newTenant({ name: 'Before', default_from: null });
+        await Promise.all([
+          catalog.updateTenant(t.id, { name: 'After' }),
+          catalog.updateTenant(t.id, { default_from: 'news@acme.test' }),
+          catalog.updateTenant(t.id, { quota: { per_second: 2, per_day: 20 } }),
+        ]);
+        expect(await catalog.getTenant(t.id)).toEqual({
+          ...t,
+          name: 'After',
+          default_from: 'news@acme.test',
+          quota: { per_second: 2, per_day: 20 },
+        });
+      });
+    });
+
+    describe('API keys', () => {
+      it('creates a key, finds it by hash and lists it', async () => {
+        const t = await newTenant();
+        const hash = unique('hash');
+        const key = await catalog.createKey(
+          { id: unique('key'), tenant_id: t.id, kind: 'live', name: 'CI', prefix: 'gp_live_ab' },
+          hash,
+        );
+        expect(key).toEqual({
+          id: key.id,
+          tenant_id: t.id,
+          kind: 'live',
+          name: 'CI',
+          prefix: 'gp_live_ab',
+          created_at: expect.stringMatching(ISO),
+          revoked_at: null,
+        });
+        expect(await catalog.findKeyByHash(hash)).toEqual(key);
+        expect(await catalog.findKeyByHash(unique('hash'))).toBeNull();
+        expect(await catalog.listKeys(t.id)).toEqual([key]);
+      });
+
+      it("lists a tenant's keys by creation time, and only that tenant's", async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const stem = unique('key');
+        const keys = [];
+        for (const [suffix, kind] of [
+          ['z', 'live'],
+          ['m', 'sandbox'],
+          ['a', 'public'],
+        ] as const) {
+          keys.push(
+            await catalog.createKey({ id: `${stem}_${suffix}`, tenant_id: a.id, kind, name: null, prefix: suffix }, unique('h')),
+          );
+        }
+        const other = await catalog.createKey(
+          { id: unique('key'), tenant_id: b.id, kind: 'live', name: null, prefix: 'b' },
+          unique('h'),
+        );
+        expect(await catalog.listKeys(a.id)).toEqual([...keys].sort(byCreation));
+        expect(await catalog.listKeys(b.id)).toEqual([other]);
+        expect(await catalog.listKeys(unique('ten'))).toEqual([]);
+      });
+
+      it('revokes a key: it is no longer found by hash, stays listed, and revoking again changes nothing', async () => {
+        const [t, stranger] = [await newTenant(), await newTenant()];
+        const hash = unique('hash');
+        const key = await catalog.createKey(
+          { id: unique('key'), tenant_id: t.id, kind: 'sandbox', name: 'dev', prefix: 'gp_test_x' },
+          hash,
+        );
+
+        // Another tenant cannot revoke it, nor can a key id that does not exist.
+        expect(await catalog.revokeKey(stranger.id, key.id)).toBeNull();
+        expect(await catalog.revokeKey(t.id, unique('key'))).toBeNull();
+        expect(await catalog.findKeyByHash(hash)).toEqual(key);
+
+        const revoked = await catalog.revokeKey(t.id, key.id);
+        expect(revoked).toEqual({ ...key, revoked_at: expect.stringMatching(ISO) });
+        expect(revoked!.revoked_at! >= key.created_at).toBe(true);
+        expect(await catalog.findKeyByHash(hash)).toBeNull();
+        expect(await catalog.listKeys(t.id)).toEqual([revoked]);
+
+        expect(await catalog.revokeKey(t.id, key.id)).toEqual(revoked);
+      });
+    });
+
+    describe('templates', () => {
+      it('creates a template and gets it by slug', async () => {
+        const t = await newTenant();
+        const id = unique('tpl');
+        const created = await catalog.createTemplate(t.id, id, fields('welcome', { to: 'ops@acme.test', text: null }));
+        expect(created).toEqual({
+          id,
+          tenant_id: t.id,
+          slug: 'welcome',
+          name: 'Template welcome',
+          subject: 'Hello {{name}} (welcome)',
+          html: '<p>Hello {{name}}</p>',
+          text: null,
+          from: 'Shop <shop@example.com>',
+          to: 'ops@acme.test',
+          reply_to: 'help@example.com',
+          created_at: expect.stringMatching(ISO),
+          updated_at: created.created_at,
+        });
+        expect(await catalog.getTemplate(t.id, 'welcome')).toEqual(created);
+        expect(await catalog.getTemplate(t.id, 'nope')).toBeNull();
+      });
+
+      it('lists templates by slug, byte order (not the locale of the store)', async () => {
+        const t = await newTenant();
+        const slugs = ['receipt', 'ab', 'a-z', 'a_b', 'Zeta', 'alpha', 'a.b', 'é-accent'];
+        const created = new Map<string, Template>();
+        for (const slug of slugs) created.set(slug, await catalog.createTemplate(t.id, unique('tpl'), fields(slug)));
+        const listed = await catalog.listTemplates(t.id);
+        expect(listed.map((x) => x.slug)).toEqual(['Zeta', 'a-z', 'a.b', 'a_b', 'ab', 'alpha', 'receipt', 'é-accent']);
+        expect(listed).toEqual(listed.map((x) => created.get(x.slug)));
+      });
+
+      it('updates only the fields given', async () => {
+        const t = await newTenant();
+        const created = await catalog.createTemplate(t.id, unique('tpl'), fields('invoice'));
+        await new Promise((r) => setTimeout(r, 5));
+
+        const updated = await catalog.updateTemplate(t.id, 'invoice', { subject: 'Your invoice {{number}}', text: null });
+        expect(updated).toEqual({
+          ...created,
+          subject: 'Your invoice {{number}}',
+          text: null,
+          updated_at: expect.stringMatching(ISO),
+        });
+        expect(updated!.updated_at > created.updated_at).toBe(true);
+        expect(await catalog.getTemplate(t.id, 'invoice')).toEqual(updated);
+
+        const more = await catalog.updateTemplate(t.id, 'invoice', {
+          from: null,
+          to: 'billing@acme.test',
+          name: null,
+          html: '<b>x</b>',
+        });
+        expect(more).toEqual({
+          ...updated,
+          from: null,
+          to: 'billing@acme.test',
+          name: null,
+          html: '<b>x</b>',
+          updated_at: more!.updated_at,
+        });
+        expect(await catalog.getTemplate(t.id, 'invoice')).toEqual(more);
+
+        expect(await catalog.updateTemplate(t.id, 'missing', { subject: 'x' })).toBeNull();
+      });
+
+      it('renames a slug: the old one is gone, the template (and its id) answer to the new one', async () => {
+        const t = await newTenant();
+        const created = await catalog.createTemplate(t.id, unique('tpl'), fields('welcome'));
+        const renamed = await catalog.updateTemplate(t.id, 'welcome', { slug: 'hello' });
+        expect(renamed).toEqual({ ...created, slug: 'hello', updated_at: expect.stringMatching(ISO) });
+        expect(await catalog.getTemplate(t.id, 'welcome')).toBeNull();
+        expect(await catalog.getTemplate(t.id, 'hello')).toEqual(renamed);
+        expect((await catalog.listTemplates(t.id)).map((x) => x.slug)).toEqual(['hello']);
+      });
+
+      it('keeps both of two concurrent updates, a rename among them', async () => {
+        const t = await newTenant();
+        const created = await catalog.createTemplate(t.id, unique('tpl'), fields('welcome'));
+        const results = await Promise.all([
+          catalog.updateTemplate(t.id, 'welcome', { subject: 'New subject' }),
+          catalog.updateTemplate(t.id, 'welcome', { html: '<p>New</p>' }),
+        ]);
+        expect(results.map((r) => r?.id)).toEqual([created.id, created.id]);
+        expect(await catalog.getTemplate(t.id, 'welcome')).toEqual({
+          ...created,
+          subject: 'New subject',
+          html: '<p>New</p>',
+          updated_at: expect.stringMatching(ISO),
+        });
+
+        // An update that started before a rename does not undo it.
+        await Promise.all([
+          catalog.updateTemplate(t.id, 'welcome', { slug: 'hello' }),
+          catalog.updateTemplate(t.id, 'welcome', { text: 'plain' }),
+        ]);
+        expect((await catalog.listTemplates(t.id)).map((x) => x.slug)).toEqual(['hello']);
+      });
+
+      it('refuses a taken slug on create and on rename with template_exists, changing nothing', async () => {
+        const t = await newTenant();
+        const first = await catalog.createTemplate(t.id, unique('tpl'), fields('welcome'));
+        const second = await catalog.createTemplate(t.id, unique('tpl'), fields('receipt'));
+
+        const onCreate = await expectError(
+          catalog.createTemplate(t.id, unique('tpl'), fields('welcome', { subject: 'Other' })),
+          'template_exists',
+        );
+        expect(onCreate.message).toContain('welcome');
+        expect(onCreate.status).toBe(409);
+
+        const onRename = await expectError(
+          catalog.updateTemplate(t.id, 'receipt', { slug: 'welcome', subject: 'Changed' }),
+          'template_exists',
+        );
+        expect(onRename.message).toContain('welcome');
+
+        expect(await catalog.listTemplates(t.id)).toEqual([second, first]);
+        // Renaming a template to its own slug is no conflict.
+        expect((await catalog.updateTemplate(t.id, 'welcome', { slug: 'welcome' }))?.id).toBe(first.id);
+      });
+
+      it('deletes: true, then false; the same slug of another tenant stays', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        await catalog.createTemplate(a.id, unique('tpl'), fields('welcome'));
+        const theirs = await catalog.createTemplate(b.id, unique('tpl'), fields('welcome'));
+        expect(await catalog.deleteTemplate(a.id, 'welcome')).toBe(true);
+        expect(await catalog.deleteTemplate(a.id, 'welcome')).toBe(false);
+        expect(await catalog.getTemplate(a.id, 'welcome')).toBeNull();
+        expect(await catalog.listTemplates(a.id)).toEqual([]);
+        expect(await catalog.getTemplate(b.id, 'welcome')).toEqual(theirs);
+        // The slug is free again.
+        expect((await catalog.createTemplate(a.id, unique('tpl'), fields('welcome'))).slug).toBe('welcome');
+      });
+
+      it('keeps tenants apart: same slug in two tenants, each sees and changes only its own', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const mine = await catalog.createTemplate(a.id, unique('tpl'), fields('welcome', { subject: 'A' }));
+        const theirs = await catalog.createTemplate(b.id, unique('tpl'), fields('welcome', { subject: 'B' }));
+        await catalog.createTemplate(b.id, unique('tpl'), fields('only-b'));
+
+        expect(await catalog.listTemplates(a.id)).toEqual([mine]);
+        expect((await catalog.listTemplates(b.id)).map((x) => x.slug)).toEqual(['only-b', 'welcome']);
+        expect(await catalog.getTemplate(a.id, 'only-b')).toBeNull();
+        expect(await catalog.updateTemplate(a.id, 'only-b', { subject: 'x' })).toBeNull();
+        expect(await catalog.deleteTemplate(a.id, 'only-b')).toBe(false);
+
+        await catalog.updateTemplate(a.id, 'welcome', { subject: 'A2' });
+        expect(await catalog.getTemplate(b.id, 'welcome')).toEqual(theirs);
+        // Renaming in one tenant to a slug only the other has is no conflict.
+        expect((await catalog.updateTemplate(a.id, 'welcome', { slug: 'only-b' }))?.subject).toBe('A2');
+      });
+    });
+
+    describe('suppressions', () => {
+      const suppression = (tenant_id: string, address: string, more: Partial<Suppression> = {}): Suppression => ({
+        tenant_id,
+        address,
+        reason: 'hard_bounce',
+        detail: '550 5.1.1 user unknown',
+        created_at: new Date().toISOString(),
+        ...more,
+      });
+
+      it('puts and lists a suppression as given', async () => {
+        const t = await newTenant();
+        const s = suppression(t.id, 'gone@example.com', { created_at: '2024-03-01T12:00:00.000Z' });
+        await catalog.putSuppression(s);
+        expect(await catalog.listSuppressions(t.id, { limit: 10 })).toEqual({ data: [s], next_cursor: null });
+      });
+
+      it('upserts: putting the same address again replaces reason, detail and time', async () => {
+        const t = await newTenant();
+        await catalog.putSuppression(suppression(t.id, 'x@example.com', { created_at: '2024-03-01T12:00:00.000Z' }));
+        const again = suppression(t.id, 'x@example.com', {
+          reason: 'complaint',
+          detail: null,
+          created_at: '2024-03-02T08:30:00.123Z',
+        });
+        await catalog.putSuppression(again);
+        expect((await catalog.listSuppressions(t.id, { limit: 10 })).data).toEqual([again]);
+      });
+
+      it('lists by address in byte order, pages of `limit`, and next_cursor walks through all of them once', async () => {
+        const t = await newTenant();
+        const addresses = [
+          'b@x.test',
+          'Bob@x.test',
+          'al.ice@x.test',
+          'al_ice@x.test',
+          'alice@x.test',
+          'a-b@x.test',
+          'zoe@x.test',
+        ];
+        const put = new Map<string, Suppression>();
+        for (const [i, address] of addresses.entries()) {
+          const s = suppression(t.id, address, { reason: i % 2 ? 'unsubscribe' : 'manual', detail: `#${i}` });
+          put.set(address, s);
+          await catalog.putSuppression(s);
+        }
+        const order = ['Bob@x.test', 'a-b@x.test', 'al.ice@x.test', 'al_ice@x.test', 'alice@x.test', 'b@x.test', 'zoe@x.test'];
+
+        const pages = await allPages((cursor) => catalog.listSuppressions(t.id, { limit: 2, cursor }));
+        expect(pages.map((p) => p.map((s) => s.address))).toEqual([
+          order.slice(0, 2),
+          order.slice(2, 4),
+          order.slice(4, 6),
+          order.slice(6),
+        ]);
+        expect(pages.flat()).toEqual(order.map((a) => put.get(a)));
+
+        // A last page that is exactly full says so: no cursor to an empty page.
+        const exact = await allPages((cursor) => catalog.listSuppressions(t.id, { limit: 7, cursor }));
+        expect(exact.map((p) => p.length)).toEqual([7]);
+        const big = await catalog.listSuppressions(t.id, { limit: 100 });
+        expect(big).toEqual({ data: order.map((a) => put.get(a)), next_cursor: null });
+      });
+
+      it('refuses a cursor it did not hand out with invalid_request on field cursor', async () => {
+        const t = await newTenant();
+        await catalog.putSuppression(suppression(t.id, 'a@x.test'));
+        for (const cursor of BAD_CURSORS) {
+          const error = await expectError(catalog.listSuppressions(t.id, { limit: 1, cursor }), 'invalid_request');
+          expect(error.details).toEqual([{ field: 'cursor', message: expect.any(String) }]);
+        }
+        // Nor one from the capture inbox (a different shape of cursor).
+        const captureCursor = encodeCursor(['2024-01-01T00:00:00.000Z', 'msg_1']);
+        await expectError(catalog.listSuppressions(t.id, { limit: 1, cursor: captureCursor }), 'invalid_request');
+      });
+
+      it('deletes one address of one tenant; deleting an absent one is fine', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const keepA = suppression(a.id, 'keep@x.test');
+        const keepB = suppression(b.id, 'gone@x.test');
+        await catalog.putSuppression(suppression(a.id, 'gone@x.test'));
+        await catalog.putSuppression(keepA);
+        await catalog.putSuppression(keepB);
+
+        await catalog.deleteSuppression(a.id, 'gone@x.test');
+        await catalog.deleteSuppression(a.id, 'never@x.test');
+        expect((await catalog.listSuppressions(a.id, { limit: 10 })).data).toEqual([keepA]);
+        expect((await catalog.listSuppressions(b.id, { limit: 10 })).data).toEqual([keepB]);
+        expect(await catalog.listSuppressions(unique('ten'), { limit: 10 })).toEqual({ data: [], next_cursor: null });
+      });
+    });
+
+    describe('sandbox captures', () => {
+      const capture = (tenant_id: string, message_id: string, captured_at: string, more: Partial<CapturedMessage> = {}) => ({
+        message_id,
+        tenant_id,
+        from: 'Shop <shop@example.com>',
+        to: 'ann@example.com',
+        subject: `Order ${message_id}`,
+        html: '<p>Thanks, Ann — “ünïcode” ✓</p>',
+        text: 'Thanks, Ann',
+        // Header order is what the inbox shows: it has to come back as it went in.
+        headers: {
+          'X-Campaign': 'spring',
+          Date: 'Fri, 01 Mar 2024 12:00:00 +0000',
+          'Message-ID': `<${message_id}@gatepost>`,
+          A: '1',
+        },
+        captured_at,
+        ...more,
+      });
+
+      it('captures once per message id: a second put of the same id keeps the first', async () => {
+        const t = await newTenant();
+        const first = capture(t.id, 'msg_1', '2024-03-01T12:00:00.000Z');
+        await catalog.putCapture(first);
+        await catalog.putCapture({ ...first, subject: 'A retry', captured_at: '2024-03-01T12:05:00.000Z' });
+        const got = await catalog.getCapture(t.id, 'msg_1');
+        expect(got).toEqual(first);
+        expect(Object.keys(got!.headers)).toEqual(['X-Campaign', 'Date', 'Message-ID', 'A']);
+        expect(await catalog.listCaptures(t.id, { limit: 10 })).toEqual({ data: [first], next_cursor: null });
+
+        // Concurrent puts (a batch in one tick), duplicates among them, all land exactly once.
+        const many = Array.from({ length: 6 }, (_, i) => capture(t.id, `msg_c${i}`, `2024-03-02T00:00:0${i}.000Z`));
+        await Promise.all([...many, ...many].map((c) => catalog.putCapture(c)));
+        expect((await catalog.listCaptures(t.id, { limit: 100 })).data).toEqual([...many].reverse().concat(first));
+      });
+
+      it('lists newest first (ties by message id, descending) and pages by cursor', async () => {
+        const t = await newTenant();
+        const at = (s: number) => new Date(Date.UTC(2024, 2, 1, 12, 0, s)).toISOString();
+        const captures = [
+          capture(t.id, 'msg_a', at(1)),
+          capture(t.id, 'msg_b', at(3)),
+          capture(t.id, 'msg_c', at(2)),
+          capture(t.id, 'msg_d', at(3)),
+          capture(t.id, 'msg_e', at(0)),
+        ];
+        for (const c of captures) await catalog.putCapture(c);
+        const order = ['msg_d', 'msg_b', 'msg_c', 'msg_a', 'msg_e'];
+
+        const pages = await allPages((cursor) => catalog.listCaptures(t.id, { limit: 2, cursor }));
+        expect(pages.map((p) => p.map((c) => c.message_id))).toEqual([order.slice(0, 2), order.slice(2, 4), order.slice(4)]);
+        expect(pages.flat()).toEqual(order.map((id) => captures.find((c) => c.message_id === id)));
+
+        const exact = await allPages((cursor) => catalog.listCaptures(t.id, { limit: 5, cursor }));
+        expect(exact.map((p) => p.length)).toEqual([5]);
+
+        // A page resumes after the last row given, even when a newer capture arrives in between.
+        const first = await catalog.listCaptures(t.id, { limit: 2 });
+        await catalog.putCapture(capture(t.id, 'msg_new', at(9)));
+        const next = await catalog.listCaptures(t.id, { limit: 2, cursor: first.next_cursor! });
+        expect(next.data.map((c) => c.message_id)).toEqual(['msg_c', 'msg_a']);
+      });
+
+      it('gets one capture by message id, only in its own tenant', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const mine = capture(a.id, 'msg_1', '2024-03-01T12:00:00.000Z');
+        const theirs = capture(b.id, 'msg_1', '2024-03-01T13:00:00.000Z', { subject: 'Theirs' });
+        const onlyTheirs = capture(b.id, 'msg_2', '2024-03-01T14:00:00.000Z');
+        await catalog.putCapture(mine);
+        await catalog.putCapture(theirs);
+        await catalog.putCapture(onlyTheirs);
+
+        expect(await catalog.getCapture(a.id, 'msg_1')).toEqual(mine);
+        expect(await catalog.getCapture(b.id, 'msg_1')).toEqual(theirs);
+        expect(await catalog.getCapture(a.id, 'msg_2')).toBeNull();
+        expect(await catalog.getCapture(a.id, 'msg_none')).toBeNull();
+        expect((await catalog.listCaptures(a.id, { limit: 10 })).data).toEqual([mine]);
+        expect((await catalog.listCaptures(b.id, { limit: 10 })).data).toEqual([onlyTheirs, theirs]);
+        expect(await catalog.listCaptures(unique('ten'), { limit: 10 })).toEqual({ data: [], next_cursor: null });
+      });
+
+      it('refuses a cursor it did not hand out with invalid_request on field cursor', async () => {
+        const t = await newTenant();
+        await catalog.putCapture(capture(t.id, 'msg_1', '2024-03-01T12:00:00.000Z'));
+        for (const cursor of [...BAD_CURSORS, encodeCursor(['b@x.test'])]) {
+          const error = await expectError(catalog.listCaptures(t.id, { limit: 1, cursor }), 'invalid_request');
+          expect(error.details).toEqual([{ field: 'cursor', message: expect.any(String) }]);
+        }
+      });
+    });
+  });
+}

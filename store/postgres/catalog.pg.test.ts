@@ -1,0 +1,174 @@
+// The catalog contract against PostgreSQL, and the migrations. Needs a server: DATABASE_URL (a
+// postgres:// URL whose user may create databases), else the local one. Every run works in
+// databases of its own, gatepost_test_<random>, dropped at the end, so runs can go in parallel.
+// No server is a failure, not a skip: CI starts one, and a green run must mean these ran.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { catalogContract } from '../catalog.contract.ts';
+import { PgCatalog, migrate } from './catalog.pg.ts';
+
+const SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+function notAnswering(error: unknown): Error {
+  const shown = new URL(SERVER_URL);
+  if (shown.password) shown.password = '***';
+  const why = (error as Error).message || (error as { code?: string }).code || String(error);
+  return new Error(
+    `PostgreSQL is not answering at ${shown.href} (${why}). These tests need it: set DATABASE_URL to a server ` +
+      'whose user may create databases, or start the local one ' +
+      '(Debian/Ubuntu: pg_ctlcluster --skip-systemctl-redirect <version> main start).',
+  );
+}
+
+/** Runs `work` on a connection to the server's maintenance database. */
+async function onServer<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw notAnswering(error);
+  }
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A new, empty database. Where the server can, it is an en-US (ICU) one: a database in a
+ * natural-language locale sorts "a_b" before "a-z" and "alice" before "Bob", so the byte order
+ * the contract asks for is checked against a locale that would break it.
+ */
+async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `gatepost_test_${randomBytes(6).toString('hex')}`;
+  await onServer(async (client) => {
+    try {
+      await client.query(`CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`);
+    } catch {
+      await client.query(`CREATE DATABASE ${name}`); // PostgreSQL before 15, or built without ICU
+    }
+  });
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    drop: () => onServer(async (client) => void (await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
+  };
+}
+
+async function sql<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+it('PostgreSQL is answering, version 13 or later (DROP DATABASE ... WITH (FORCE))', async () => {
+  const version = await onServer(
+    async (client) => (await client.query<{ v: string }>('SELECT current_setting($1) AS v', ['server_version_num'])).rows[0]?.v,
+  );
+  expect(Number(version)).toBeGreaterThanOrEqual(130_000);
+});
+
+catalogContract('PostgreSQL', async () => {
+  const db = await freshDatabase();
+  try {
+    const catalog = await PgCatalog.open(db.url);
+    return {
+      catalog,
+      cleanup: async () => {
+        await catalog.close();
+        await db.drop();
+      },
+    };
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
+});
+
+describe('PgCatalog migrations', () => {
+  it('replicas starting together migrate once, in order, and all of them open', async () => {
+    const db = await freshDatabase();
+    try {
+      const catalogs = await Promise.all(Array.from({ length: 4 }, () => PgCatalog.open(db.url)));
+      expect(await sql(db.url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
+        { version: 1, name: '001_catalog.sql' },
+      ]);
+      // Each of them works against the one schema.
+      const tenant = await catalogs[0]!.createTenant({
+        id: 'ten_1',
+        name: 'A',
+        default_from: null,
+        quota: { per_second: null, per_day: 3 },
+      });
+      for (const c of catalogs) expect(await c.getTenant('ten_1')).toEqual(tenant);
+      await Promise.all(catalogs.map((c) => c.close()));
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('a restart applies nothing again and keeps the data', async () => {
+    const db = await freshDatabase();
+    try {
+      const first = await PgCatalog.open(db.url);
+      const tenant = await first.createTenant({
+        id: 'ten_1',
+        name: 'A',
+        default_from: 'a@x.test',
+        quota: { per_second: 1, per_day: null },
+      });
+      await first.close();
+
+      const pool = new pg.Pool({ connectionString: db.url });
+      expect(await migrate(pool)).toEqual([]);
+      await pool.end();
+      const second = await PgCatalog.open(db.url);
+      expect(await second.getTenant('ten_1')).toEqual(tenant);
+      await second.close();
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('applies only the new ones, and a failing migration leaves nothing of its run behind', async () => {
+    const db = await freshDatabase();
+    const dir = await mkdtemp(join(tmpdir(), 'gatepost-migrations-'));
+    const pool = new pg.Pool({ connectionString: db.url });
+    try {
+      await writeFile(join(dir, '001_one.sql'), 'CREATE TABLE one (id int);');
+      await writeFile(join(dir, 'notes.txt'), 'not a migration');
+      expect(await migrate(pool, dir)).toEqual([1]);
+
+      await writeFile(join(dir, '002_two.sql'), 'CREATE TABLE two (id int);');
+      await writeFile(join(dir, '003_broken.sql'), 'CREATE TABLE three (id int); SELECT no_such_column FROM two;');
+      await expect(migrate(pool, dir)).rejects.toThrow(/no_such_column/);
+      expect(await sql(db.url, 'SELECT version FROM schema_migrations ORDER BY version')).toEqual([{ version: 1 }]);
+      expect(await sql(db.url, "SELECT to_regclass('two') AS two, to_regclass('three') AS three")).toEqual([
+        { two: null, three: null },
+      ]);
+
+      await writeFile(join(dir, '003_broken.sql'), 'CREATE TABLE three (id int);');
+      expect(await migrate(pool, dir)).toEqual([2, 3]);
+      expect(await sql(db.url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
+        { version: 1, name: '001_one.sql' },
+        { version: 2, name: '002_two.sql' },
+        { version: 3, name: '003_broken.sql' },
+      ]);
+    } finally {
+      await pool.end();
+      await rm(dir, { recursive: true, force: true });
+      await db.drop();
+    }
+  });
+});

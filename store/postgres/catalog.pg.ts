@@ -1,0 +1,342 @@
+// The catalog on PostgreSQL (cluster runtime): the same behaviour as the SQLite store, checked by
+// the same contract (../catalog.contract.ts). Times are timestamptz(3) and come back as the ISO
+// 8601 strings they went in as; quota and capture bodies are jsonb; text keys sort byte by byte.
+import pg from 'pg';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GatepostError } from '../../errors/errors.catalog.ts';
+import type {
+  ApiKey,
+  CapturedMessage,
+  Catalog,
+  Page,
+  Quota,
+  Suppression,
+  Template,
+  TemplateFields,
+  Tenant,
+} from '../catalog.port.ts';
+import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
+
+/** The advisory lock replicas take to migrate one at a time ("gatepost" in ASCII). */
+const MIGRATION_LOCK = '7449363237674382196';
+
+const TIMESTAMPTZ = pg.types.builtins.TIMESTAMPTZ;
+const parseTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ, 'text') as (value: string) => Date;
+
+/** timestamptz read as `toISOString()` strings, like every time in the Catalog API; the rest as pg reads it. */
+const TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === TIMESTAMPTZ && format !== 'binary'
+      ? (value: string) => parseTimestamptz(value).toISOString()
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+const now = () => new Date().toISOString();
+
+interface TenantRow {
+  id: string;
+  name: string;
+  default_from: string | null;
+  quota: Quota;
+  created_at: string;
+}
+
+/** jsonb keeps no key order: put the quota's fields back in the order the API writes them. */
+const toTenant = ({ quota, ...row }: TenantRow): Tenant => ({
+  ...row,
+  quota: Object.assign({ per_second: quota.per_second, per_day: quota.per_day }, quota),
+});
+
+const KEY_COLUMNS = 'id, tenant_id, kind, name, prefix, created_at, revoked_at';
+
+// Stored as from_addr and to_addr (FROM and TO are SQL keywords), read back under their API names.
+const TEMPLATE_COLUMNS =
+  'id, tenant_id, slug, name, subject, html, text, from_addr AS "from", to_addr AS "to", reply_to, created_at, updated_at';
+
+const TEMPLATE_FIELD_COLUMNS: Record<keyof TemplateFields, string> = {
+  slug: 'slug',
+  name: 'name',
+  subject: 'subject',
+  html: 'html',
+  text: 'text',
+  from: 'from_addr',
+  to: 'to_addr',
+  reply_to: 'reply_to',
+};
+
+const SUPPRESSION_COLUMNS = 'tenant_id, address, reason, detail, created_at';
+
+/** A violation of the slug constraint is a taken slug; anything else stays what it is. */
+function slugTaken(error: unknown, slug: string): unknown {
+  const e = error as { code?: string; constraint?: string };
+  return e.code === '23505' && e.constraint === 'templates_slug_unique'
+    ? new GatepostError('template_exists', `A template with slug "${slug}" already exists.`)
+    : error;
+}
+
+/** A capture as stored: headers as [name, value] pairs, because jsonb would reorder an object's keys. */
+type StoredCapture = Omit<CapturedMessage, 'headers'> & { headers: [string, string][] };
+
+const toStored = (c: CapturedMessage): StoredCapture => ({ ...c, headers: Object.entries(c.headers) });
+
+/** The capture with its fields in the order the API writes them (jsonb returns them in its own). */
+function fromStored(stored: StoredCapture): CapturedMessage {
+  const { message_id, tenant_id, from, to, subject, html, text, headers, captured_at, ...rest } = stored;
+  return { message_id, tenant_id, from, to, subject, html, text, headers: Object.fromEntries(headers), captured_at, ...rest };
+}
+
+/**
+ * Applies the numbered migrations (NNN_name.sql, in order, each once), recording each in
+ * schema_migrations. One transaction under an advisory lock: replicas starting together wait for
+ * each other, and the second finds nothing left to do. (A migration that cannot run inside a
+ * transaction, such as CREATE INDEX CONCURRENTLY, does not belong here.)
+ */
+export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<number[]> {
+  const files = (await readdir(dir)).filter((f) => /^\d{3}_.+\.sql$/.test(f)).sort();
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+         version    integer PRIMARY KEY,
+         name       text NOT NULL,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const done = new Set(
+      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
+    );
+    const applied: number[] = [];
+    for (const file of files) {
+      const version = Number(file.slice(0, 3));
+      if (done.has(version)) continue;
+      await client.query(await readFile(join(dir, file), 'utf8'));
+      await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [version, file]);
+      applied.push(version);
+    }
+    await client.query('COMMIT');
+    client.release();
+    return applied;
+  } catch (error) {
+    const rolledBack = await client.query('ROLLBACK').then(
+      () => true,
+      () => false,
+    );
+    client.release(!rolledBack); // a connection that could not roll back is closed, not pooled
+    throw error;
+  }
+}
+
+export class PgCatalog implements Catalog {
+  /** Uses `pool` as it is: migrate it first (or use open). */
+  constructor(private readonly pool: pg.Pool) {}
+
+  /**
+   * A catalog on the database at `url`, migrated. `onError` hears of idle connections that fail
+   * (the server restarted, say): the pool drops them and connects again when next needed.
+   */
+  static async open(
+    url: string,
+    options: { pool?: Omit<pg.PoolConfig, 'connectionString'>; onError?: (error: Error) => void } = {},
+  ): Promise<PgCatalog> {
+    const pool = new pg.Pool({ ...options.pool, connectionString: url });
+    // Without a listener, an idle connection's error would be an uncaught 'error' event.
+    pool.on('error', options.onError ?? (() => {}));
+    try {
+      await migrate(pool);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return new PgCatalog(pool);
+  }
+
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
+    return (await this.pool.query<R>({ text, values, types: TYPES })).rows;
+  }
+
+  async createTenant(t: { id: string; name: string; default_from: string | null; quota: Quota }): Promise<Tenant> {
+    const tenant: Tenant = { ...t, created_at: now() };
+    await this.query('INSERT INTO tenants (id, name, default_from, quota, created_at) VALUES ($1, $2, $3, $4, $5)', [
+      tenant.id,
+      tenant.name,
+      tenant.default_from,
+      JSON.stringify(tenant.quota),
+      tenant.created_at,
+    ]);
+    return tenant;
+  }
+
+  async getTenant(id: string): Promise<Tenant | null> {
+    const [row] = await this.query<TenantRow>('SELECT * FROM tenants WHERE id = $1', [id]);
+    return row ? toTenant(row) : null;
+  }
+
+  async listTenants(): Promise<Tenant[]> {
+    return (await this.query<TenantRow>('SELECT * FROM tenants ORDER BY created_at, id')).map(toTenant);
+  }
+
+  async updateTenant(id: string, patch: Partial<Pick<Tenant, 'name' | 'default_from' | 'quota'>>): Promise<Tenant | null> {
+    const values: unknown[] = [id];
+    const sets: string[] = [];
+    const set = (column: string, value: unknown) => sets.push(`${column} = $${values.push(value)}`);
+    if (patch.name !== undefined) set('name', patch.name);
+    if (patch.default_from !== undefined) set('default_from', patch.default_from);
+    if (patch.quota !== undefined) set('quota', JSON.stringify(patch.quota));
+    if (sets.length === 0) return this.getTenant(id);
+    const [row] = await this.query<TenantRow>(`UPDATE tenants SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, values);
+    return row ? toTenant(row) : null;
+  }
+
+  async createKey(k: Omit<ApiKey, 'created_at' | 'revoked_at'>, hash: string): Promise<ApiKey> {
+    const key: ApiKey = { ...k, created_at: now(), revoked_at: null };
+    await this.query(
+      'INSERT INTO api_keys (id, tenant_id, kind, name, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [key.id, key.tenant_id, key.kind, key.name, key.prefix, hash, key.created_at],
+    );
+    return key;
+  }
+
+  async findKeyByHash(hash: string): Promise<ApiKey | null> {
+    const [row] = await this.query<ApiKey>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1 AND revoked_at IS NULL`, [hash]);
+    return row ?? null;
+  }
+
+  async listKeys(tenantId: string): Promise<ApiKey[]> {
+    return this.query<ApiKey>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 ORDER BY created_at, id`, [tenantId]);
+  }
+
+  /** A key revoked before keeps the time it was first revoked. */
+  async revokeKey(tenantId: string, keyId: string): Promise<ApiKey | null> {
+    const [row] = await this.query<ApiKey>(
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE tenant_id = $1 AND id = $2 RETURNING ${KEY_COLUMNS}`,
+      [tenantId, keyId, now()],
+    );
+    return row ?? null;
+  }
+
+  async createTemplate(tenantId: string, id: string, f: TemplateFields): Promise<Template> {
+    const at = now();
+    const template: Template = { ...f, id, tenant_id: tenantId, created_at: at, updated_at: at };
+    try {
+      await this.query(
+        `INSERT INTO templates (id, tenant_id, slug, name, subject, html, text, from_addr, to_addr, reply_to, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [id, tenantId, f.slug, f.name, f.subject, f.html, f.text, f.from, f.to, f.reply_to, at, at],
+      );
+    } catch (error) {
+      throw slugTaken(error, f.slug);
+    }
+    return template;
+  }
+
+  async getTemplate(tenantId: string, slug: string): Promise<Template | null> {
+    const [row] = await this.query<Template>(`SELECT ${TEMPLATE_COLUMNS} FROM templates WHERE tenant_id = $1 AND slug = $2`, [
+      tenantId,
+      slug,
+    ]);
+    return row ?? null;
+  }
+
+  async listTemplates(tenantId: string): Promise<Template[]> {
+    return this.query<Template>(`SELECT ${TEMPLATE_COLUMNS} FROM templates WHERE tenant_id = $1 ORDER BY slug`, [tenantId]);
+  }
+
+  /** One statement: the fields given, and updated_at. */
+  async updateTemplate(tenantId: string, slug: string, patch: Partial<TemplateFields>): Promise<Template | null> {
+    const values: unknown[] = [tenantId, slug];
+    const sets: string[] = [];
+    for (const [field, column] of Object.entries(TEMPLATE_FIELD_COLUMNS)) {
+      const value = patch[field as keyof TemplateFields];
+      if (value !== undefined) sets.push(`${column} = $${values.push(value)}`);
+    }
+    sets.push(`updated_at = $${values.push(now())}`);
+    try {
+      const [row] = await this.query<Template>(
+        `UPDATE templates SET ${sets.join(', ')} WHERE tenant_id = $1 AND slug = $2 RETURNING ${TEMPLATE_COLUMNS}`,
+        values,
+      );
+      return row ?? null;
+    } catch (error) {
+      throw slugTaken(error, patch.slug ?? slug);
+    }
+  }
+
+  async deleteTemplate(tenantId: string, slug: string): Promise<boolean> {
+    const result = await this.pool.query('DELETE FROM templates WHERE tenant_id = $1 AND slug = $2', [tenantId, slug]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async putSuppression(s: Suppression): Promise<void> {
+    await this.query(
+      `INSERT INTO suppressions (${SUPPRESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (tenant_id, address) DO UPDATE
+         SET reason = excluded.reason, detail = excluded.detail, created_at = excluded.created_at`,
+      [s.tenant_id, s.address, s.reason, s.detail, s.created_at],
+    );
+  }
+
+  async deleteSuppression(tenantId: string, address: string): Promise<void> {
+    await this.query('DELETE FROM suppressions WHERE tenant_id = $1 AND address = $2', [tenantId, address]);
+  }
+
+  async listSuppressions(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<Suppression>> {
+    const after = decodeCursor(opts.cursor, 1)?.[0] ?? '';
+    const rows = await this.query<Suppression>(
+      `SELECT ${SUPPRESSION_COLUMNS} FROM suppressions WHERE tenant_id = $1 AND address > $2 ORDER BY address LIMIT $3`,
+      [tenantId, after, opts.limit + 1],
+    );
+    const data = rows.slice(0, opts.limit);
+    const last = data[data.length - 1];
+    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.address]) : null };
+  }
+
+  /** The first capture of a message stays; a repeat (a redelivered event) changes nothing. */
+  async putCapture(c: CapturedMessage): Promise<void> {
+    await this.query(
+      'INSERT INTO captures (tenant_id, message_id, captured_at, body) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+      [c.tenant_id, c.message_id, c.captured_at, JSON.stringify(toStored(c))],
+    );
+  }
+
+  async listCaptures(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<CapturedMessage>> {
+    const cursor = decodeCursor(opts.cursor, 2);
+    let rows: { body: StoredCapture }[];
+    try {
+      rows = cursor
+        ? await this.query(
+            `SELECT body FROM captures WHERE tenant_id = $1 AND (captured_at, message_id) < ($2::timestamptz, $3)
+               ORDER BY captured_at DESC, message_id DESC LIMIT $4`,
+            [tenantId, cursor[0], cursor[1], opts.limit + 1],
+          )
+        : await this.query('SELECT body FROM captures WHERE tenant_id = $1 ORDER BY captured_at DESC, message_id DESC LIMIT $2', [
+            tenantId,
+            opts.limit + 1,
+          ]);
+    } catch (error) {
+      // A cursor whose time is no time (22007, 22008) is not one this API handed out.
+      const code = (error as { code?: string }).code;
+      throw cursor && (code === '22007' || code === '22008') ? badCursor() : error;
+    }
+    const data = rows.slice(0, opts.limit).map((r) => fromStored(r.body));
+    const last = data[data.length - 1];
+    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.captured_at, last.message_id]) : null };
+  }
+
+  async getCapture(tenantId: string, messageId: string): Promise<CapturedMessage | null> {
+    const [row] = await this.query<{ body: StoredCapture }>(
+      'SELECT body FROM captures WHERE tenant_id = $1 AND message_id = $2',
+      [tenantId, messageId],
+    );
+    return row ? fromStored(row.body) : null;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
