@@ -20,7 +20,12 @@ if (gatepost.firstStartKeys) {
 
 if (!config.smtpRelay) console.log('No GATEPOST_SMTP_RELAY set: live messages wait (deferred) until a relay is configured.');
 // Last, so that whoever waits for this line has everything above it.
-console.log(`Gatepost listening on ${gatepost.url} (runtime ${config.runtime}, data in ${config.dataDir})`);
+if (gatepost.url) {
+  const where = config.runtime === 'embedded' ? `data in ${config.dataDir}` : `role ${config.role}`;
+  console.log(`Gatepost listening on ${gatepost.url} (runtime ${config.runtime}, ${where})`);
+} else {
+  console.log(`Gatepost hosting actors on app port ${config.appPort} (runtime dapr, sidecar on ${config.daprHttpPort})`);
+}
 
 let signals = 0;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

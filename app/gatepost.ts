@@ -6,6 +6,8 @@ import type { Config } from '../config/config.ts';
 import { actor, type ActorRuntime } from '../dapr/runtime.port.ts';
 import { EmbeddedRuntime } from '../dapr/embedded/runtime.sqlite.ts';
 import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
+import { PgCatalog } from '../store/postgres/catalog.pg.ts';
+import { DaprRuntime } from '../dapr/sidecar/runtime.dapr.ts';
 import type { Catalog } from '../store/catalog.port.ts';
 import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import {
@@ -24,8 +26,8 @@ import { bootstrapDefaultTenant } from '../tenancy/tenants.ts';
 import { restServer } from '../ingress/rest/server.ts';
 
 export interface Gatepost {
-  /** The base URL the HTTP API listens on. */
-  url: string;
+  /** The base URL the HTTP API listens on; null for a process that only hosts actors. */
+  url: string | null;
   runtime: ActorRuntime;
   catalog: Catalog;
   /** Keys made by a first start (empty data directory), to show the person starting it. */
@@ -70,43 +72,60 @@ export function registerActors(
   });
 }
 
-export async function startGatepost(config: Config): Promise<Gatepost> {
-  if (config.runtime !== 'embedded') throw new Error('GATEPOST_RUNTIME=dapr is not available yet; use embedded');
-  const catalog = new SqliteCatalog(join(config.dataDir, 'catalog.db'));
-  const runtime = new EmbeddedRuntime({ file: join(config.dataDir, 'actors.db'), log });
-  const relay = config.smtpRelay ? smtpRelay(config.smtpRelay) : null;
-  registerActors(runtime, { catalog, relay, retrySchedule: config.deliveryRetrySchedule });
+function openCatalog(config: Config): Promise<Catalog> {
+  if (config.runtime === 'embedded') return Promise.resolve(new SqliteCatalog(join(config.dataDir, 'catalog.db')));
+  return PgCatalog.open(config.databaseUrl!, { onError: (error) => log('catalog connection failed', error) });
+}
 
-  const keys = new KeyRing(catalog);
-  const gate = createGate({ invoker: runtime, catalog });
-  let ready = false;
-  const rest = restServer({
-    gate,
-    invoker: runtime,
-    catalog,
-    keys,
-    adminToken: config.adminToken,
-    ready: () => ready,
-    version: VERSION,
+function openRuntime(config: Config): ActorRuntime {
+  if (config.runtime === 'embedded') return new EmbeddedRuntime({ file: join(config.dataDir, 'actors.db'), log });
+  return new DaprRuntime({
+    daprHttpPort: config.daprHttpPort,
+    // Only a process that hosts actors serves Dapr's callbacks.
+    appPort: config.role === 'ingress' ? null : config.appPort,
+    pubsub: config.pubsub,
     log,
   });
+}
+
+export async function startGatepost(config: Config): Promise<Gatepost> {
+  const hostsActors = config.role !== 'ingress';
+  const servesApi = config.role !== 'actors';
+  const catalog = await openCatalog(config);
+  const runtime = openRuntime(config);
+  const relay = hostsActors && config.smtpRelay ? smtpRelay(config.smtpRelay) : null;
+  if (hostsActors) registerActors(runtime, { catalog, relay, retrySchedule: config.deliveryRetrySchedule });
+
+  const keys = new KeyRing(catalog);
+  let ready = false;
+  const rest = servesApi
+    ? restServer({
+        gate: createGate({ invoker: runtime, catalog }),
+        invoker: runtime,
+        catalog,
+        keys,
+        adminToken: config.adminToken,
+        ready: () => ready,
+        version: VERSION,
+        log,
+      })
+    : null;
 
   await runtime.start();
-  const bootstrap = await bootstrapDefaultTenant(catalog, keys, config.hostname);
-  const address = await rest.app.listen({ port: config.port, host: config.host });
+  const bootstrap = servesApi ? await bootstrapDefaultTenant(catalog, keys, config.hostname) : null;
+  const address = rest ? await rest.app.listen({ port: config.port, host: config.host }) : null;
   ready = true;
-  const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
 
   let stopping: Promise<void> | null = null;
   return {
-    url,
+    url: address && address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
     runtime,
     catalog,
     firstStartKeys: bootstrap ? { tenant_id: bootstrap.tenant.id, live: bootstrap.live, sandbox: bootstrap.sandbox } : null,
     stop() {
       stopping ??= (async () => {
         ready = false;
-        await rest.drain();
+        await rest?.drain();
         await runtime.stop();
         relay?.close();
         await catalog.close();
