@@ -55,11 +55,7 @@ function runBuildScript(): Promise<string> {
     child.on('close', (code, signal) => {
       if (partial) stderrTail.push(partial);
       if (code !== 0) {
-        reject(
-          new Error(
-            `dapr/build/build.sh failed (${signal ?? `exit ${code}`}):\n${stderrTail.join('\n')}`,
-          ),
-        );
+        reject(new Error(`dapr/build/build.sh failed (${signal ?? `exit ${code}`}):\n${stderrTail.join('\n')}`));
         return;
       }
       const dir = stdout.trim().split('\n').pop() ?? '';
