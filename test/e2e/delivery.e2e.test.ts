@@ -110,7 +110,7 @@ describe('relay unreachable', () => {
         await back.close();
       }
     } finally {
-      await gp2.stop();
+      await gp2.dispose();
     }
   });
 });

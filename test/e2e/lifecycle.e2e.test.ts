@@ -21,7 +21,7 @@ describe('first start', () => {
       expect(gp.output).not.toMatch(/live key:/);
       expect((await gp.request('GET', `/v1/messages/${res.body.id}`, { key: sandbox })).status).toBe(200);
     } finally {
-      await gp.stop();
+      await gp.dispose();
     }
   });
 });
@@ -56,7 +56,7 @@ describe('SIGTERM', () => {
     try {
       for (const id of accepted) expect((await gp.request('GET', `/v1/messages/${id}`, { key: t.sandbox })).status).toBe(200);
     } finally {
-      await gp.stop();
+      await gp.dispose();
     }
   });
 });
@@ -79,7 +79,7 @@ describe('scheduled sends across restarts', () => {
       expect(Date.parse(queued.created_at)).toBeGreaterThanOrEqual(Date.parse(sendAt));
       expect(Date.parse(queued.created_at) - Date.parse(sendAt)).toBeLessThan(1000);
     } finally {
-      await gp.stop();
+      await gp.dispose();
       await relay.close();
     }
   });
@@ -100,7 +100,7 @@ describe('scheduled sends across restarts', () => {
       await gp.start();
       await eventually(() => relay.received.find((r) => r.to.includes('missed@example.com')));
     } finally {
-      await gp.stop();
+      await gp.dispose();
       await relay.close();
     }
   });

@@ -1,12 +1,17 @@
 // Starts a real Gatepost process (node main.ts) on a fresh or given data directory, and talks
 // to it over HTTP. Tests kill it (SIGKILL), drain it (SIGTERM) and restart it on the same data.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { DaprCluster } from '../../dapr/cluster/cluster.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Which runtime the end-to-end tests start: `embedded` (default) or `dapr`. */
+export const TEST_RUNTIME = process.env.GATEPOST_TEST_RUNTIME === 'dapr' ? 'dapr' : 'embedded';
 export const ADMIN_TOKEN = 'test-admin-token';
 
 export interface StartOptions {
@@ -21,56 +26,30 @@ export interface HttpAnswer<T = any> {
   body: T;
 }
 
-export class GatepostProcess {
+/** A started Gatepost as the tests see it: a base URL, and a life that can be ended and resumed. */
+export abstract class GatepostProcess {
   url = '';
+  /** What Gatepost printed since it last started (first-start keys, warnings). */
   output = '';
-  private child: ChildProcess | null = null;
-  private exited: Promise<number | null> = Promise.resolve(null);
 
-  constructor(
-    readonly dataDir: string,
-    private readonly env: Record<string, string>,
-  ) {}
-
-  async start(): Promise<void> {
-    this.output = '';
-    const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, ...this.env, PORT: '0', HOST: '127.0.0.1', GATEPOST_DATA_DIR: this.dataDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-    this.url = await new Promise<string>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        this.output += chunk.toString();
-        const m = /Gatepost listening on (\S+)/.exec(this.output);
-        if (m) resolve(m[1]!);
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
-      child.on('exit', (code) => reject(new Error(`Gatepost exited with ${code} before listening:\n${this.output}`)));
-    });
-  }
-
+  abstract start(): Promise<void>;
   /** SIGTERM: drain and exit; resolves with the exit code. */
-  async stop(): Promise<number | null> {
-    if (!this.child || this.child.exitCode !== null) return this.child?.exitCode ?? null;
-    this.child.kill('SIGTERM');
-    return this.exited;
-  }
-
-  /** SIGKILL: no drain, no flush; what is on disk is all that survives. */
-  async kill(): Promise<void> {
-    if (!this.child || this.child.exitCode !== null) return;
-    this.child.kill('SIGKILL');
-    await this.exited;
-  }
+  abstract stop(): Promise<number | null>;
+  /** SIGKILL: no drain, no flush; what is durable is all that survives. */
+  abstract kill(): Promise<void>;
 
   async restart(): Promise<void> {
     await this.stop();
     await this.start();
   }
+
+  /** Ends everything this instance started, for good (the Dapr services and databases too). */
+  async dispose(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Every row of a catalog table, as stored: to check what is, and is not, kept on disk. */
+  abstract catalogRows(table: string): Promise<unknown[]>;
 
   async request<T = any>(
     method: string,
@@ -112,6 +91,146 @@ export class GatepostProcess {
   }
 }
 
+/** The embedded runtime: one `node main.ts` on a data directory. */
+class EmbeddedProcess extends GatepostProcess {
+  private child: ChildProcess | null = null;
+  private exited: Promise<number | null> = Promise.resolve(null);
+
+  constructor(
+    readonly dataDir: string,
+    private readonly env: Record<string, string>,
+  ) {
+    super();
+  }
+
+  async start(): Promise<void> {
+    this.output = '';
+    const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, ...this.env, PORT: '0', HOST: '127.0.0.1', GATEPOST_DATA_DIR: this.dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    this.url = await new Promise<string>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        this.output += chunk.toString();
+        const m = /Gatepost listening on (\S+)/.exec(this.output);
+        if (m) resolve(m[1]!);
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+      child.on('exit', (code) => reject(new Error(`Gatepost exited with ${code} before listening:\n${this.output}`)));
+    });
+  }
+
+  async stop(): Promise<number | null> {
+    if (!this.child || this.child.exitCode !== null) return this.child?.exitCode ?? null;
+    this.child.kill('SIGTERM');
+    return this.exited;
+  }
+
+  async kill(): Promise<void> {
+    if (!this.child || this.child.exitCode !== null) return;
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  async catalogRows(table: string): Promise<unknown[]> {
+    const db = new Database(join(this.dataDir, 'catalog.db'), { readonly: true });
+    try {
+      return db.prepare(`SELECT * FROM ${table}`).all();
+    } finally {
+      db.close();
+    }
+  }
+}
+
+/**
+ * The Dapr topology (GATEPOST_TEST_RUNTIME=dapr): placement, scheduler, an actor host and an
+ * ingress, each app beside a real daprd, on a fresh PostgreSQL database and Redis database.
+ * Stopping, killing and starting act on the two Gatepost apps; the Dapr services stay up.
+ */
+class DaprProcess extends GatepostProcess {
+  private cluster: DaprCluster | null = null;
+  private databaseUrl = '';
+
+  constructor(private readonly env: Record<string, string>) {
+    super();
+  }
+
+  async start(): Promise<void> {
+    if (!this.cluster) {
+      const redisDb = await freshRedisDb();
+      this.databaseUrl = await freshDatabase();
+      this.cluster = await DaprCluster.start({ databaseUrl: this.databaseUrl, redisDb, env: this.env });
+    } else {
+      await this.cluster.restart('actors');
+      await this.cluster.restart('ingress');
+    }
+    this.url = this.cluster.url;
+    this.output = readFileSync(join(this.cluster.workDir, 'ingress.log'), 'utf8').split('Gatepost listening on').at(-2) ?? '';
+  }
+
+  async stop(): Promise<number | null> {
+    if (!this.cluster) return null;
+    const code = await this.cluster.terminate('ingress');
+    await this.cluster.terminate('actors');
+    return code;
+  }
+
+  async kill(): Promise<void> {
+    await this.cluster?.kill('ingress');
+    await this.cluster?.kill('actors');
+  }
+
+  override async dispose(): Promise<void> {
+    await this.cluster?.stop();
+    this.cluster = null;
+    if (this.databaseUrl) await dropDatabase(this.databaseUrl);
+  }
+
+  async catalogRows(table: string): Promise<unknown[]> {
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query(`SELECT * FROM ${table}`)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+}
+
+/** A database of its own for one topology, so test files never see each other's catalog. */
+async function freshDatabase(): Promise<string> {
+  const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `gatepost_e2e_${Math.random().toString(36).slice(2, 10)}`;
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropDatabase(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await client.end();
+}
+
+/** A Redis database number of its own (1–15), emptied, so topologies side by side share no streams. */
+async function freshRedisDb(): Promise<number> {
+  const db = 1 + Math.floor(Math.random() * 15);
+  execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', '6379', '-n', String(db), 'FLUSHDB']);
+  return db;
+}
+
 export function tempDir(name = 'gatepost'): string {
   return mkdtempSync(join(tmpdir(), `${name}-`));
 }
@@ -124,7 +243,7 @@ export async function startGatepost(opts: StartOptions = {}): Promise<GatepostPr
     ...opts.env,
   };
   if (opts.relayUrl) env.GATEPOST_SMTP_RELAY = opts.relayUrl;
-  const gp = new GatepostProcess(opts.dataDir ?? tempDir(), env);
+  const gp = TEST_RUNTIME === 'dapr' ? new DaprProcess(env) : new EmbeddedProcess(opts.dataDir ?? tempDir(), env);
   await gp.start();
   return gp;
 }

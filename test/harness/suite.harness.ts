@@ -18,7 +18,7 @@ export function gatepostWithRelay(): Suite {
     suite.tenant = await suite.gp.tenant();
   });
   afterAll(async () => {
-    await suite.gp?.stop();
+    await suite.gp?.dispose();
     await suite.relay?.close();
   });
   return suite;

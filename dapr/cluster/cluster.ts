@@ -1,0 +1,275 @@
+// The Dapr topology on one machine, loopback only: placement, scheduler, an actor-host app and
+// an ingress app, each app beside its own daprd. Used by `npm run start:dapr` and by the tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { daprBinDir } from '../build/bin-dir.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ClusterOptions {
+  databaseUrl: string;
+  /** Redis host:port for actor state and pub/sub. */
+  redisHost?: string;
+  /** Redis database number, so clusters running side by side (tests) do not share streams. */
+  redisDb?: number;
+  /** Extra environment for both Gatepost apps (admin token, relay, retry schedule). */
+  env?: Record<string, string>;
+  /** Ingress HTTP port; 0 picks a free one. */
+  port?: number;
+  /** Where logs, etcd data and component files go; a temp directory by default. */
+  workDir?: string;
+}
+
+interface Member {
+  name: string;
+  args: () => [string, string[], Record<string, string>];
+  child?: ChildProcess;
+  exited?: Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, ms = 60_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > until) throw new Error(`${what} did not come up within ${ms / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const answers = (url: string) => async () => (await fetch(url)).status < 300;
+
+export class DaprCluster {
+  /** The ingress app's base URL. */
+  url = '';
+  readonly workDir: string;
+  private readonly members = new Map<string, Member>();
+
+  private constructor(
+    private readonly bin: string,
+    private readonly opts: ClusterOptions,
+    private readonly ports: Record<string, number>,
+  ) {
+    this.workDir = opts.workDir ?? mkdtempSync(join(tmpdir(), 'gatepost-dapr-'));
+  }
+
+  static async start(opts: ClusterOptions): Promise<DaprCluster> {
+    const bin = await daprBinDir();
+    const names = [
+      'placement',
+      'placementHealth',
+      'placementRaft',
+      'scheduler',
+      'schedulerHealth',
+      'etcdClient',
+      'etcdPeer',
+      'actorsApp',
+      'actorsHttp',
+      'actorsGrpc',
+      'actorsInternal',
+      'actorsPublic',
+      'ingressHttp',
+      'ingressGrpc',
+      'ingressInternal',
+      'ingressPublic',
+    ];
+    const ports: Record<string, number> = {};
+    for (const n of names) ports[n] = await freePort();
+    const cluster = new DaprCluster(bin, opts, ports);
+    await cluster.boot();
+    return cluster;
+  }
+
+  private components(): string {
+    const dir = join(this.workDir, 'components');
+    mkdirSync(dir, { recursive: true });
+    for (const file of ['statestore.yaml', 'pubsub.yaml']) {
+      let text = readFileSync(join(ROOT, 'components', file), 'utf8');
+      text = text.replace('127.0.0.1:6379', this.opts.redisHost ?? '127.0.0.1:6379');
+      if (this.opts.redisDb !== undefined) {
+        text = text.replace('  metadata:\n', `  metadata:\n    - name: redisDB\n      value: "${this.opts.redisDb}"\n`);
+      }
+      writeFileSync(join(dir, file), text);
+    }
+    return dir;
+  }
+
+  private async boot(): Promise<void> {
+    const p = this.ports;
+    const components = this.components();
+    const loopback = ['--enable-metrics=false', '--log-level', 'warn'];
+    const sidecar = (appId: string, role: 'actors' | 'ingress', appPort: number | null): string[] => [
+      '--app-id',
+      appId,
+      '--mode',
+      'standalone',
+      '--dapr-listen-addresses',
+      '127.0.0.1',
+      '--dapr-http-port',
+      String(p[`${role}Http`]),
+      '--dapr-grpc-port',
+      String(p[`${role}Grpc`]),
+      '--dapr-internal-grpc-listen-address',
+      '127.0.0.1',
+      '--dapr-internal-grpc-port',
+      String(p[`${role}Internal`]),
+      '--dapr-public-listen-address',
+      '127.0.0.1',
+      '--dapr-public-port',
+      String(p[`${role}Public`]),
+      '--resources-path',
+      components,
+      '--placement-host-address',
+      `127.0.0.1:${p.placement}`,
+      '--scheduler-host-address',
+      `127.0.0.1:${p.scheduler}`,
+      ...(appPort === null ? [] : ['--app-port', String(appPort), '--app-channel-address', '127.0.0.1']),
+      ...loopback,
+    ];
+    const app = (role: 'actors' | 'ingress'): [string, string[], Record<string, string>] => [
+      process.execPath,
+      ['--import', 'tsx', 'main.ts'],
+      {
+        ...this.opts.env,
+        GATEPOST_RUNTIME: 'dapr',
+        GATEPOST_ROLE: role,
+        DATABASE_URL: this.opts.databaseUrl,
+        DAPR_HTTP_PORT: String(p[`${role}Http`]),
+        APP_PORT: String(p.actorsApp),
+        PORT: String(this.opts.port ?? 0),
+        HOST: '127.0.0.1',
+      },
+    ];
+    this.add('placement', () => [
+      join(this.bin, 'placement'),
+      [
+        '--listen-address',
+        '127.0.0.1',
+        '--port',
+        String(p.placement),
+        '--healthz-listen-address',
+        '127.0.0.1',
+        '--healthz-port',
+        String(p.placementHealth),
+        '--initial-cluster',
+        `dapr-placement-0=127.0.0.1:${p.placementRaft}`,
+        ...loopback,
+      ],
+      {},
+    ]);
+    this.add('scheduler', () => [
+      join(this.bin, 'scheduler'),
+      [
+        '--listen-address',
+        '127.0.0.1',
+        '--port',
+        String(p.scheduler),
+        '--override-broadcast-host-port',
+        `127.0.0.1:${p.scheduler}`,
+        '--healthz-listen-address',
+        '127.0.0.1',
+        '--healthz-port',
+        String(p.schedulerHealth),
+        '--etcd-data-dir',
+        join(this.workDir, 'etcd'),
+        '--etcd-client-listen-address',
+        '127.0.0.1',
+        '--etcd-client-port',
+        String(p.etcdClient),
+        '--etcd-initial-cluster',
+        `dapr-scheduler-server-0=http://127.0.0.1:${p.etcdPeer}`,
+        ...loopback,
+      ],
+      {},
+    ]);
+    this.add('actors-daprd', () => [join(this.bin, 'daprd'), sidecar('gatepost-actors', 'actors', p.actorsApp!), {}]);
+    this.add('actors', () => app('actors'));
+    this.add('ingress-daprd', () => [join(this.bin, 'daprd'), sidecar('gatepost-ingress', 'ingress', null), {}]);
+    this.add('ingress', () => app('ingress'));
+
+    this.launch('placement');
+    this.launch('scheduler');
+    await waitFor('placement', answers(`http://127.0.0.1:${p.placementHealth}/healthz`));
+    await waitFor('scheduler', answers(`http://127.0.0.1:${p.schedulerHealth}/healthz`));
+    this.launch('actors-daprd');
+    this.launch('actors');
+    this.launch('ingress-daprd');
+    await waitFor('the actor host', answers(`http://127.0.0.1:${p.actorsApp}/healthz`));
+    await waitFor('the actor host sidecar', answers(`http://127.0.0.1:${p.actorsHttp}/v1.0/healthz`));
+    await this.startIngress();
+  }
+
+  private async startIngress(): Promise<void> {
+    const log = this.launch('ingress');
+    this.url = await new Promise<string>((resolve, reject) => {
+      let seen = '';
+      log.stdout!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        const m = /Gatepost listening on (\S+)/.exec(seen);
+        if (m) resolve(m[1]!);
+      });
+      log.once('exit', (code) => reject(new Error(`the ingress app exited with ${code}; see ${this.workDir}/ingress.log`)));
+    });
+  }
+
+  private add(name: string, args: Member['args']): void {
+    this.members.set(name, { name, args });
+  }
+
+  private launch(name: string): ChildProcess {
+    const m = this.members.get(name)!;
+    const [command, args, env] = m.args();
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = createWriteStream(join(this.workDir, `${name}.log`), { flags: 'a' });
+    child.stdout!.pipe(out);
+    child.stderr!.pipe(out);
+    m.child = child;
+    m.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    return child;
+  }
+
+  /** SIGKILL one member (crash tests). */
+  async kill(name: string): Promise<void> {
+    const m = this.members.get(name)!;
+    m.child?.kill('SIGKILL');
+    await m.exited;
+  }
+
+  /** Starts a killed or stopped member again, with the same ports and data. */
+  async restart(name: string): Promise<void> {
+    if (name === 'ingress') return this.startIngress();
+    this.launch(name);
+  }
+
+  /** SIGTERM one member and wait for it; its exit code (null if it was not running). */
+  async terminate(name: string): Promise<number | null> {
+    const m = this.members.get(name)!;
+    if (!m.child) return null;
+    if (m.child.exitCode === null && m.child.signalCode === null) {
+      m.child.kill('SIGTERM');
+      const timer = setTimeout(() => m.child!.kill('SIGKILL'), 15_000);
+      await m.exited;
+      clearTimeout(timer);
+    }
+    return m.child.exitCode;
+  }
+
+  /** SIGTERM every member, apps first, and waits for them. */
+  async stop(): Promise<void> {
+    for (const name of ['ingress', 'actors', 'ingress-daprd', 'actors-daprd', 'scheduler', 'placement'])
+      await this.terminate(name);
+  }
+}
