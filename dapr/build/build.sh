@@ -91,13 +91,21 @@ start=$SECONDS
 # Redis state store, pub/sub, configuration and binding; PostgreSQL state store
 # (v1 and v2), configuration and binding. dapr's Makefile passes the same tags
 # to every binary, so we do too.
-(
-  cd "$HERE"
-  CGO_ENABLED=0 go build -mod=readonly -trimpath \
-    -tags stablecomponents \
-    -ldflags "$ldflags" \
-    -o "$tmp/" "${pkgs[@]}"
-)
+go_build() {
+  (
+    cd "$HERE"
+    CGO_ENABLED=0 go build -mod=readonly -trimpath \
+      -tags stablecomponents \
+      -ldflags "$ldflags" \
+      -o "$tmp/" "${pkgs[@]}"
+  )
+}
+# One retry: a passing fault (a module download, a killed compiler) should not
+# cost a CI run; what was compiled before it stays in Go's build cache.
+if ! go_build; then
+  log "go build failed after $((SECONDS - start))s; retrying once"
+  go_build || die "go build failed twice (see the Go errors above)"
+fi
 have_all "$tmp" || die "go build finished but $tmp lacks one of ${BINS[*]}"
 
 mkdir -p "$out"

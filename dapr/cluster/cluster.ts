@@ -55,6 +55,8 @@ const answers = (url: string) => async () => (await fetch(url)).status < 300;
 export class DaprCluster {
   /** The ingress app's base URL. */
   url = '';
+  /** What the ingress app printed since it last started (first-start keys). */
+  ingressOutput = '';
   readonly workDir: string;
   private readonly members = new Map<string, Member>();
 
@@ -96,7 +98,7 @@ export class DaprCluster {
   private components(): string {
     const dir = join(this.workDir, 'components');
     mkdirSync(dir, { recursive: true });
-    for (const file of ['statestore.yaml', 'pubsub.yaml']) {
+    for (const file of ['statestore.yaml', 'pubsub.yaml', 'resiliency.yaml']) {
       let text = readFileSync(join(ROOT, 'components', file), 'utf8');
       text = text.replace('127.0.0.1:6379', this.opts.redisHost ?? '127.0.0.1:6379');
       if (this.opts.redisDb !== undefined) {
@@ -207,18 +209,17 @@ export class DaprCluster {
     this.launch('actors-daprd');
     this.launch('actors');
     this.launch('ingress-daprd');
-    await waitFor('the actor host', answers(`http://127.0.0.1:${p.actorsApp}/healthz`));
-    await waitFor('the actor host sidecar', answers(`http://127.0.0.1:${p.actorsHttp}/v1.0/healthz`));
+    await this.actorHostReady();
     await this.startIngress();
   }
 
   private async startIngress(): Promise<void> {
     const log = this.launch('ingress');
+    this.ingressOutput = '';
     this.url = await new Promise<string>((resolve, reject) => {
-      let seen = '';
       log.stdout!.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-        const m = /Gatepost listening on (\S+)/.exec(seen);
+        this.ingressOutput += chunk.toString();
+        const m = /Gatepost listening on (\S+)/.exec(this.ingressOutput);
         if (m) resolve(m[1]!);
       });
       log.once('exit', (code) => reject(new Error(`the ingress app exited with ${code}; see ${this.workDir}/ingress.log`)));
@@ -241,6 +242,15 @@ export class DaprCluster {
     return child;
   }
 
+  /** Waits until the actor host's sidecar has registered its actor types with placement. */
+  async actorHostReady(): Promise<void> {
+    await waitFor('the actor host', async () => {
+      const res = await fetch(`http://127.0.0.1:${this.ports.actorsHttp}/v1.0/metadata`);
+      const meta = (await res.json()) as { actorRuntime?: { hostReady?: boolean; placement?: string } };
+      return meta.actorRuntime?.hostReady === true && /connected/.test(meta.actorRuntime.placement ?? '');
+    });
+  }
+
   /** SIGKILL one member (crash tests). */
   async kill(name: string): Promise<void> {
     const m = this.members.get(name)!;
@@ -252,6 +262,7 @@ export class DaprCluster {
   async restart(name: string): Promise<void> {
     if (name === 'ingress') return this.startIngress();
     this.launch(name);
+    if (name === 'actors') await this.actorHostReady();
   }
 
   /** SIGTERM one member and wait for it; its exit code (null if it was not running). */

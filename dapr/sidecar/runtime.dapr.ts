@@ -88,9 +88,14 @@ export class DaprRuntime implements ActorRuntime {
   }
 
   async stop(): Promise<void> {
+    // First refuse new deliveries and reminder firings (Dapr hands them out again later), but
+    // keep serving actor calls: the work under way makes them, through the sidecar and back.
     this.stopping = true;
-    await this.app?.close();
     while (this.running > 0) await new Promise((r) => setTimeout(r, 10));
+    // Then close, with daprd's kept-alive connections.
+    const closed = this.app?.close();
+    this.app?.server.closeAllConnections();
+    await closed;
   }
 
   private appServer(): FastifyInstance {
@@ -139,16 +144,14 @@ export class DaprRuntime implements ActorRuntime {
       async (request) => {
         const { type, id, name } = request.params;
         const data = request.body?.data ?? null;
-        if (name === OUTBOX) {
-          await this.tracked(() => this.flushOutbox(this.hostedActor(type, id)));
-          return {};
-        }
         try {
           await this.tracked(() =>
-            this.turn(type, id, async (def, turn) => {
-              if (!def.onReminder) throw new Error(`actor type ${type} has no reminder handler`);
-              await def.onReminder(turn, name, data === null ? undefined : data);
-            }),
+            name === OUTBOX
+              ? this.flushOutbox(this.hostedActor(type, id))
+              : this.turn(type, id, async (def, turn) => {
+                  if (!def.onReminder) throw new Error(`actor type ${type} has no reminder handler`);
+                  await def.onReminder(turn, name, data === null ? undefined : data);
+                }),
           );
         } catch (error) {
           // Try again later ourselves: what the scheduler does with a failed callback varies.
@@ -164,13 +167,11 @@ export class DaprRuntime implements ActorRuntime {
       async (request) => {
         const { type, id, method } = request.params;
         try {
-          const value = await this.tracked(() =>
-            this.turn(type, id, (def, turn) => {
-              const fn = def.methods[method];
-              if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
-              return fn(turn, request.body);
-            }),
-          );
+          const value = await this.turn(type, id, (def, turn) => {
+            const fn = def.methods[method];
+            if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
+            return fn(turn, request.body);
+          });
           return { ok: value ?? null };
         } catch (error) {
           if (error instanceof GatepostError) return { error: error.toBody() };
@@ -185,6 +186,7 @@ export class DaprRuntime implements ActorRuntime {
     return app;
   }
 
+  /** Work that starts here (a delivery, a reminder firing); refused once stop() has begun. */
   private async tracked<T>(work: () => Promise<T>): Promise<T> {
     if (this.stopping) throw new Error('the actor runtime is stopping');
     this.running++;

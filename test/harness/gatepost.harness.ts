@@ -1,7 +1,7 @@
 // Starts a real Gatepost process (node main.ts) on a fresh or given data directory, and talks
 // to it over HTTP. Tests kill it (SIGKILL), drain it (SIGTERM) and restart it on the same data.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { DaprCluster } from '../../dapr/cluster/cluster.ts';
@@ -169,7 +169,7 @@ class DaprProcess extends GatepostProcess {
       await this.cluster.restart('ingress');
     }
     this.url = this.cluster.url;
-    this.output = readFileSync(join(this.cluster.workDir, 'ingress.log'), 'utf8').split('Gatepost listening on').at(-2) ?? '';
+    this.output = this.cluster.ingressOutput;
   }
 
   async stop(): Promise<number | null> {
