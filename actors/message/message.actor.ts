@@ -47,10 +47,22 @@ async function loadRecord(turn: ActorTurn): Promise<MessageRecord> {
   return record;
 }
 
+/**
+ * A queued message with no delivery outcome this long after it was handed over is handed over
+ * again. The publication is at-least-once on every runtime, but a broker may hold a message for a
+ * consumer that died; this keeps the guarantee in the actor, whatever the broker does.
+ */
+export const WATCHDOG_MS = 30_000;
+
+function handOver(turn: ActorTurn, record: MessageRecord): void {
+  turn.publish(MESSAGE_READY, { message_id: record.id, sandbox: record.sandbox } satisfies MessageReady);
+  turn.setReminder('watchdog', Date.now() + WATCHDOG_MS);
+}
+
 function queue(turn: ActorTurn, record: MessageRecord): void {
   record.status = 'queued';
   appendEvent(turn, record, 'message.queued');
-  turn.publish(MESSAGE_READY, { message_id: record.id, sandbox: record.sandbox } satisfies MessageReady);
+  handOver(turn, record);
 }
 
 export const messageActor = defineActor({
@@ -123,6 +135,8 @@ export const messageActor = defineActor({
     /** Records a delivery attempt's outcome on the timeline. */
     async recordAttempt(turn, outcome: AttemptOutcome): Promise<void> {
       const record = await loadRecord(turn);
+      // Delivery has the message now; from here its own reminders retry it.
+      turn.deleteReminder('watchdog');
       const common = {
         to: record.response.to,
         attempt: outcome.attempt,
@@ -156,6 +170,9 @@ export const messageActor = defineActor({
       if (!record || record.status !== 'scheduled') return;
       queue(turn, record);
       turn.set('record', record);
+    } else if (name === 'watchdog') {
+      const record = await turn.get<MessageRecord>('record');
+      if (record?.status === 'queued') handOver(turn, record);
     } else if (name === 'expire') {
       turn.delete('record');
       turn.delete('content');
