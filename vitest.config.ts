@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'data/**'],
+    // Tests of Dapr-only behaviour (scale-out) run with `npm run test:dapr`.
+    exclude: ['node_modules/**', 'data/**', ...(process.env.GATEPOST_TEST_RUNTIME === 'dapr' ? [] : ['**/*.dapr.test.ts'])],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // End-to-end files each start their own Gatepost and SMTP relay; two cores run two at a time.

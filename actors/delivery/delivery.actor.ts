@@ -2,7 +2,7 @@
 // the SMTP relay; a sandbox message goes to the capture inbox. Each outcome lands on the
 // message's timeline. A transient failure waits on a reminder; a permanent one suppresses the
 // recipient. (Direct MX delivery, DKIM, warmup and the fair queue come with the MTA.)
-import { actor, defineActor } from '../../dapr/runtime.port.ts';
+import { actor, defineActor, type ActorTurn } from '../../dapr/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { mailOptions, textFromHtml } from '../../mail/content.ts';
 import type { Relay, RelayAnswer } from '../../mta/relay.smtp.ts';
@@ -18,6 +18,27 @@ interface DeliveryState {
   done: boolean;
   /** Set, durably, before an attempt starts and cleared by its outcome: found set, a crash cut one short. */
   in_flight: boolean;
+  /** An outcome the message actor has not been told yet (it could not be reached). */
+  unrecorded?: Unrecorded;
+}
+
+interface Unrecorded {
+  outcome: AttemptOutcome;
+  tenant_id: string;
+  to: string;
+}
+
+const RECORD_RETRY_MS = 5_000;
+
+/** Puts the outcome on the message's timeline, and suppresses the recipient of a hard bounce. */
+async function recordOutcome(turn: ActorTurn, { outcome, tenant_id, to }: Unrecorded): Promise<void> {
+  await actor(turn, messageActor, turn.actorId).recordAttempt(outcome);
+  if (outcome.result === 'bounced' && outcome.bounce_type === 'hard') {
+    await actor(turn, recipientActor, recipientActorId(tenant_id, to)).suppress({
+      reason: 'hard_bounce',
+      detail: outcome.response,
+    });
+  }
 }
 
 export interface DeliveryDeps {
@@ -95,16 +116,19 @@ export function deliveryActor(deps: DeliveryDeps) {
         }
         if (args.interrupted) outcome.response = `${outcome.response} (an earlier attempt was cut short by a restart)`;
 
-        await message.recordAttempt(outcome);
-        if (outcome.result === 'bounced' && outcome.bounce_type === 'hard') {
-          await actor(turn, recipientActor, recipientActorId(record.tenant_id, to)).suppress({
-            reason: 'hard_bounce',
-            detail: outcome.response,
-          });
-        }
         const done = outcome.result !== 'deferred';
-        turn.set('delivery', { attempts: attempt, done, in_flight: false } satisfies DeliveryState);
         if (outcome.retry_at) turn.setReminder('retry', Date.parse(outcome.retry_at));
+        // The attempt is done whatever happens next: should telling the message actor fail, the
+        // outcome waits in our state for the 'record' reminder, and a repeated call of this
+        // method (a runtime retrying it) finds the delivery done instead of sending again.
+        const unrecorded = { outcome, tenant_id: record.tenant_id, to };
+        try {
+          await recordOutcome(turn, unrecorded);
+          turn.set('delivery', { attempts: attempt, done, in_flight: false } satisfies DeliveryState);
+        } catch {
+          turn.set('delivery', { attempts: attempt, done, in_flight: false, unrecorded } satisfies DeliveryState);
+          turn.setReminder('record', Date.now() + RECORD_RETRY_MS);
+        }
         return outcome.result;
       },
 
@@ -116,6 +140,13 @@ export function deliveryActor(deps: DeliveryDeps) {
     },
 
     async onReminder(turn, name) {
+      if (name === 'record') {
+        const s = await turn.get<DeliveryState>('delivery');
+        if (!s?.unrecorded) return;
+        await recordOutcome(turn, s.unrecorded); // throws: the reminder is tried again
+        turn.set('delivery', { attempts: s.attempts, done: s.done, in_flight: s.in_flight } satisfies DeliveryState);
+        return;
+      }
       // A retry goes back through the outbox, the same path as the first attempt.
       // Only live deliveries are retried.
       if (name === 'retry') turn.publish(MESSAGE_READY, { message_id: turn.actorId, sandbox: false } satisfies MessageReady);

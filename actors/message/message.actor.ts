@@ -135,6 +135,8 @@ export const messageActor = defineActor({
     /** Records a delivery attempt's outcome on the timeline. */
     async recordAttempt(turn, outcome: AttemptOutcome): Promise<void> {
       const record = await loadRecord(turn);
+      // Told twice (a runtime retrying the call): the timeline has it already.
+      if (record.events.some((e) => e.data.attempt === outcome.attempt)) return;
       // Delivery has the message now; from here its own reminders retry it.
       turn.deleteReminder('watchdog');
       const common = {

@@ -22,7 +22,12 @@ export interface ClusterOptions {
   port?: number;
   /** Where logs, etcd data and component files go; a temp directory by default. */
   workDir?: string;
+  /** How many actor-host replicas (each with its own daprd); they share the actors through placement. */
+  actorHosts?: number;
 }
+
+/** Member and port-name prefix of actor host i: `actors`, `actors2`, `actors3`… */
+export const actorHost = (i: number) => (i === 0 ? 'actors' : `actors${i + 1}`);
 
 interface Member {
   name: string;
@@ -63,31 +68,18 @@ export class DaprCluster {
   private constructor(
     private readonly bin: string,
     private readonly opts: ClusterOptions,
-    private readonly ports: Record<string, number>,
+    readonly ports: Record<string, number>,
   ) {
     this.workDir = opts.workDir ?? mkdtempSync(join(tmpdir(), 'gatepost-dapr-'));
   }
 
   static async start(opts: ClusterOptions): Promise<DaprCluster> {
     const bin = await daprBinDir();
-    const names = [
-      'placement',
-      'placementHealth',
-      'placementRaft',
-      'scheduler',
-      'schedulerHealth',
-      'etcdClient',
-      'etcdPeer',
-      'actorsApp',
-      'actorsHttp',
-      'actorsGrpc',
-      'actorsInternal',
-      'actorsPublic',
-      'ingressHttp',
-      'ingressGrpc',
-      'ingressInternal',
-      'ingressPublic',
-    ];
+    const names = ['placement', 'placementHealth', 'placementRaft', 'scheduler', 'schedulerHealth', 'etcdClient', 'etcdPeer'];
+    const hosts = Array.from({ length: opts.actorHosts ?? 1 }, (_, i) => actorHost(i));
+    for (const prefix of [...hosts, 'ingress']) {
+      names.push(`${prefix}App`, `${prefix}Http`, `${prefix}Grpc`, `${prefix}Internal`, `${prefix}Public`);
+    }
     const ports: Record<string, number> = {};
     for (const n of names) ports[n] = await freePort();
     const cluster = new DaprCluster(bin, opts, ports);
@@ -113,7 +105,7 @@ export class DaprCluster {
     const p = this.ports;
     const components = this.components();
     const loopback = ['--enable-metrics=false', '--log-level', 'warn'];
-    const sidecar = (appId: string, role: 'actors' | 'ingress', appPort: number | null): string[] => [
+    const sidecar = (appId: string, role: string, appPort: number | null): string[] => [
       '--app-id',
       appId,
       '--mode',
@@ -141,7 +133,7 @@ export class DaprCluster {
       ...(appPort === null ? [] : ['--app-port', String(appPort), '--app-channel-address', '127.0.0.1']),
       ...loopback,
     ];
-    const app = (role: 'actors' | 'ingress'): [string, string[], Record<string, string>] => [
+    const app = (role: 'actors' | 'ingress', prefix: string): [string, string[], Record<string, string>] => [
       process.execPath,
       ['--import', 'tsx', 'main.ts'],
       {
@@ -149,8 +141,8 @@ export class DaprCluster {
         GATEPOST_RUNTIME: 'dapr',
         GATEPOST_ROLE: role,
         DATABASE_URL: this.opts.databaseUrl,
-        DAPR_HTTP_PORT: String(p[`${role}Http`]),
-        APP_PORT: String(p.actorsApp),
+        DAPR_HTTP_PORT: String(p[`${prefix}Http`]),
+        APP_PORT: String(p[`${prefix}App`]),
         PORT: String(this.opts.port ?? 0),
         HOST: '127.0.0.1',
       },
@@ -197,19 +189,25 @@ export class DaprCluster {
       ],
       {},
     ]);
-    this.add('actors-daprd', () => [join(this.bin, 'daprd'), sidecar('gatepost-actors', 'actors', p.actorsApp!), {}]);
-    this.add('actors', () => app('actors'));
+    const hosts = Array.from({ length: this.opts.actorHosts ?? 1 }, (_, i) => actorHost(i));
+    for (const h of hosts) {
+      // Replicas share one app id, as pods of one Deployment do.
+      this.add(`${h}-daprd`, () => [join(this.bin, 'daprd'), sidecar('gatepost-actors', h, p[`${h}App`]!), {}]);
+      this.add(h, () => app('actors', h));
+    }
     this.add('ingress-daprd', () => [join(this.bin, 'daprd'), sidecar('gatepost-ingress', 'ingress', null), {}]);
-    this.add('ingress', () => app('ingress'));
+    this.add('ingress', () => app('ingress', 'ingress'));
 
     this.launch('placement');
     this.launch('scheduler');
     await waitFor('placement', answers(`http://127.0.0.1:${p.placementHealth}/healthz`));
     await waitFor('scheduler', answers(`http://127.0.0.1:${p.schedulerHealth}/healthz`));
-    this.launch('actors-daprd');
-    this.launch('actors');
+    for (const h of hosts) {
+      this.launch(`${h}-daprd`);
+      this.launch(h);
+    }
     this.launch('ingress-daprd');
-    await this.actorHostReady();
+    for (const h of hosts) await this.actorHostReady(h);
     await this.startIngress();
   }
 
@@ -243,9 +241,9 @@ export class DaprCluster {
   }
 
   /** Waits until the actor host's sidecar has registered its actor types with placement. */
-  async actorHostReady(): Promise<void> {
-    await waitFor('the actor host', async () => {
-      const res = await fetch(`http://127.0.0.1:${this.ports.actorsHttp}/v1.0/metadata`);
+  async actorHostReady(host = 'actors'): Promise<void> {
+    await waitFor(`actor host ${host}`, async () => {
+      const res = await fetch(`http://127.0.0.1:${this.ports[`${host}Http`]}/v1.0/metadata`);
       const meta = (await res.json()) as { actorRuntime?: { hostReady?: boolean; placement?: string } };
       return meta.actorRuntime?.hostReady === true && /connected/.test(meta.actorRuntime.placement ?? '');
     });
@@ -262,7 +260,7 @@ export class DaprCluster {
   async restart(name: string): Promise<void> {
     if (name === 'ingress') return this.startIngress();
     this.launch(name);
-    if (name === 'actors') await this.actorHostReady();
+    if (this.members.has(`${name}-daprd`) && name !== 'ingress') await this.actorHostReady(name);
   }
 
   /** SIGTERM one member and wait for it; its exit code (null if it was not running). */
@@ -280,7 +278,8 @@ export class DaprCluster {
 
   /** SIGTERM every member, apps first, and waits for them. */
   async stop(): Promise<void> {
-    for (const name of ['ingress', 'actors', 'ingress-daprd', 'actors-daprd', 'scheduler', 'placement'])
-      await this.terminate(name);
+    const apps = [...this.members.keys()].filter((n) => !n.endsWith('-daprd') && n !== 'placement' && n !== 'scheduler');
+    const sidecars = [...this.members.keys()].filter((n) => n.endsWith('-daprd'));
+    for (const name of [...apps, ...sidecars, 'scheduler', 'placement']) await this.terminate(name);
   }
 }

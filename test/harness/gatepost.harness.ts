@@ -26,30 +26,9 @@ export interface HttpAnswer<T = any> {
   body: T;
 }
 
-/** A started Gatepost as the tests see it: a base URL, and a life that can be ended and resumed. */
-export abstract class GatepostProcess {
-  url = '';
-  /** What Gatepost printed since it last started (first-start keys, warnings). */
-  output = '';
-
-  abstract start(): Promise<void>;
-  /** SIGTERM: drain and exit; resolves with the exit code. */
-  abstract stop(): Promise<number | null>;
-  /** SIGKILL: no drain, no flush; what is durable is all that survives. */
-  abstract kill(): Promise<void>;
-
-  async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
-  }
-
-  /** Ends everything this instance started, for good (the Dapr services and databases too). */
-  async dispose(): Promise<void> {
-    await this.stop();
-  }
-
-  /** Every row of a catalog table, as stored: to check what is, and is not, kept on disk. */
-  abstract catalogRows(table: string): Promise<unknown[]>;
+/** Talks to a running Gatepost over HTTP: the native API and, with the test token, the admin API. */
+export class GatepostClient {
+  constructor(public url = '') {}
 
   async request<T = any>(
     method: string,
@@ -89,6 +68,31 @@ export abstract class GatepostProcess {
     const key = async (kind: string) => (await this.admin('POST', `/tenants/${t.body.id}/keys`, { kind })).body.key as string;
     return { id: t.body.id as string, live: await key('live'), sandbox: await key('sandbox'), publicKey: await key('public') };
   }
+}
+
+/** A started Gatepost as the tests see it: a base URL, and a life that can be ended and resumed. */
+export abstract class GatepostProcess extends GatepostClient {
+  /** What Gatepost printed since it last started (first-start keys, warnings). */
+  output = '';
+
+  abstract start(): Promise<void>;
+  /** SIGTERM: drain and exit; resolves with the exit code. */
+  abstract stop(): Promise<number | null>;
+  /** SIGKILL: no drain, no flush; what is durable is all that survives. */
+  abstract kill(): Promise<void>;
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /** Ends everything this instance started, for good (the Dapr services and databases too). */
+  async dispose(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Every row of a catalog table, as stored: to check what is, and is not, kept on disk. */
+  abstract catalogRows(table: string): Promise<unknown[]>;
 }
 
 /** The embedded runtime: one `node main.ts` on a data directory. */
@@ -202,7 +206,7 @@ class DaprProcess extends GatepostProcess {
 }
 
 /** A database of its own for one topology, so test files never see each other's catalog. */
-async function freshDatabase(): Promise<string> {
+export async function freshDatabase(): Promise<string> {
   const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `gatepost_e2e_${Math.random().toString(36).slice(2, 10)}`;
   const client = new pg.Client({ connectionString: base });
@@ -214,7 +218,7 @@ async function freshDatabase(): Promise<string> {
   return url.toString();
 }
 
-async function dropDatabase(url: string): Promise<void> {
+export async function dropDatabase(url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);
   const admin = new URL(url);
   admin.pathname = '/postgres';
@@ -225,7 +229,7 @@ async function dropDatabase(url: string): Promise<void> {
 }
 
 /** A Redis database number of its own (1–15), emptied, so topologies side by side share no streams. */
-async function freshRedisDb(): Promise<number> {
+export async function freshRedisDb(): Promise<number> {
   const db = 1 + Math.floor(Math.random() * 15);
   execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', '6379', '-n', String(db), 'FLUSHDB']);
   return db;
