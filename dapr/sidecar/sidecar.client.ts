@@ -8,6 +8,10 @@ export type StateOperation =
 /** What an actor method answers through the sidecar: a value, or a coded refusal. */
 export type MethodEnvelope = { ok: unknown } | { error: unknown };
 
+/** How long a call waits for placement to learn where an actor lives, and how often it asks. */
+const PLACEMENT_WAIT_MS = 30_000;
+const PLACEMENT_WAIT_STEP_MS = 250;
+
 export class SidecarClient {
   readonly base: string;
 
@@ -16,12 +20,18 @@ export class SidecarClient {
   }
 
   async invokeActor<R>(type: string, id: string, method: string, args: unknown): Promise<R> {
-    const res = await fetch(`${this.base}/actors/${enc(type)}/${enc(id)}/method/${enc(method)}`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(args ?? null),
-    });
-    const text = await res.text();
+    const url = `${this.base}/actors/${enc(type)}/${enc(id)}/method/${enc(method)}`;
+    const body = JSON.stringify(args ?? null);
+    let res: Response;
+    let text: string;
+    for (let waited = 0; ; waited += PLACEMENT_WAIT_STEP_MS) {
+      res = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body });
+      text = await res.text();
+      // While placement moves actors (a host joined or died) the sidecar may not know where an
+      // actor lives. The call reached no actor, so trying again is always safe.
+      if (res.ok || !text.includes('did not find address for actor') || waited >= PLACEMENT_WAIT_MS) break;
+      await new Promise((r) => setTimeout(r, PLACEMENT_WAIT_STEP_MS));
+    }
     if (!res.ok) throw new Error(`actor ${type}/${id} ${method}: HTTP ${res.status}: ${text}`);
     const envelope = JSON.parse(text) as MethodEnvelope;
     if ('error' in envelope) {
