@@ -1,12 +1,13 @@
 // MessageActor.admit is the checkpoint: called directly, without the gate in front, it still
 // refuses what the gate refuses, and a message it admits carries its retention reminder.
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { actor } from '../../dapr/runtime.port.ts';
-import { harness, type Harness } from '../../dapr/embedded/runtime.sqlite.testkit.ts';
+import { eventually, harness, type Harness } from '../../dapr/embedded/runtime.sqlite.testkit.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
-import { MESSAGE_ACTOR, messageActor } from './message.actor.ts';
-import { RETENTION_MS, type AdmitArgs } from './message.state.ts';
+import { MESSAGE_ACTOR, MESSAGE_READY, messageActor } from './message.actor.ts';
+import type { AdmitArgs } from './message.state.ts';
 
 let h: Harness;
 afterEach(() => h.cleanup());
@@ -57,16 +58,24 @@ describe('MessageActor.admit, called directly', () => {
     expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_c', 'record')).toBeDefined();
   });
 
-  it('keeps the message, and so its idempotency key, for 90 days', async () => {
-    const runtime = await start();
-    const before = Date.now();
-    await actor(runtime, messageActor, 'msg_e').admit(args());
-    const row = h.read((db) =>
-      db
-        .prepare('SELECT due_at FROM reminders WHERE actor_type = ? AND actor_id = ? AND name = ?')
-        .get(MESSAGE_ACTOR, 'msg_e', 'expire'),
-    ) as { due_at: number };
-    expect(row.due_at).toBeGreaterThanOrEqual(before + RETENTION_MS);
-    expect(row.due_at).toBeLessThanOrEqual(Date.now() + RETENTION_MS);
+  it('hands a queued message over again when nothing came of the first hand-over', async () => {
+    const ready: string[] = [];
+    h = harness();
+    const startWith = () =>
+      h.start({
+        actors: [messageActor, recipientActor, tenantActor],
+        // A consumer that takes the message and never delivers it (it died, say).
+        subscribers: { [MESSAGE_READY]: async ({ data }) => void ready.push((data as { message_id: string }).message_id) },
+      });
+    const runtime = await startWith();
+    await actor(runtime, messageActor, 'msg_w').admit(args());
+    await eventually(() => ready.length === 1);
+    await runtime.stop();
+    const db = new Database(h.file);
+    db.prepare("UPDATE reminders SET due_at = 0 WHERE name = 'watch'").run();
+    db.close();
+    await startWith();
+    await eventually(() => ready.length === 2);
+    expect(ready).toEqual(['msg_w', 'msg_w']);
   });
 });

@@ -54,9 +54,12 @@ async function loadRecord(turn: ActorTurn): Promise<MessageRecord> {
  */
 export const WATCHDOG_MS = 30_000;
 
+// One reminder, 'watch', does both watching and retention, so a send costs one reminder write:
+// it fires WATCHDOG_MS after a hand-over, hands over again if nothing came of it, and otherwise
+// waits for the end of the retention period, when it deletes the message.
 function handOver(turn: ActorTurn, record: MessageRecord): void {
   turn.publish(MESSAGE_READY, { message_id: record.id, sandbox: record.sandbox } satisfies MessageReady);
-  turn.setReminder('watchdog', Date.now() + WATCHDOG_MS);
+  turn.setReminder('watch', Date.now() + WATCHDOG_MS);
 }
 
 function queue(turn: ActorTurn, record: MessageRecord): void {
@@ -122,7 +125,6 @@ export const messageActor = defineActor({
       } else {
         queue(turn, record);
       }
-      turn.setReminder('expire', createdAt.getTime() + RETENTION_MS);
       turn.set('content', args.content);
       turn.set('record', record);
       return { response: record.response, replayed: false };
@@ -137,8 +139,6 @@ export const messageActor = defineActor({
       const record = await loadRecord(turn);
       // Told twice (a runtime retrying the call): the timeline has it already.
       if (record.events.some((e) => e.data.attempt === outcome.attempt)) return;
-      // Delivery has the message now; from here its own reminders retry it.
-      turn.deleteReminder('watchdog');
       const common = {
         to: record.response.to,
         attempt: outcome.attempt,
@@ -172,13 +172,19 @@ export const messageActor = defineActor({
       if (!record || record.status !== 'scheduled') return;
       queue(turn, record);
       turn.set('record', record);
-    } else if (name === 'watchdog') {
+    } else if (name === 'watch') {
       const record = await turn.get<MessageRecord>('record');
-      if (record?.status === 'queued') handOver(turn, record);
-    } else if (name === 'expire') {
-      turn.delete('record');
-      turn.delete('content');
-      turn.publish(MESSAGE_EXPIRED, { message_id: turn.actorId });
+      if (!record) return;
+      const expiresAt = Date.parse(record.created_at) + RETENTION_MS;
+      if (record.status === 'queued') {
+        handOver(turn, record);
+      } else if (Date.now() < expiresAt) {
+        turn.setReminder('watch', expiresAt);
+      } else {
+        turn.delete('record');
+        turn.delete('content');
+        turn.publish(MESSAGE_EXPIRED, { message_id: turn.actorId });
+      }
     }
   },
 });

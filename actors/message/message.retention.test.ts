@@ -10,6 +10,7 @@ import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { registerActors } from '../../app/gatepost.ts';
 import { DELIVERY_ACTOR } from '../delivery/delivery.actor.ts';
 import { MESSAGE_ACTOR, messageActor } from './message.actor.ts';
+import { RETENTION_MS } from './message.state.ts';
 
 let h: Harness;
 let catalog: SqliteCatalog;
@@ -28,8 +29,20 @@ async function start(): Promise<EmbeddedRuntime> {
   return runtime;
 }
 
+/** Stops the runtime, changes the store as `statements` say, and starts again. */
+async function restartWith(...statements: string[]): Promise<void> {
+  for (const r of runtimes.splice(0)) await r.stop();
+  const db = new Database(h.file);
+  for (const sql of statements) db.prepare(sql).run();
+  db.close();
+  await start();
+}
+
+const watchDueAt = () =>
+  (h.read((db) => db.prepare("SELECT due_at FROM reminders WHERE name = 'watch'").get()) as { due_at: number }).due_at;
+
 describe('message retention', () => {
-  it('removes the message and its delivery state when the retention reminder fires', async () => {
+  it('keeps a delivered message 90 days, then removes it and its delivery state', async () => {
     h = harness();
     catalog = new SqliteCatalog(join(h.file, '..', 'catalog.db'));
     const runtime = await start();
@@ -54,15 +67,19 @@ describe('message retention', () => {
       quota: { per_second: null, per_day: null },
     });
     await eventually(() => (h.stateOnDisk(DELIVERY_ACTOR, 'msg_r', 'delivery') as { done: boolean } | undefined)?.done === true);
-    await runtime.stop();
-    runtimes.length = 0;
+    // The watch reminder fires for a delivered message: it moves to the end of retention.
+    const record = h.stateOnDisk(MESSAGE_ACTOR, 'msg_r', 'record') as { created_at: string };
+    await restartWith("UPDATE reminders SET due_at = 0 WHERE name = 'watch'");
+    await eventually(() => watchDueAt() > Date.now());
+    expect(watchDueAt()).toBe(Date.parse(record.created_at) + RETENTION_MS);
+    expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_r', 'record')).toBeDefined();
 
-    // Ninety days later, as far as the reminder is concerned.
-    const db = new Database(h.file);
-    db.prepare("UPDATE reminders SET due_at = 0 WHERE actor_type = ? AND name = 'expire'").run(MESSAGE_ACTOR);
-    db.close();
-
-    await start();
+    // Ninety-one days later, as far as the message and its reminder are concerned.
+    const longAgo = new Date(Date.now() - RETENTION_MS - 86_400_000).toISOString();
+    await restartWith(
+      `UPDATE actor_state SET value = json_set(value, '$.created_at', '${longAgo}') WHERE key = 'record'`,
+      "UPDATE reminders SET due_at = 0 WHERE name = 'watch'",
+    );
     await eventually(() => h.stateOnDisk(MESSAGE_ACTOR, 'msg_r', 'record') === undefined);
     await eventually(() => h.stateOnDisk(DELIVERY_ACTOR, 'msg_r', 'delivery') === undefined);
     expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_r', 'content')).toBeUndefined();
