@@ -1,5 +1,5 @@
 // MessageActor.admit is the checkpoint: called directly, without the gate in front, it still
-// refuses what the gate refuses, and a message it admits carries its retention reminder.
+// refuses what the gate refuses, and a message nothing came of is handed over again.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { actor } from '../../dapr/runtime.port.ts';
@@ -8,31 +8,12 @@ import { recipientActor, recipientActorId } from '../recipient/recipient.actor.t
 import { tenantActor } from '../tenant/tenant.actor.ts';
 import { MESSAGE_ACTOR, MESSAGE_READY, messageActor } from './message.actor.ts';
 import type { AdmitArgs } from './message.state.ts';
+import { admitArgs } from './message.testkit.ts';
 
 let h: Harness;
 afterEach(() => h.cleanup());
 
-const args = (over: Partial<AdmitArgs> = {}): AdmitArgs => ({
-  tenant_id: 'ten_1',
-  sandbox: false,
-  stream: 'transactional',
-  ingress: 'api',
-  request_hash: 'h1',
-  idempotency_key: null,
-  tags: [],
-  content: {
-    from: 'a@sender.example',
-    to: 'b@example.com',
-    reply_to: null,
-    subject: 's',
-    html: '<p>h</p>',
-    text: null,
-    headers: {},
-  },
-  send_at: null,
-  quota: { per_second: null, per_day: null },
-  ...over,
-});
+const args = admitArgs;
 
 async function start() {
   h = harness();

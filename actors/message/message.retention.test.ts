@@ -11,6 +11,7 @@ import { registerActors } from '../../app/gatepost.ts';
 import { DELIVERY_ACTOR } from '../delivery/delivery.actor.ts';
 import { MESSAGE_ACTOR, messageActor } from './message.actor.ts';
 import { RETENTION_MS } from './message.state.ts';
+import { admitArgs } from './message.testkit.ts';
 
 let h: Harness;
 let catalog: SqliteCatalog;
@@ -46,26 +47,7 @@ describe('message retention', () => {
     h = harness();
     catalog = new SqliteCatalog(join(h.file, '..', 'catalog.db'));
     const runtime = await start();
-    await actor(runtime, messageActor, 'msg_r').admit({
-      tenant_id: 'ten_1',
-      sandbox: true,
-      stream: 'transactional',
-      ingress: 'api',
-      request_hash: 'h',
-      idempotency_key: 'k',
-      tags: [],
-      content: {
-        from: 'a@sender.example',
-        to: 'b@example.com',
-        reply_to: null,
-        subject: 's',
-        html: '<p>h</p>',
-        text: null,
-        headers: {},
-      },
-      send_at: null,
-      quota: { per_second: null, per_day: null },
-    });
+    await actor(runtime, messageActor, 'msg_r').admit(admitArgs({ sandbox: true, idempotency_key: 'k' }));
     await eventually(() => (h.stateOnDisk(DELIVERY_ACTOR, 'msg_r', 'delivery') as { done: boolean } | undefined)?.done === true);
     // The watch reminder fires for a delivered message: it moves to the end of retention.
     const record = h.stateOnDisk(MESSAGE_ACTOR, 'msg_r', 'record') as { created_at: string };

@@ -5,6 +5,7 @@ import { Fifo } from '../../lib/fifo.ts';
 import { newId } from '../../lib/ids.ts';
 import { fileURLToPath } from 'node:url';
 import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../runtime.port.ts';
+import { TurnRecorder } from '../turn.recorder.ts';
 import { openSqlite, type Db } from '../../lib/sqlite.ts';
 import { GroupCommitter, type Write } from './committer.ts';
 import { ReminderClock, type DueReminder } from './reminders.ts';
@@ -309,15 +310,15 @@ export class EmbeddedRuntime implements ActorRuntime {
   }
 }
 
-class EmbeddedTurn implements ActorTurn {
+class EmbeddedTurn extends TurnRecorder implements ActorTurn {
   readonly stateWrites = new Map<string, string | null>();
-  readonly reminderWrites = new Map<string, { dueAt: number; data: unknown } | null>();
-  readonly published: { topic: string; data: unknown }[] = [];
 
   constructor(
     private readonly runtime: EmbeddedRuntime,
     private readonly a: ActiveActor,
-  ) {}
+  ) {
+    super();
+  }
 
   get actorType() {
     return this.a.type;
@@ -338,18 +339,6 @@ class EmbeddedTurn implements ActorTurn {
 
   delete(key: string): void {
     this.stateWrites.set(key, null);
-  }
-
-  setReminder(name: string, dueAt: number, data?: unknown): void {
-    this.reminderWrites.set(name, { dueAt, data });
-  }
-
-  deleteReminder(name: string): void {
-    this.reminderWrites.set(name, null);
-  }
-
-  publish(topic: string, data: unknown): void {
-    this.published.push({ topic, data });
   }
 
   invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {

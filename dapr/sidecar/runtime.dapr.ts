@@ -15,6 +15,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../runtime.port.ts';
+import { TurnRecorder } from '../turn.recorder.ts';
 import { SidecarClient, type StateOperation } from './sidecar.client.ts';
 
 const OUTBOX = '__outbox';
@@ -271,15 +272,15 @@ export class DaprRuntime implements ActorRuntime {
   }
 }
 
-class DaprTurn implements ActorTurn {
+class DaprTurn extends TurnRecorder implements ActorTurn {
   readonly stateWrites = new Map<string, unknown>();
-  readonly reminderWrites = new Map<string, { dueAt: number; data: unknown } | null>();
-  readonly published: { topic: string; data: unknown }[] = [];
 
   constructor(
     private readonly runtime: DaprRuntime,
     private readonly a: HostedActor,
-  ) {}
+  ) {
+    super();
+  }
 
   get actorType() {
     return this.a.type;
@@ -303,18 +304,6 @@ class DaprTurn implements ActorTurn {
 
   delete(key: string): void {
     this.stateWrites.set(key, undefined);
-  }
-
-  setReminder(name: string, dueAt: number, data?: unknown): void {
-    this.reminderWrites.set(name, { dueAt, data });
-  }
-
-  deleteReminder(name: string): void {
-    this.reminderWrites.set(name, null);
-  }
-
-  publish(topic: string, data: unknown): void {
-    this.published.push({ topic, data });
   }
 
   invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {

@@ -1,0 +1,24 @@
+// What the gate would hand MessageActor.admit for a plain send: for tests of the actor itself.
+import type { AdmitArgs } from './message.state.ts';
+
+export const admitArgs = (over: Partial<AdmitArgs> = {}): AdmitArgs => ({
+  tenant_id: 'ten_1',
+  sandbox: false,
+  stream: 'transactional',
+  ingress: 'api',
+  request_hash: 'h1',
+  idempotency_key: null,
+  tags: [],
+  content: {
+    from: 'a@sender.example',
+    to: 'b@example.com',
+    reply_to: null,
+    subject: 's',
+    html: '<p>h</p>',
+    text: null,
+    headers: {},
+  },
+  send_at: null,
+  quota: { per_second: null, per_day: null },
+  ...over,
+});
