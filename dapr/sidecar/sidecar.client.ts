@@ -8,6 +8,19 @@ export type StateOperation =
 /** What an actor method answers through the sidecar: a value, or a coded refusal. */
 export type MethodEnvelope = { ok: unknown } | { error: unknown };
 
+/** An actor method may deliver a mail (SMTP timeouts are 30–60 s); everything else is quick. */
+const INVOKE_TIMEOUT_MS = 120_000;
+const CALL_TIMEOUT_MS = 30_000;
+
+/** fetch with a deadline, so a sidecar that never answers fails the call instead of hanging it. */
+async function call(url: string, init: RequestInit = {}, timeoutMs = CALL_TIMEOUT_MS): Promise<Response> {
+  try {
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    throw new Error(`${init.method ?? 'GET'} ${url}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 /** How long a call waits for placement to learn where an actor lives, and how often it asks. */
 const PLACEMENT_WAIT_MS = 30_000;
 const PLACEMENT_WAIT_STEP_MS = 250;
@@ -25,7 +38,7 @@ export class SidecarClient {
     let res: Response;
     let text: string;
     for (let waited = 0; ; waited += PLACEMENT_WAIT_STEP_MS) {
-      res = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body });
+      res = await call(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body }, INVOKE_TIMEOUT_MS);
       text = await res.text();
       // While placement moves actors (a host joined or died) the sidecar may not know where an
       // actor lives. The call reached no actor, so trying again is always safe.
@@ -43,7 +56,7 @@ export class SidecarClient {
 
   /** The value of `key`, or undefined when the actor has none. */
   async getState<T>(type: string, id: string, key: string): Promise<T | undefined> {
-    const res = await fetch(`${this.base}/actors/${enc(type)}/${enc(id)}/state/${enc(key)}`);
+    const res = await call(`${this.base}/actors/${enc(type)}/${enc(id)}/state/${enc(key)}`);
     if (res.status === 204) return undefined;
     const text = await res.text();
     if (!res.ok) throw new Error(`state get ${type}/${id}/${key}: HTTP ${res.status}: ${text}`);
@@ -53,7 +66,7 @@ export class SidecarClient {
   /** Saves the operations atomically (the state store must support transactions). */
   async saveState(type: string, id: string, operations: StateOperation[]): Promise<void> {
     if (operations.length === 0) return;
-    const res = await fetch(`${this.base}/actors/${enc(type)}/${enc(id)}/state`, {
+    const res = await call(`${this.base}/actors/${enc(type)}/${enc(id)}/state`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(operations),
@@ -63,7 +76,7 @@ export class SidecarClient {
 
   /** A one-shot reminder at `dueAt` (ms since epoch); a past time fires at once. */
   async setReminder(type: string, id: string, name: string, dueAt: number, data: unknown): Promise<void> {
-    const res = await fetch(`${this.base}/actors/${enc(type)}/${enc(id)}/reminders/${enc(name)}`, {
+    const res = await call(`${this.base}/actors/${enc(type)}/${enc(id)}/reminders/${enc(name)}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       // RFC 3339 absolute time; "0s" for now, since a time in the past may be refused.
@@ -73,7 +86,7 @@ export class SidecarClient {
   }
 
   async deleteReminder(type: string, id: string, name: string): Promise<void> {
-    const res = await fetch(`${this.base}/actors/${enc(type)}/${enc(id)}/reminders/${enc(name)}`, { method: 'DELETE' });
+    const res = await call(`${this.base}/actors/${enc(type)}/${enc(id)}/reminders/${enc(name)}`, { method: 'DELETE' });
     if (!res.ok && res.status !== 404) {
       throw new Error(`reminder delete ${type}/${id}/${name}: HTTP ${res.status}: ${await res.text()}`);
     }
@@ -81,7 +94,7 @@ export class SidecarClient {
 
   async publish(pubsub: string, topic: string, data: unknown, id: string): Promise<void> {
     // The id travels as a CloudEvent attribute, so a redelivery carries the same one.
-    const res = await fetch(`${this.base}/publish/${enc(pubsub)}/${enc(topic)}?metadata.cloudevent.id=${enc(id)}`, {
+    const res = await call(`${this.base}/publish/${enc(pubsub)}/${enc(topic)}?metadata.cloudevent.id=${enc(id)}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(data),
@@ -91,7 +104,7 @@ export class SidecarClient {
 
   async healthy(): Promise<boolean> {
     try {
-      return (await fetch(`${this.base}/healthz/outbound`)).ok;
+      return (await call(`${this.base}/healthz/outbound`)).ok;
     } catch {
       return false;
     }
