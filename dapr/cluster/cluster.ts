@@ -228,6 +228,14 @@ export class DaprCluster {
     this.members.set(name, { name, args });
   }
 
+  /** Children die with this process, however it ends (a test runner killing a worker, say). */
+  private static readonly running = new Set<ChildProcess>();
+  static {
+    process.once('exit', () => {
+      for (const child of DaprCluster.running) child.kill('SIGKILL');
+    });
+  }
+
   private launch(name: string): ChildProcess {
     const m = this.members.get(name)!;
     const [command, args, env] = m.args();
@@ -236,7 +244,13 @@ export class DaprCluster {
     child.stdout!.pipe(out);
     child.stderr!.pipe(out);
     m.child = child;
-    m.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    DaprCluster.running.add(child);
+    m.exited = new Promise((resolve) =>
+      child.once('exit', () => {
+        DaprCluster.running.delete(child);
+        resolve();
+      }),
+    );
     return child;
   }
 
