@@ -43,11 +43,6 @@ export class GroupCommitter {
     this.worker.on('error', (error) => this.fail(error));
   }
 
-  /** The sequence number of the newest enqueued batch; `durable(it)` waits for everything so far. */
-  get head(): number {
-    return this.lastEnqueued;
-  }
-
   get durableHead(): number {
     return this.lastDurable;
   }
