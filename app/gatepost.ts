@@ -18,6 +18,7 @@ import {
 } from '../actors/recipient/recipient.actor.ts';
 import { MESSAGE_EXPIRED, MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';
 import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
+import { batchActor } from '../actors/batch/batch.actor.ts';
 import type { MessageReady } from '../actors/message/message.state.ts';
 import { smtpRelay, type Relay } from '../mta/relay.smtp.ts';
 import { createGate } from '../gate/gate.ts';
@@ -50,6 +51,7 @@ export function registerActors(
   runtime.register(tenantActor);
   runtime.register(recipientActor);
   runtime.register(messageActor);
+  runtime.register(batchActor);
   const delivery = deliveryActor({ relay: deps.relay, catalog: deps.catalog, retrySchedule: deps.retrySchedule });
   runtime.register(delivery);
 

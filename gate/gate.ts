@@ -9,11 +9,13 @@ import { derivedId, newId, sha256Hex } from '../lib/ids.ts';
 import { renderField } from '../mail/render.ts';
 import type { RenderedContent } from '../mail/content.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
-import type { AdmitResult, Stream } from '../actors/message/message.state.ts';
+import type { AdmitArgs, AdmitResult, Stream } from '../actors/message/message.state.ts';
+import { batchActor } from '../actors/batch/batch.actor.ts';
 import type { ApiKey, Catalog, Tenant } from '../store/catalog.port.ts';
 import { checkAttachments, checkHeaders, checkSendAt } from './policy.ts';
 
-export type Ingress = 'api' | 'api_batch';
+/** Where a send came in; it lands on the message's timeline. */
+export type Ingress = 'api' | 'api_batch' | 'smtp' | 'style_p' | 'style_s' | 'style_m' | 'browser';
 
 /** Who is sending: resolved by the ingress from the credential it was given. */
 export interface Sender {
@@ -25,6 +27,9 @@ export interface Sender {
 export interface SendDraft {
   from?: string;
   to?: string;
+  /** Shown on the message; each also receives it. */
+  cc?: string[];
+  bcc?: string[];
   reply_to?: string;
   subject?: string;
   html?: string;
@@ -47,27 +52,62 @@ export interface Admission {
   idempotencyKey?: string;
 }
 
+/** One message of an all-or-nothing admission. */
+export interface BatchItem {
+  draft: SendDraft;
+  idempotencyKey?: string;
+}
+
+export interface BatchAdmission {
+  sender: Sender;
+  ingress: Ingress;
+  items: BatchItem[];
+  /**
+   * The request's own idempotency key, if it has one: a retry of the request then continues
+   * the same batch (each item should carry a key derived from it, so nothing is sent twice).
+   */
+  batchKey?: string;
+  /**
+   * `per_item`: a policy refusal (suppressed, invalid, over quota) is that item's result and the
+   * others go on. `all`: any refusal refuses the whole request. Either way a failure that is not
+   * a refusal (a store error, a crash) rolls back every item.
+   */
+  refusals: 'per_item' | 'all';
+}
+
+export type BatchResult = { ok: AdmitResult } | { refused: GatepostError };
+
 export interface Gate {
   admit(admission: Admission): Promise<AdmitResult>;
+  /**
+   * Admits several messages as one: every item is committed, or none is (spec part 4 rule 4).
+   * Answers one result per item, in order.
+   */
+  admitAll(admission: BatchAdmission): Promise<BatchResult[]>;
 }
 
 export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
-  return {
-    async admit({ sender, ingress, draft, idempotencyKey }) {
-      const { tenant, key } = sender;
-      if (key.kind === 'public') {
-        throw new GatepostError('key_not_allowed', 'A public key can only send through the browser SDK endpoints.');
-      }
-      checkAttachments(draft.attachments ?? 0);
-      const problems: ErrorDetail[] = [...checkSendAt(draft.send_at), ...checkHeaders(draft.headers ?? {})];
-      if (problems.length > 0) throw invalid(problems);
+  /** The checks that need no state, and rendering: what the message actor is to admit. */
+  async function prepare({ sender, ingress, draft, idempotencyKey }: Admission): Promise<{ id: string; args: AdmitArgs }> {
+    const { tenant, key } = sender;
+    if (key.kind === 'public' && ingress !== 'browser') {
+      throw new GatepostError('key_not_allowed', 'A public key can only send through the browser SDK endpoints.');
+    }
+    if (ingress === 'browser' && key.kind === 'live') {
+      throw new GatepostError('key_not_allowed', 'The browser SDK endpoints take a public key (gp_public_), never a live key.');
+    }
+    if (ingress === 'browser') checkBrowserDraft(draft);
+    checkAttachments(draft.attachments ?? 0);
+    const problems: ErrorDetail[] = [...checkSendAt(draft.send_at), ...checkHeaders(draft.headers ?? {})];
+    if (problems.length > 0) throw invalid(problems);
 
-      // The rendered content is checked (checkContent) inside the message actor's admitting turn.
-      const content = await render(deps.catalog, tenant, draft);
+    // The rendered content is checked (checkContent) inside the message actor's admitting turn.
+    const content = await render(deps.catalog, tenant, draft, ingress);
 
-      const requestHash = sha256Hex(canonicalJson({ ...draft, stream: draft.stream ?? 'transactional' }));
-      const id = idempotencyKey ? derivedId('msg', tenant.id, idempotencyKey) : newId('msg');
-      return actor(deps.invoker, messageActor, id).admit({
+    const requestHash = sha256Hex(canonicalJson({ ...draft, stream: draft.stream ?? 'transactional' }));
+    return {
+      id: idempotencyKey ? derivedId('msg', tenant.id, idempotencyKey) : newId('msg'),
+      args: {
         tenant_id: tenant.id,
         sandbox: key.kind === 'sandbox',
         stream: draft.stream ?? 'transactional',
@@ -78,12 +118,93 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
         content,
         send_at: draft.send_at ? new Date(draft.send_at).toISOString() : null,
         quota: tenant.quota,
+      },
+    };
+  }
+
+  const message = (id: string) => actor(deps.invoker, messageActor, id);
+
+  async function admit(admission: Admission): Promise<AdmitResult> {
+    const { id, args } = await prepare(admission);
+    return actor(deps.invoker, messageActor, id).admit(args);
+  }
+
+  return {
+    admit,
+
+    async admitAll({ sender, ingress, items, batchKey, refusals }) {
+      if (items.length === 1 && batchKey === undefined) {
+        // One message is atomic by itself: no batch to decide.
+        try {
+          return [{ ok: await admit({ sender, ingress, ...items[0]! }) }];
+        } catch (error) {
+          if (refusals === 'per_item' && isRefusal(error)) return [{ refused: error }];
+          throw error;
+        }
+      }
+      const prepared = await Promise.all(
+        items.map((item) =>
+          prepare({ sender, ingress, ...item }).catch((error: unknown): { refused: GatepostError } => {
+            if (refusals === 'per_item' && isRefusal(error)) return { refused: error };
+            throw error;
+          }),
+        ),
+      );
+      const batchId = batchKey === undefined ? newId('bat') : derivedId('bat', sender.tenant.id, batchKey);
+      const batch = actor(deps.invoker, batchActor, batchId);
+      const { attempt, committed } = await batch.begin(undefined);
+      const hold = { batch_id: batchId, attempt };
+      const admitted = await Promise.allSettled(
+        prepared.map((p) =>
+          'refused' in p ? Promise.resolve(null) : actor(deps.invoker, messageActor, p.id).admit({ ...p.args, hold }),
+        ),
+      );
+      const heldIds = prepared.flatMap((p, i) => (!('refused' in p) && admitted[i]!.status === 'fulfilled' ? [p.id] : []));
+      const settleAll = (outcome: 'committed' | 'aborted') =>
+        // Best effort: a message not told here asks the batch on its watchdog reminder.
+        Promise.allSettled(heldIds.map((id) => message(id).settle({ hold, outcome })));
+
+      const failure = admitted.find(
+        (a): a is PromiseRejectedResult => a.status === 'rejected' && (refusals === 'all' || !isRefusal(a.reason)),
+      );
+      if (failure) {
+        await batch.resolve({ attempt }).catch(() => undefined);
+        await settleAll('aborted');
+        throw failure.reason;
+      }
+      await batch.commit({ attempt });
+      await settleAll('committed');
+      return prepared.map((p, i): BatchResult => {
+        const a = admitted[i]!;
+        if ('refused' in p) return p;
+        if (a.status === 'rejected') return { refused: a.reason as GatepostError };
+        // A batch that had committed before is a replay as a whole, held items included.
+        return { ok: { response: a.value!.response, replayed: a.value!.replayed || committed } };
       });
     },
   };
 }
 
-async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft): Promise<RenderedContent> {
+/** A refusal is the sender's to fix (4xx); anything else is ours, and fails a whole batch. */
+function isRefusal(error: unknown): error is GatepostError {
+  return error instanceof GatepostError && error.status < 500 && error.code !== 'idempotency_key_in_flight';
+}
+
+/**
+ * Spec part 1 rule 13: from a browser, the recipient always comes from the stored template. The
+ * request names a template and may fill its placeholders; it chooses no address at all.
+ */
+function checkBrowserDraft(draft: SendDraft): void {
+  const chosen = (['from', 'to', 'cc', 'bcc', 'reply_to'] as const).filter((f) => draft[f] !== undefined);
+  if (chosen.length > 0) {
+    throw new GatepostError('recipient_not_allowed', 'A browser send cannot choose addresses; the template stores them.', {
+      details: chosen.map((field) => ({ field, message: 'not allowed from the browser' })),
+    });
+  }
+  if (draft.template === undefined) throw invalid([{ field: 'template', message: 'is required from the browser' }]);
+}
+
+async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft, ingress: Ingress): Promise<RenderedContent> {
   const data = draft.data ?? {};
   let source = {
     subject: draft.subject,
@@ -108,6 +229,9 @@ async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft): Promi
       to: draft.to ?? template.to ?? undefined,
       reply_to: draft.reply_to ?? template.reply_to ?? undefined,
     };
+    if (ingress === 'browser' && !template.to) {
+      throw new GatepostError('template_has_no_recipient', `The template "${draft.template}" stores no recipient.`);
+    }
   }
   const missing = (['to', 'subject', 'html'] as const).filter((f) => !source[f]);
   if (missing.length > 0) throw invalid(missing.map((field) => ({ field, message: 'is required' })));
@@ -116,6 +240,8 @@ async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft): Promi
   return {
     from,
     to: source.to!,
+    ...(draft.cc?.length ? { cc: draft.cc } : {}),
+    ...(draft.bcc?.length ? { bcc: draft.bcc } : {}),
     reply_to: source.reply_to ?? null,
     subject: renderField('subject', source.subject!, data, 'text'),
     html: renderField('html', source.html!, data, 'html'),

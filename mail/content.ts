@@ -5,6 +5,10 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 export interface RenderedContent {
   from: string;
   to: string;
+  /** Shown to every recipient; each also receives the message. Absent on messages from before cc existed. */
+  cc?: string[];
+  /** Receive the message without being shown in it. */
+  bcc?: string[];
   reply_to: string | null;
   subject: string;
   html: string;
@@ -25,6 +29,8 @@ export function mailOptions(content: RenderedContent, messageId: string, date: D
   return {
     from: content.from,
     to: content.to,
+    ...(content.cc?.length ? { cc: content.cc } : {}),
+    ...(content.bcc?.length ? { bcc: content.bcc } : {}),
     ...(content.reply_to ? { replyTo: content.reply_to } : {}),
     subject: content.subject,
     text: content.text ?? textFromHtml(content.html),

@@ -109,7 +109,7 @@ export const EventEnvelope = z.object({
 
 export const MessageView = z.object({
   id: z.string(),
-  status: z.enum(['scheduled', 'queued', 'deferred', 'sent', 'bounced']),
+  status: z.enum(['held', 'scheduled', 'queued', 'deferred', 'sent', 'bounced']),
   from: z.string(),
   to: z.string(),
   subject: z.string(),
