@@ -49,12 +49,9 @@ export const SendRequest = z
       .array(z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits, _ . : - and at most 64 characters'))
       .max(10)
       .optional(),
-    attachments: z
-      .array(z.unknown())
-      .optional()
-      .meta({
-        description: 'Not supported: a send with attachments is refused (422 attachments_unsupported), never sent without them.',
-      }),
+    attachments: z.array(z.unknown()).optional().meta({
+      description: 'Not supported: a send with attachments is refused (422 attachments_unsupported), never sent without them.',
+    }),
   })
   .strict()
   .meta({ description: 'One email. Give html and subject, or a template.' });

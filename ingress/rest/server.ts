@@ -14,6 +14,8 @@ import { sandboxRoutes } from './sandbox.route.ts';
 import { suppressionRoutes } from './suppressions.route.ts';
 import { systemRoutes } from './system.route.ts';
 import { templateRoutes } from './templates.route.ts';
+import { compatIngresses } from '../compat/compat.registry.ts';
+import type { CompatOperation } from '../compat/compat.ingress.ts';
 
 /** How long a drain waits for requests under way before it closes their connections anyway. */
 const DRAIN_MS = 30_000;
@@ -32,7 +34,7 @@ export interface RestDeps {
   log: (message: string, error?: unknown) => void;
 }
 
-export function restRoutes(deps: RestDeps): AnyRoute[] {
+export function restRoutes(deps: RestDeps, compat: CompatOperation[]): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...emailRoutes(deps.gate),
     ...messageRoutes(deps.invoker),
@@ -41,7 +43,7 @@ export function restRoutes(deps: RestDeps): AnyRoute[] {
     ...sandboxRoutes(deps.catalog),
     ...(deps.adminToken ? adminRoutes(deps.catalog, deps.keys) : []),
   ];
-  routes.push(...systemRoutes({ ready: deps.ready, routes: () => routes, version: deps.version }));
+  routes.push(...systemRoutes({ ready: deps.ready, routes: () => routes, compat, version: deps.version }));
   return routes;
 }
 
@@ -67,8 +69,14 @@ export function restServer(deps: RestDeps): RestServer {
   });
   // JSON only: a text/plain body would otherwise reach validation as a string.
   app.removeContentTypeParser('text/plain');
-  const routes = restRoutes(deps);
+  const compat = compatIngresses(deps);
+  const routes = restRoutes(
+    deps,
+    compat.flatMap((c) => c.operations),
+  );
   registerRoutes(app, routes, { keys: deps.keys, adminToken: deps.adminToken });
+  // Each style in its own encapsulated scope: its parsers and error handler stay its own.
+  for (const c of compat) app.register(c.plugin);
 
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new GatepostError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
