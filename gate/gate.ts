@@ -157,7 +157,9 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
       );
       const batchId = batchKey === undefined ? newId('bat') : derivedId('bat', sender.tenant.id, batchKey);
       const batch = actor(deps.invoker, batchActor, batchId);
-      const { attempt, committed } = await batch.begin(undefined);
+      // The same key with another request is refused (as for one message), not taken for a replay.
+      const requestHash = sha256Hex(canonicalJson({ ingress, items }));
+      const { attempt, committed } = await batch.begin({ request_hash: requestHash });
       const hold = { batch_id: batchId, attempt };
       const admitted = await Promise.allSettled(
         prepared.map((p) =>

@@ -213,9 +213,21 @@ describe('POST /email through the official client', () => {
     const error = await failure(send('Other'));
     expect(error).toMatchObject({ statusCode: 422, code: 300 });
     expect(error.message).toMatch(/idempotency key/i);
+    // Another To under the same key is another request too, not a replay that sends the new part.
+    const extra = unique('extra');
+    const widened = await failure(
+      client(suite.tenant.live, { idempotencyKey: key }).sendEmail({
+        From: 'shop@sender.example',
+        To: `${to}, ${extra}`,
+        Subject: 'Once',
+        HtmlBody: '<p>i</p>',
+      }),
+    );
+    expect(widened).toMatchObject({ statusCode: 422, code: 300 });
     await receivedFor(to);
     await settle();
     expect(allFor(to)).toHaveLength(1);
+    expect(allFor(extra)).toEqual([]);
     expect((await timeline(first.MessageID)).idempotency_key).toBe(`${key}:0`);
   });
 });
