@@ -42,6 +42,9 @@ const idempotencyKeyOf = (request: FastifyRequest): string | undefined => {
   return raw === undefined ? undefined : parseOrThrow(IdempotencyKey, raw, 'Idempotency-Key header');
 };
 
+/** The key of one message of a keyed request: `<key>:<j>` on /email, `<key>:<i>:<j>` in a batch. */
+const derivedKey = (key: string | undefined, ...at: number[]) => (key === undefined ? undefined : [key, ...at].join(':'));
+
 const sourceOf = (templated: boolean, raw: unknown): StylePSource =>
   templated
     ? { templated, message: parseOrThrow(StylePTemplatedMessage, raw, 'body') }
@@ -62,7 +65,7 @@ export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsyn
     const outcomes = await gate.admitAll({
       sender: senders.get(request)!,
       ingress: 'style_p',
-      items: drafts.map((draft, j) => ({ draft, idempotencyKey: key === undefined ? undefined : `${key}:${j}` })),
+      items: drafts.map((draft, j) => ({ draft, idempotencyKey: derivedKey(key, j) })),
       batchKey: key,
       refusals: 'all',
     });
@@ -91,9 +94,7 @@ export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsyn
       }
     });
     const items = parsed.flatMap((p, i) =>
-      'refused' in p
-        ? []
-        : p.drafts.map((draft, j) => ({ draft, idempotencyKey: key === undefined ? undefined : `${key}:${i}:${j}` })),
+      'refused' in p ? [] : p.drafts.map((draft, j) => ({ draft, idempotencyKey: derivedKey(key, i, j) })),
     );
     const outcomes =
       items.length === 0
