@@ -43,6 +43,11 @@ export interface SendDraft {
   send_at?: string;
   /** How many attachments the request carried: any at all is refused, never dropped. */
   attachments?: number;
+  /**
+   * Send subject, html and text exactly as given, filling no {{placeholders}}: for providers whose
+   * plain sends are not templates (a literal "{{" there is content, not a merge field).
+   */
+  literal?: boolean;
 }
 
 export interface Admission {
@@ -152,7 +157,9 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
       );
       const batchId = batchKey === undefined ? newId('bat') : derivedId('bat', sender.tenant.id, batchKey);
       const batch = actor(deps.invoker, batchActor, batchId);
-      const { attempt, committed } = await batch.begin(undefined);
+      // The same key with another request is refused (as for one message), not taken for a replay.
+      const requestHash = sha256Hex(canonicalJson({ ingress, items }));
+      const { attempt, committed } = await batch.begin({ request_hash: requestHash });
       const hold = { batch_id: batchId, attempt };
       const admitted = await Promise.allSettled(
         prepared.map((p) =>
@@ -237,15 +244,17 @@ async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft, ingres
   if (missing.length > 0) throw invalid(missing.map((field) => ({ field, message: 'is required' })));
   const from = source.from ?? tenant.default_from;
   if (!from) throw new GatepostError('sender_required');
+  const fill = (field: string, text: string, kind: 'html' | 'text') =>
+    draft.literal ? text : renderField(field, text, data, kind);
   return {
     from,
     to: source.to!,
     ...(draft.cc?.length ? { cc: draft.cc } : {}),
     ...(draft.bcc?.length ? { bcc: draft.bcc } : {}),
     reply_to: source.reply_to ?? null,
-    subject: renderField('subject', source.subject!, data, 'text'),
-    html: renderField('html', source.html!, data, 'html'),
-    text: source.text === undefined ? null : renderField('text', source.text, data, 'text'),
+    subject: fill('subject', source.subject!, 'text'),
+    html: fill('html', source.html!, 'html'),
+    text: source.text === undefined ? null : fill('text', source.text, 'text'),
     headers: draft.headers ?? {},
   };
 }

@@ -19,17 +19,25 @@ export type BatchOutcome = 'open' | 'committed' | 'aborted';
 interface BatchState {
   attempt: number;
   outcome: BatchOutcome;
+  /** The request the batch was opened for: a retry must be the same request. */
+  request_hash?: string;
 }
 
 export const batchActor = defineActor({
   type: BATCH_ACTOR,
   methods: {
-    /** Opens a new attempt, or answers the one that already committed (the batch is a replay). */
-    async begin(turn): Promise<{ attempt: number; committed: boolean }> {
+    /**
+     * Opens a new attempt, or answers the one that already committed (the batch is a replay).
+     * A different request under the same key is refused, unless all it left was rolled back.
+     */
+    async begin(turn, args?: { request_hash?: string }): Promise<{ attempt: number; committed: boolean }> {
       const s = await turn.get<BatchState>('batch');
+      if (s && s.outcome !== 'aborted' && s.request_hash && args?.request_hash && s.request_hash !== args.request_hash) {
+        throw new GatepostError('idempotency_key_reused');
+      }
       if (s?.outcome === 'committed') return { attempt: s.attempt, committed: true };
       const attempt = (s?.attempt ?? 0) + 1;
-      turn.set('batch', { attempt, outcome: 'open' } satisfies BatchState);
+      turn.set('batch', { attempt, outcome: 'open', request_hash: args?.request_hash } satisfies BatchState);
       // The decision must outlive the idempotency keys of the messages it decides.
       turn.setReminder('expire', Date.now() + RETENTION_MS);
       return { attempt, committed: false };
@@ -45,7 +53,7 @@ export const batchActor = defineActor({
           'Another request with this idempotency key took this batch over, or it waited too long and was rolled back; retry it.',
         );
       }
-      turn.set('batch', { attempt, outcome: 'committed' } satisfies BatchState);
+      turn.set('batch', { ...s, outcome: 'committed' } satisfies BatchState);
     },
 
     /** Rolls `attempt` back if it is still open; answers how it ended. Held messages ask this. */
@@ -53,7 +61,7 @@ export const batchActor = defineActor({
       const s = await turn.get<BatchState>('batch');
       if (!s || s.attempt !== attempt) return 'aborted';
       if (s.outcome === 'open') {
-        turn.set('batch', { attempt, outcome: 'aborted' } satisfies BatchState);
+        turn.set('batch', { ...s, outcome: 'aborted' } satisfies BatchState);
         return 'aborted';
       }
       return s.outcome;

@@ -1,9 +1,11 @@
 // The admission gate: every refusal through every ingress that exists. Each ingress is an
 // adapter that sends one message and reports the error code it was refused with (or null);
 // a new ingress adds one adapter here and inherits every check.
+import { Errors } from 'postmark';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../harness/gatepost.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
+import { stylePClient } from '../harness/style-p.harness.ts';
 
 const suite = gatepostWithRelay();
 
@@ -29,6 +31,15 @@ const nativeBody = (a: Attempt) => ({
   ...(a.attachment ? { attachments: [{ filename: 'a.txt', content: 'aGVsbG8=' }] } : {}),
 });
 
+/** Style P answers with Postmark's numeric codes; this names the refusal the way the gate does. */
+function gateCodeOfStyleP({ code, message }: Errors.PostmarkError): string {
+  if (code === 406) return 'recipient_suppressed';
+  if (code === 429) return /quota/i.test(message) ? 'quota_exceeded' : 'rate_limited';
+  if (code === 300 && /attachments/i.test(message)) return 'attachments_unsupported';
+  if (code === 300 && /idempotency key/i.test(message)) return 'idempotency_key_reused';
+  return `ErrorCode ${code}`;
+}
+
 const ingresses: Ingress[] = [
   {
     name: 'POST /v1/emails',
@@ -45,6 +56,30 @@ const ingresses: Ingress[] = [
       expect(res.status).toBe(200);
       const item = res.body.results[0];
       return item.error ? { code: item.error.code, status: res.status, retryAfter: null } : null;
+    },
+  },
+  {
+    name: 'POST /email (Style P, the official Postmark client)',
+    async send(a) {
+      let retryAfter: string | null = null;
+      const client = stylePClient(suite.gp, a.key, {
+        idempotencyKey: a.idempotencyKey,
+        onResponse: (r) => (retryAfter = r.headers.get('retry-after')),
+      });
+      const attachments = [{ Name: 'a.txt', Content: 'aGVsbG8=', ContentType: 'text/plain', ContentID: null }];
+      try {
+        await client.sendEmail({
+          From: 'gate@sender.example',
+          To: a.to,
+          Subject: a.subject ?? 'Gate',
+          HtmlBody: '<p>gate</p>',
+          ...(a.attachment ? { Attachments: attachments } : {}),
+        });
+        return null;
+      } catch (error) {
+        if (!(error instanceof Errors.PostmarkError)) throw error;
+        return { code: gateCodeOfStyleP(error), status: error.statusCode, retryAfter };
+      }
     },
   },
 ];
