@@ -1,6 +1,7 @@
 // Every compatibility ingress the HTTP server serves. A new style adds one line here.
 import type { CompatDeps, CompatIngress } from './compat.ingress.ts';
+import { browserIngress } from './browser/browser.ingress.ts';
 
-export function compatIngresses(_deps: CompatDeps): CompatIngress[] {
-  return [];
+export function compatIngresses(deps: CompatDeps): CompatIngress[] {
+  return [browserIngress(deps)];
 }
