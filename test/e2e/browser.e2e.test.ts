@@ -104,10 +104,10 @@ const delivered = (subject: string) =>
   });
 
 /**
- * Nothing reached the relay for `subject`. A marker sent after the refusal through the same tenant
- * is waited for first, so a message the refusal had let through would have had its chance.
+ * Lets Gatepost deliver what it committed: a marker sent now through the same tenant is waited
+ * for, so a message committed before it has had its chance to reach the relay.
  */
-async function nothingDelivered(live: string, subject: string): Promise<void> {
+async function settle(live: string): Promise<void> {
   const marker = unique('marker');
   const res = await suite.gp.request('POST', '/v1/emails', {
     key: live,
@@ -116,6 +116,11 @@ async function nothingDelivered(live: string, subject: string): Promise<void> {
   expect(res.status).toBe(202);
   await delivered(marker);
   await new Promise((r) => setTimeout(r, 200));
+}
+
+/** Nothing reached the relay for `subject`. */
+async function nothingDelivered(live: string, subject: string): Promise<void> {
+  await settle(live);
   expect(suite.relay.received.filter((r) => r.parsed.subject === subject)).toEqual([]);
 }
 
@@ -375,6 +380,44 @@ describe('@emailjs/browser against Gatepost, in Chromium', () => {
       { status: 200, text: 'OK' },
       { status: 429, text: 'Too Many Requests' },
     ]);
+  });
+});
+
+describe('the browser SDK endpoints from Node', () => {
+  it('name the message they made: its timeline says it came from a browser, on the stream service_id names', async () => {
+    const t = await suite.gp.tenant();
+    const subject = unique('Broadcast');
+    const slug = await template(t.live, { to: 'inbox@shop.example', subject });
+    const res = await post('/api/v1.0/email/send', { user_id: t.publicKey, service_id: 'broadcast', template_id: slug });
+    expect(res).toMatchObject({ status: 200, text: 'OK' });
+    const id = res.headers['gatepost-message-id'] as string;
+    expect(id).toMatch(/^msg_/);
+    await delivered(subject);
+    const message = await suite.gp.request('GET', `/v1/messages/${id}`, { key: t.live });
+    expect(message.body).toMatchObject({ to: 'inbox@shop.example', stream: 'broadcast', sandbox: false });
+    expect(message.body.events[0]).toMatchObject({
+      type: 'message.accepted',
+      data: { ingress: 'browser', stream: 'broadcast', to: 'inbox@shop.example' },
+    });
+  });
+
+  it('answer a retry with the same Idempotency-Key without sending again', async () => {
+    const t = await suite.gp.tenant();
+    const subject = unique('Once');
+    const slug = await template(t.live, { to: 'inbox@shop.example', subject });
+    const send = () =>
+      fetch(`${suite.gp.url}/api/v1.0/email/send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': `order-${subject}` },
+        body: JSON.stringify({ user_id: t.publicKey, service_id: 'default_service', template_id: slug }),
+      });
+    const [first, second] = [await send(), await send()];
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.headers.get('gatepost-message-id')).toBe(first.headers.get('gatepost-message-id'));
+    await delivered(subject);
+    await settle(t.live);
+    expect(suite.relay.received.filter((r) => r.parsed.subject === subject)).toHaveLength(1);
   });
 });
 

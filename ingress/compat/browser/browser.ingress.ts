@@ -55,7 +55,7 @@ function coded(error: FastifyError): GatepostError {
       'The send endpoint takes JSON (Content-Type: application/json); send-form takes multipart/form-data',
     );
   }
-  if (error.code === 'FST_ERR_CTP_INVALID_JSON' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
     return new GatepostError('invalid_request', 'The request body is not valid JSON');
   }
   if (error.statusCode && error.statusCode < 500) return new GatepostError('invalid_request', error.message);

@@ -48,25 +48,29 @@ const STREAMS: Record<string, NonNullable<SendDraft['stream']>> = {
 };
 
 /** EmailJS answers one plain sentence per refusal: the first problem, in its words. */
-function refusal(error: z.ZodError, body: unknown): GatepostError {
+function refusal(error: z.ZodError, body: object): GatepostError {
   const issue = error.issues[0]!;
-  const field = String(issue.path[0] ?? 'body');
-  let text: string;
+  if (issue.path.length === 0 && issue.code !== 'unrecognized_keys') {
+    return new GatepostError('invalid_request', 'The request body must be a JSON object');
+  }
   if (issue.code === 'unrecognized_keys') {
     const name = issue.keys[0]!;
-    text =
+    const text =
       name === 'accessToken'
         ? 'The accessToken parameter is not supported: Gatepost authenticates a browser by the public key in user_id'
         : `The ${name} parameter is not supported: the template decides the message and its recipient`;
     return new GatepostError('invalid_request', text, { details: [{ field: name, message: 'unknown field' }] });
   }
-  if (issue.code === 'invalid_type' && issue.path.length === 0) text = 'The request body must be a JSON object';
-  else if ([undefined, null, ''].includes((body as Record<string, unknown>)[field] as never)) {
-    text = `The ${field} parameter is required`;
-  } else text = `The ${field} parameter is invalid`;
-  // A missing or empty key is EmailJS's most common refusal; it keeps its own code.
-  const code = field === 'user_id' ? 'missing_api_key' : 'invalid_request';
-  return new GatepostError(code, text, { details: [{ field, message: issue.message }] });
+  const field = String(issue.path[0]);
+  const given = (body as Record<string, unknown>)[field];
+  const details = [{ field, message: issue.message }];
+  if (given !== undefined && given !== null && given !== '') {
+    return new GatepostError('invalid_request', `The ${field} parameter is invalid`, { details });
+  }
+  // No key at all is EmailJS's most common refusal; it keeps its own code.
+  return new GatepostError(field === 'user_id' ? 'missing_api_key' : 'invalid_request', `The ${field} parameter is required`, {
+    details,
+  });
 }
 
 function toSend(body: z.output<typeof SendJson>, attachments: number): BrowserSend {
@@ -86,8 +90,9 @@ function toSend(body: z.output<typeof SendJson>, attachments: number): BrowserSe
 
 /** The JSON of `send`. It carries no files, so it never has attachments. */
 export function fromJson(body: unknown): BrowserSend {
-  const parsed = SendJson.safeParse(body ?? {});
-  if (!parsed.success) throw refusal(parsed.error, body ?? {});
+  const given = body ?? {};
+  const parsed = SendJson.safeParse(given);
+  if (!parsed.success) throw refusal(parsed.error, given);
   return toSend(parsed.data, 0);
 }
 

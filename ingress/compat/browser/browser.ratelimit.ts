@@ -19,13 +19,16 @@ interface Bucket {
 
 export type Take = { ok: true } | { ok: false; retryAfterSeconds: number };
 
-/** Beyond this many buckets, full ones (idle for a minute or more) are forgotten. */
-const SWEEP_ABOVE = 50_000;
-
 export class BrowserRateLimiter {
   private readonly buckets = new Map<string, Bucket>();
+  private readonly now: () => number;
+  /** Beyond this many buckets, full ones (idle for a minute or more) are forgotten. */
+  private readonly sweepAbove: number;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(opts: { now?: () => number; sweepAbove?: number } = {}) {
+    this.now = opts.now ?? Date.now;
+    this.sweepAbove = opts.sweepAbove ?? 50_000;
+  }
 
   /**
    * Takes one send from the key's bucket and from its (key, IP) bucket, or from neither: a send
@@ -39,7 +42,7 @@ export class BrowserRateLimiter {
     if (waits.length > 0) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(Math.max(...waits) / 1000)) };
     key.bucket.tokens -= 1;
     visitor.bucket.tokens -= 1;
-    if (this.buckets.size > SWEEP_ABOVE) this.sweep(now);
+    if (this.buckets.size > this.sweepAbove) this.sweep(now);
     return { ok: true };
   }
 
