@@ -41,6 +41,7 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
     if (!t) throw new GatepostError('not_found', `No tenant ${id}.`);
     return t;
   };
+  const noKey = (p: { id: string; keyId: string }) => new GatepostError('not_found', `No key ${p.keyId} for tenant ${p.id}.`);
   const admin = { tag: 'Admin', auth: 'admin' as const };
   return [
     route({
@@ -135,13 +136,13 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
       },
       handler: async ({ params, body }) => {
         const current = (await catalog.listKeys(params.id)).find((k) => k.id === params.keyId);
-        if (!current) throw new GatepostError('not_found', `No key ${params.keyId} for tenant ${params.id}.`);
+        if (!current) throw noKey(params);
         checkBrowserSettings(current.kind, body);
         const key = await keys.update(params.id, params.keyId, {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...browserSettings(body, current.rate_limit),
         });
-        if (!key) throw new GatepostError('not_found', `No key ${params.keyId} for tenant ${params.id}.`);
+        if (!key) throw noKey(params);
         return { status: 200, body: key };
       },
     }),
@@ -172,7 +173,7 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
       },
       handler: async ({ params }) => {
         const key = await keys.revoke(params.id, params.keyId);
-        if (!key) throw new GatepostError('not_found', `No key ${params.keyId} for tenant ${params.id}.`);
+        if (!key) throw noKey(params);
         return { status: 200, body: key };
       },
     }),

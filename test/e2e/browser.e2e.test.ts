@@ -55,27 +55,13 @@ interface Call {
   params?: Record<string, unknown>;
 }
 
-/** `emailjs.send` in the page, with the SDK's `origin` pointed at Gatepost. */
-function sdkSend(page: Page, call: Call): Promise<Seen> {
+/**
+ * `emailjs.send` (with the params), or `emailjs.sendForm` on the page's contact form (with extra
+ * inputs added first), in the page, the SDK's `origin` pointed at Gatepost.
+ */
+function sdk(page: Page, method: 'send' | 'sendForm', call: Call & { inputs?: Record<string, string> }): Promise<Seen> {
   return page.evaluate(
-    async ({ url, key, service, template, params }) => {
-      const emailjs = (globalThis as any).emailjs;
-      emailjs.init({ publicKey: key, origin: url });
-      try {
-        const r = await emailjs.send(service, template, params);
-        return { status: r.status, text: r.text };
-      } catch (e: any) {
-        return e instanceof Error ? { error: e.message } : { status: e.status, text: e.text };
-      }
-    },
-    { url: suite.gp.url, service: 'default_service', params: {}, ...call },
-  );
-}
-
-/** `emailjs.sendForm` on the page's contact form, with extra inputs added first. */
-function sdkSendForm(page: Page, call: Call & { inputs?: Record<string, string> }): Promise<Seen> {
-  return page.evaluate(
-    async ({ url, key, service, template, inputs }) => {
+    async ({ url, method, key, service, template, params, inputs }) => {
       const emailjs = (globalThis as any).emailjs;
       const form = document.querySelector('#contact') as HTMLFormElement;
       for (const [name, value] of Object.entries(inputs)) {
@@ -86,15 +72,18 @@ function sdkSendForm(page: Page, call: Call & { inputs?: Record<string, string> 
       }
       emailjs.init({ publicKey: key, origin: url });
       try {
-        const r = await emailjs.sendForm(service, template, form);
+        const r = await (method === 'send' ? emailjs.send(service, template, params) : emailjs.sendForm(service, template, form));
         return { status: r.status, text: r.text };
       } catch (e: any) {
         return e instanceof Error ? { error: e.message } : { status: e.status, text: e.text };
       }
     },
-    { url: suite.gp.url, service: 'default_service', inputs: {}, ...call },
+    { url: suite.gp.url, method, service: 'default_service', params: {}, inputs: {}, ...call },
   );
 }
+
+const sdkSend = (page: Page, call: Call) => sdk(page, 'send', call);
+const sdkSendForm = (page: Page, call: Call & { inputs?: Record<string, string> }) => sdk(page, 'sendForm', call);
 
 /** The one mail the relay received with this subject, once it has arrived. */
 const delivered = (subject: string) =>
