@@ -1,7 +1,7 @@
 // The browser rate limits on a clock the test moves: per key, per (key, IP), and neither spent
 // when the other refuses.
 import { describe, expect, it } from 'vitest';
-import { BrowserRateLimiter } from './browser.ratelimit.ts';
+import { BrowserRateLimiter, clientOf } from './browser.ratelimit.ts';
 
 function limiter() {
   const clock = { now: 1_000_000 };
@@ -69,5 +69,24 @@ describe('BrowserRateLimiter', () => {
     clock.now += 60_000;
     limits.take('key_b', 'ip2', rate); // 4 buckets: over 3, the idle ones go
     expect(limits.size).toBe(2);
+  });
+});
+
+describe('clientOf', () => {
+  it('counts an IPv4 address (also IPv4-mapped) as itself, and an IPv6 address by its /64', () => {
+    expect(clientOf('203.0.113.7')).toBe('203.0.113.7');
+    expect(clientOf('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(clientOf('2001:db8:0:1:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:0:1::/64');
+    expect(clientOf('2001:DB8:0000:0001::7')).toBe('2001:db8:0:1::/64');
+    expect(clientOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(clientOf('::1')).toBe('0:0:0:0::/64');
+  });
+
+  it('gives two addresses of one /64 one allowance', () => {
+    const { limits } = limiter();
+    const rate = { per_key: 100, per_ip: 1 };
+    expect(limits.take('key_a', '2001:db8:0:1::1', rate).ok).toBe(true);
+    expect(limits.take('key_a', '2001:db8:0:1::2', rate).ok).toBe(false);
+    expect(limits.take('key_a', '2001:db8:0:2::1', rate).ok).toBe(true);
   });
 });

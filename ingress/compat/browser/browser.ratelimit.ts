@@ -19,6 +19,23 @@ interface Bucket {
 
 export type Take = { ok: true } | { ok: false; retryAfterSeconds: number };
 
+/**
+ * Whose allowance a send comes from: an IPv4 address, or an IPv6 address's /64 network, since one
+ * IPv6 client commonly holds a whole /64 and could otherwise change address at every send.
+ */
+export function clientOf(ip: string): string {
+  const v4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  if (v4) return v4[1]!;
+  const [head = '', tail] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
+
 export class BrowserRateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private readonly now: () => number;
@@ -31,13 +48,13 @@ export class BrowserRateLimiter {
   }
 
   /**
-   * Takes one send from the key's bucket and from its (key, IP) bucket, or from neither: a send
-   * refused by one limit does not use up the other.
+   * Takes one send from the key's bucket and from its (key, client) bucket, or from neither: a
+   * send refused by one limit does not use up the other.
    */
   take(keyId: string, ip: string, rate: RatePerMinute): Take {
     const now = this.now();
     const key = this.fill(`k ${keyId}`, rate.per_key, now);
-    const visitor = this.fill(`i ${keyId} ${ip}`, rate.per_ip, now);
+    const visitor = this.fill(`i ${keyId} ${clientOf(ip)}`, rate.per_ip, now);
     const waits = [key, visitor].filter((b) => b.bucket.tokens < 1).map((b) => ((1 - b.bucket.tokens) * 60_000) / b.capacity);
     if (waits.length > 0) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(Math.max(...waits) / 1000)) };
     key.bucket.tokens -= 1;
