@@ -3,7 +3,7 @@
 // bundle, each server its own origin. Chromium's background networking is off: this machine's
 // network is closed, and Chromium's own connections would otherwise be refused noisily.
 import { createServer, type Server } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -46,9 +46,10 @@ export async function startPageServer(): Promise<PageServer> {
   };
 }
 
-/** Headless Chromium with a fresh profile. */
-export function launchChromium(): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(tempDir('chromium-profile'), {
+/** Headless Chromium with a fresh profile, removed when the browser closes. */
+export async function launchChromium(): Promise<BrowserContext> {
+  const profile = tempDir('chromium-profile');
+  const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -62,6 +63,8 @@ export function launchChromium(): Promise<BrowserContext> {
       '--disable-sync',
     ],
   });
+  context.on('close', () => rmSync(profile, { recursive: true, force: true }));
+  return context;
 }
 
 /** A tab on the page served at `origin`, the SDK loaded. */
