@@ -58,9 +58,11 @@ describe('fromJson (emailjs.send)', () => {
   it('refuses params that are not an object, a body that is not one, and a service it does not know', () => {
     expect(refused(() => fromJson({ ...body, template_params: ['a'] })).message).toBe('The template_params parameter is invalid');
     expect(refused(() => fromJson(['x'])).message).toBe('The request body must be a JSON object');
-    expect(refused(() => fromJson({ ...body, service_id: 'service_abc' })).message).toBe(
-      'The service ID is invalid: use default_service (or transactional, or broadcast)',
-    );
+    for (const service_id of ['service_abc', 'constructor', '__proto__']) {
+      expect(refused(() => fromJson({ ...body, service_id })).message).toBe(
+        'The service ID is invalid: use default_service (or transactional, or broadcast)',
+      );
+    }
   });
 });
 
@@ -82,6 +84,10 @@ describe('fromForm (emailjs.sendForm)', () => {
       },
     });
     expect(fromForm(controls, 2).draft.attachments).toBe(2);
+    // Any input name is a param of its own, even one an object would take for its prototype.
+    const odd = fromForm([...controls, ['__proto__', 'x']], 0).draft.data!;
+    expect(Object.getPrototypeOf(odd)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(odd, '__proto__')?.value).toBe('x');
   });
 
   it('refuses a control field given twice or missing', () => {

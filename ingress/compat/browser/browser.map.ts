@@ -41,11 +41,11 @@ export interface BrowserSend {
 }
 
 /** EmailJS's reserved service id names the default service; Gatepost's streams are named as such. */
-const STREAMS: Record<string, NonNullable<SendDraft['stream']>> = {
-  default_service: 'transactional',
-  transactional: 'transactional',
-  broadcast: 'broadcast',
-};
+const STREAMS = new Map<string, NonNullable<SendDraft['stream']>>([
+  ['default_service', 'transactional'],
+  ['transactional', 'transactional'],
+  ['broadcast', 'broadcast'],
+]);
 
 /** EmailJS answers one plain sentence per refusal: the first problem, in its words. */
 function refusal(error: z.ZodError, body: object): GatepostError {
@@ -74,7 +74,7 @@ function refusal(error: z.ZodError, body: object): GatepostError {
 }
 
 function toSend(body: z.output<typeof SendJson>, attachments: number): BrowserSend {
-  const stream = STREAMS[body.service_id];
+  const stream = STREAMS.get(body.service_id);
   if (!stream) {
     throw new GatepostError(
       'invalid_request',
@@ -102,22 +102,24 @@ export function fromJson(body: unknown): BrowserSend {
  * `to` or `cc` is data for the template, like any other.
  */
 export function fromForm(fields: [name: string, value: string][], files: number): BrowserSend {
-  const controls: Record<string, string> = {};
-  const params: Record<string, string | string[]> = {};
+  const controls = new Map<string, string>();
+  // A Map, not an object: an input may be named anything, `__proto__` included.
+  const params = new Map<string, string | string[]>();
   for (const [name, value] of fields) {
     if (CONTROL_FIELDS.has(name)) {
-      if (name in controls) {
+      if (controls.has(name)) {
         throw new GatepostError('invalid_request', `The ${name} parameter is given twice`, {
           details: [{ field: name, message: 'given twice' }],
         });
       }
-      controls[name] = value;
+      controls.set(name, value);
     } else {
-      const before = params[name];
-      params[name] = before === undefined ? value : [before, value].flat();
+      const before = params.get(name);
+      params.set(name, before === undefined ? value : [before, value].flat());
     }
   }
-  const parsed = FormControls.safeParse(controls);
-  if (!parsed.success) throw refusal(parsed.error, controls);
-  return toSend({ ...parsed.data, template_params: params }, files);
+  const given = Object.fromEntries(controls);
+  const parsed = FormControls.safeParse(given);
+  if (!parsed.success) throw refusal(parsed.error, given);
+  return toSend({ ...parsed.data, template_params: Object.fromEntries(params) }, files);
 }
