@@ -14,7 +14,7 @@ export const errorCatalog = {
   origin_not_allowed: {
     status: 403,
     smtp: [550, '5.7.1'],
-    message: 'This key does not send from this origin; add the origin to the key\'s allowed_origins.',
+    message: "This key does not send from this origin; add the origin to the key's allowed_origins.",
   },
   not_found: { status: 404, smtp: [550, '5.1.0'], message: 'Not found.' },
   template_exists: { status: 409, smtp: [554, '5.6.0'], message: 'A template with that slug already exists.' },

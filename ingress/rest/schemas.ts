@@ -277,11 +277,9 @@ export const KeyView = z.object({
   created_at: z.string(),
   revoked_at: z.string().nullable(),
   allowed_origins: z.array(z.string()).meta({ description: 'Origins a page may send from (browser SDK); empty: any.' }),
-  rate_limit: z
-    .object({ per_key: z.number().int().nullable(), per_ip: z.number().int().nullable() })
-    .meta({
-      description: `Browser SDK sends per minute, per key and per client IP; null: the defaults (${DEFAULT_BROWSER_RATE.per_key} and ${DEFAULT_BROWSER_RATE.per_ip}).`,
-    }),
+  rate_limit: z.object({ per_key: z.number().int().nullable(), per_ip: z.number().int().nullable() }).meta({
+    description: `Browser SDK sends per minute, per key and per client IP; null: the defaults (${DEFAULT_BROWSER_RATE.per_key} and ${DEFAULT_BROWSER_RATE.per_ip}).`,
+  }),
 });
 
 export const KeyParams = z.object({ id: z.string(), keyId: z.string() });

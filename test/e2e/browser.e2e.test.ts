@@ -6,10 +6,11 @@ import { request as httpRequest } from 'node:http';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../harness/gatepost.harness.ts';
-import { launchChromium, openPage, startPageServer, type PageServer } from '../harness/browser.harness.ts';
+import { launchChromium, openPage, startPageServer, type Chromium, type PageServer } from '../harness/browser.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
 const suite = gatepostWithRelay();
+let chromium: Chromium;
 let context: BrowserContext;
 /** The shop's pages: the origin its keys allow. */
 let shop: PageServer;
@@ -18,10 +19,11 @@ let elsewhere: PageServer;
 
 beforeAll(async () => {
   [shop, elsewhere] = await Promise.all([startPageServer(), startPageServer()]);
-  context = await launchChromium();
+  chromium = await launchChromium();
+  context = chromium.context;
 });
 afterAll(async () => {
-  await context?.close();
+  await chromium?.close();
   await Promise.all([shop?.close(), elsewhere?.close()]);
 });
 

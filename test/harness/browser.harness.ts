@@ -3,7 +3,8 @@
 // bundle, each server its own origin. Chromium's background networking is off: this machine's
 // network is closed, and Chromium's own connections would otherwise be refused noisily.
 import { createServer, type Server } from 'node:http';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -46,8 +47,14 @@ export async function startPageServer(): Promise<PageServer> {
   };
 }
 
-/** Headless Chromium with a fresh profile, removed when the browser closes. */
-export async function launchChromium(): Promise<BrowserContext> {
+export interface Chromium {
+  context: BrowserContext;
+  /** Closes the browser and removes its profile. */
+  close(): Promise<void>;
+}
+
+/** Headless Chromium with a fresh profile. */
+export async function launchChromium(): Promise<Chromium> {
   const profile = tempDir('chromium-profile');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -63,8 +70,15 @@ export async function launchChromium(): Promise<BrowserContext> {
       '--disable-sync',
     ],
   });
-  context.on('close', () => rmSync(profile, { recursive: true, force: true }));
-  return context;
+  return {
+    context,
+    async close() {
+      await context.close();
+      // Chromium's helper processes may still be writing as it exits: retry, and leave a temporary
+      // directory behind rather than fail a test over it.
+      await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }).catch(() => {});
+    },
+  };
 }
 
 /** A tab on the page served at `origin`, the SDK loaded. */
