@@ -11,6 +11,11 @@ export const errorCatalog = {
   },
   invalid_api_key: { status: 401, smtp: [535, '5.7.8'], message: 'The API key is unknown or has been revoked.' },
   key_not_allowed: { status: 403, smtp: [550, '5.7.1'], message: 'This key may not be used here.' },
+  origin_not_allowed: {
+    status: 403,
+    smtp: [550, '5.7.1'],
+    message: "This key does not send from this origin; add the origin to the key's allowed_origins.",
+  },
   not_found: { status: 404, smtp: [550, '5.1.0'], message: 'Not found.' },
   template_exists: { status: 409, smtp: [554, '5.6.0'], message: 'A template with that slug already exists.' },
   idempotency_key_in_flight: {

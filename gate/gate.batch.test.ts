@@ -12,6 +12,7 @@ import { recipientActor, recipientActorId } from '../actors/recipient/recipient.
 import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import type { MessageReady } from '../actors/message/message.state.ts';
 import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
+import { keyRecord } from '../store/catalog.port.ts';
 import { createGate, type BatchItem, type Sender } from './gate.ts';
 
 let h: Harness;
@@ -29,7 +30,7 @@ const sender: Sender = {
     quota: { per_second: null, per_day: null },
     created_at: '',
   },
-  key: { id: 'key_1', tenant_id: 'ten_1', kind: 'live', name: null, prefix: 'gp_live_x', created_at: '', revoked_at: null },
+  key: keyRecord({ id: 'key_1', tenant_id: 'ten_1', kind: 'live', name: null, prefix: 'gp_live_x' }, ''),
 };
 
 const items = (n: number): BatchItem[] =>

@@ -2,6 +2,7 @@
 // adapter that sends one message and reports the error code it was refused with (or null);
 // a new ingress adds one adapter here and inherits every check.
 import { Errors } from 'postmark';
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../harness/gatepost.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
@@ -80,6 +81,35 @@ const ingresses: Ingress[] = [
         if (!(error instanceof Errors.PostmarkError)) throw error;
         return { code: gateCodeOfStyleP(error), status: error.statusCode, retryAfter };
       }
+    },
+  },
+  {
+    name: 'POST /api/v1.0/email/send and send-form (browser SDK)',
+    async send(a) {
+      // From a browser the recipient is the stored template's: store one with this `to` first.
+      const subject = a.subject ?? 'Gate';
+      const slug = `gate-${createHash('sha256').update(`${a.to}\n${subject}`).digest('hex').slice(0, 16)}`;
+      const body = { slug, subject, html: '<p>gate</p>', to: a.to };
+      const made = await suite.gp.request('POST', '/v1/templates', { key: a.key, body });
+      expect([201, 409]).toContain(made.status);
+      // A page never holds a live key: a live send from a browser uses the tenant's public key.
+      const fields = { user_id: suite.gp.publicKeyOf.get(a.key) ?? a.key, service_id: 'default_service', template_id: slug };
+      const headers = a.idempotencyKey ? { 'idempotency-key': a.idempotencyKey } : undefined;
+      let res: Response;
+      if (a.attachment) {
+        const form = new FormData();
+        for (const [name, value] of Object.entries(fields)) form.append(name, value);
+        form.append('upload', new Blob(['hello']), 'a.txt');
+        res = await fetch(`${suite.gp.url}/api/v1.0/email/send-form`, { method: 'POST', headers, body: form });
+      } else {
+        res = await fetch(`${suite.gp.url}/api/v1.0/email/send`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(fields),
+        });
+      }
+      if (res.status === 200) return null;
+      return { code: res.headers.get('gatepost-error-code')!, status: res.status, retryAfter: res.headers.get('retry-after') };
     },
   },
 ];
