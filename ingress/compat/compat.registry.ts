@@ -1,6 +1,8 @@
 // Every compatibility ingress the HTTP server serves. A new style adds one line here.
 import type { CompatDeps, CompatIngress } from './compat.ingress.ts';
+import { styleM } from './style-m/style-m.route.ts';
+import { styleS } from './style-s/style-s.route.ts';
 
-export function compatIngresses(_deps: CompatDeps): CompatIngress[] {
-  return [];
+export function compatIngresses(deps: CompatDeps): CompatIngress[] {
+  return [styleS(deps), styleM(deps)];
 }
