@@ -258,7 +258,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
 
     const unknown = await refusal(sendgrid(suite.tenant.live).send({ from: 'shop@sender.example', to, templateId: 'd-nope' }));
     expect(unknown.code).toBe(400);
-    expect(unknown.response.body.errors[0]).toMatchObject({ field: 'template_id' });
+    expect(unknown.response.body).toMatchObject({ errors: [{ field: 'template_id' }] });
   });
 
   it('schedules with send_at, and a retry with the same Idempotency-Key sends nothing twice', async () => {
