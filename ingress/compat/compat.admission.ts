@@ -4,7 +4,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate, Ingress, SendDraft, Sender } from '../../gate/gate.ts';
-import type { AdmitResponse } from '../../actors/message/message.state.ts';
 import { IdempotencyKey } from '../rest/schemas.ts';
 
 /** Every message a request made, in order, comma-separated: the provider's answer names one. */
@@ -41,7 +40,7 @@ export interface FannedOut {
 }
 
 export interface Admitted {
-  responses: AdmitResponse[];
+  responses: Awaited<ReturnType<Gate['admit']>>['response'][];
   /** The whole request was a replay of one already admitted. */
   replayed: boolean;
 }
