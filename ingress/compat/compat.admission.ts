@@ -8,6 +8,11 @@ import { IdempotencyKey } from '../rest/schemas.ts';
 
 /** Every message a request made, in order, comma-separated: the provider's answer names one. */
 export const MESSAGE_IDS_HEADER = 'Gatepost-Message-Ids';
+/**
+ * The most ids the header lists (about 3 KB): HTTP clients refuse answers whose headers pass
+ * 16 KB (Node's default), and a request may make 1000 messages. Beyond, the header is left out.
+ */
+export const MAX_LISTED_IDS = 100;
 
 /** A resolved key that may send here: public keys are for the browser SDK only. */
 export function sendingKey(sender: Sender): Sender {
@@ -70,9 +75,9 @@ export async function admitAllOrNothing(
   return { responses: admitted.map((a) => a.response), replayed: admitted.every((a) => a.replayed) };
 }
 
-/** The Gatepost headers of a successful answer: every message id, and whether it was a replay. */
+/** The Gatepost headers of a successful answer: the message ids, and whether it was a replay. */
 export function admittedHeaders(reply: FastifyReply, { responses, replayed }: Admitted): void {
-  reply.header(MESSAGE_IDS_HEADER, responses.map((r) => r.id).join(', '));
+  if (responses.length <= MAX_LISTED_IDS) reply.header(MESSAGE_IDS_HEADER, responses.map((r) => r.id).join(', '));
   if (replayed) reply.header('Idempotent-Replayed', 'true');
 }
 

@@ -111,6 +111,14 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
     expect(mb.parsed.html).toContain('Your code: B2');
   });
 
+  it("takes Mailgun's limit of 1000 recipients in one request, and refuses 1001", async () => {
+    const to = (n: number) => Array.from({ length: n }, (_, i) => `many${i}@example.com`);
+    const mail = { from: 'app@sender.example', subject: 'many', html: '<p>many</p>' };
+    expect(await send(suite.tenant.sandbox, { ...mail, to: to(1000) })).toMatchObject({ status: 200 });
+    const tooMany = await refusal(send(suite.tenant.sandbox, { ...mail, to: to(1001) }));
+    expect(tooMany).toMatchObject({ status: 400, details: "'to' parameter allows at most 1000 recipients" });
+  });
+
   it('refuses the whole request when one recipient is suppressed: nothing is sent', async () => {
     const [a, gone, c] = [unique('all-a'), unique('gone'), unique('all-c')];
     await suite.gp.request('POST', '/v1/suppressions', { key: suite.tenant.live, body: { address: gone } });

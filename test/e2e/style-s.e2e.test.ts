@@ -111,6 +111,19 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
     for (const id of ids) expect((await timeline(id)).events[0].data.ingress).toBe('style_s');
   });
 
+  it("takes SendGrid's limit of 1000 recipients in one request, and refuses 1001", async () => {
+    const to = (n: number) => Array.from({ length: n }, (_, i) => `many${i}@example.com`);
+    const mail = { from: 'app@sender.example', subject: 'many', html: '<p>many</p>' };
+    const [response] = await sendgrid(suite.tenant.sandbox).sendMultiple({ ...mail, to: to(1000) });
+    expect(response.statusCode).toBe(202);
+    expect(response.headers['x-message-id']).toMatch(/^msg_/);
+    // A thousand ids would pass the 16 KB that HTTP clients allow for headers: not listed.
+    expect(response.headers['gatepost-message-ids']).toBeUndefined();
+    const tooMany = await refusal(sendgrid(suite.tenant.sandbox).sendMultiple({ ...mail, to: to(1001) }));
+    expect(tooMany.code).toBe(400);
+    expect(tooMany.response.body).toMatchObject({ errors: [{ field: 'personalizations' }] });
+  });
+
   it('refuses the whole request when one recipient is suppressed, naming it: nothing is sent', async () => {
     const [a, gone, c] = [unique('all-a'), unique('gone'), unique('all-c')];
     await suite.gp.request('POST', '/v1/suppressions', { key: suite.tenant.live, body: { address: gone } });
