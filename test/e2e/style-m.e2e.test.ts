@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import Mailgun from 'mailgun.js';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../harness/gatepost.harness.ts';
+import { observe, refusalOf, uniqueAddress } from '../harness/compat.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
 const suite = gatepostWithRelay();
@@ -24,28 +25,10 @@ interface MailgunError {
   type: string;
 }
 
-const unique = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-const receivedFor = (to: string) => eventually(() => suite.relay.received.find((r) => r.to.includes(to)));
-const settle = () => new Promise((r) => setTimeout(r, 300));
-const delivered = (to: string) => suite.relay.received.filter((r) => r.to.includes(to)).length;
+const { receivedFor, delivered, settle, sent, captured } = observe(suite);
+const refusal = (send: Promise<unknown>) => refusalOf<MailgunError>(send);
 const idOf = (mailgunId: string) => /^<(msg_[0-9a-z]{26})@/.exec(mailgunId)![1]!;
-
-async function refusal(send: Promise<unknown>): Promise<MailgunError> {
-  const error = await send.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error, 'the send should have been refused').not.toBeNull();
-  return error as MailgunError;
-}
-
 const send = (key: string, data: Record<string, unknown>) => mailgun(key).messages.create(DOMAIN, data as MessageData);
-
-const timeline = (id: string, key = suite.tenant.live) =>
-  eventually(async () => {
-    const t = await suite.gp.request('GET', `/v1/messages/${id}`, { key });
-    return t.body.status === 'sent' ? t.body : undefined;
-  });
 
 /** The raw wire, urlencoded, for what the client does not send (repeated fields, plain forms). */
 const form = (key: string, fields: [string, string][], headers: Record<string, string> = {}) =>
@@ -60,7 +43,7 @@ const form = (key: string, fields: [string, string][], headers: Record<string, s
 
 describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
   it('sends one message per recipient, each with the cc, headers, variables and tags', async () => {
-    const [a, b, copy] = [unique('ann'), unique('bob'), unique('cc')];
+    const [a, b, copy] = [uniqueAddress('ann'), uniqueAddress('bob'), uniqueAddress('cc')];
     const result = await send(suite.tenant.live, {
       from: 'Sender, Inc. <news@sender.example>',
       to: [a, `Bob Reader <${b}>`],
@@ -90,14 +73,14 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
     expect(JSON.parse(libmime.decodeWords(String(ma.parsed.headers.get('x-mailgun-variables'))))).toEqual({ order: '4711' });
     await eventually(() => delivered(copy) === 2);
 
-    const t = await timeline(idOf(result.id!));
+    const t = await sent(idOf(result.id!));
     expect(t.to).toBe(a);
     expect(t.tags).toEqual(['welcome', 'onboarding']);
     expect(t.events[0].data).toMatchObject({ ingress: 'style_m', sandbox: false });
   });
 
   it('fills %recipient.x% from recipient-variables, each recipient with its own', async () => {
-    const [a, b] = [unique('batch-a'), unique('batch-b')];
+    const [a, b] = [uniqueAddress('batch-a'), uniqueAddress('batch-b')];
     await send(suite.tenant.live, {
       from: 'app@sender.example',
       to: [a, b],
@@ -120,7 +103,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
   });
 
   it('refuses the whole request when one recipient is suppressed: nothing is sent', async () => {
-    const [a, gone, c] = [unique('all-a'), unique('gone'), unique('all-c')];
+    const [a, gone, c] = [uniqueAddress('all-a'), uniqueAddress('gone'), uniqueAddress('all-c')];
     await suite.gp.request('POST', '/v1/suppressions', { key: suite.tenant.live, body: { address: gone } });
     const error = await refusal(
       send(suite.tenant.live, { from: 'app@sender.example', to: [a, gone, c], subject: 's', html: '<p>h</p>' }),
@@ -132,7 +115,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
   });
 
   it('refuses the whole request when one address in a comma-separated list is bad', async () => {
-    const [a, c] = [unique('list-a'), unique('list-c')];
+    const [a, c] = [uniqueAddress('list-a'), uniqueAddress('list-c')];
     const error = await refusal(
       send(suite.tenant.live, { from: 'app@sender.example', to: `${a}, not-an-address, ${c}`, subject: 's', text: 'h' }),
     );
@@ -143,7 +126,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
   });
 
   it('refuses attachments and inline files in its own error format, never sending without them', async () => {
-    const to = unique('attach');
+    const to = uniqueAddress('attach');
     for (const files of [
       { attachment: [{ filename: 'hello.txt', data: Buffer.from('hello') }] },
       { inline: [{ filename: 'logo.png', data: Buffer.from('png') }] },
@@ -158,7 +141,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
   });
 
   it('answers a bad key with a plain-text 401 Forbidden, and a public key with 403', async () => {
-    const mail = { from: 'app@sender.example', to: unique('auth'), subject: 's', html: '<p>h</p>' };
+    const mail = { from: 'app@sender.example', to: uniqueAddress('auth'), subject: 's', html: '<p>h</p>' };
     expect(await refusal(send('gp_live_not-a-key', mail))).toMatchObject({ status: 401, details: 'Forbidden' });
     const wrongUser = await suite.gp.request('POST', `/v3/${DOMAIN}/messages`, {
       body: 'to=x%40example.com',
@@ -176,7 +159,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
   });
 
   it('captures sandbox sends (a sandbox key, or o:testmode with a live key): nothing reaches the relay', async () => {
-    const [viaKey, viaMode] = [unique('sandbox-key'), unique('testmode')];
+    const [viaKey, viaMode] = [uniqueAddress('sandbox-key'), uniqueAddress('testmode')];
     const byKey = await send(suite.tenant.sandbox, {
       from: 'app@sender.example',
       to: viaKey,
@@ -191,11 +174,6 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
       'o:testmode': true,
     });
     expect([byKey.status, byMode.status]).toEqual([200, 200]);
-    const captured = async (key: string, to: string) =>
-      eventually(async () => {
-        const inbox = await suite.gp.request('GET', '/v1/sandbox/messages', { key });
-        return inbox.body.data.find((m: { to: string }) => m.to === to);
-      });
     expect((await captured(suite.tenant.sandbox, viaKey)).subject).toBe('Sandboxed');
     expect((await captured(suite.tenant.live, viaMode)).subject).toBe('Test mode');
     await settle();
@@ -208,7 +186,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
       body: { slug: 'order-shipped', subject: 'Order {{order}} shipped', html: '<p>Hi {{name}}</p>' },
     });
     expect(created.status).toBe(201);
-    const [a, b] = [unique('tpl-a'), unique('tpl-b')];
+    const [a, b] = [uniqueAddress('tpl-a'), uniqueAddress('tpl-b')];
     await send(suite.tenant.live, {
       from: 'shop@sender.example',
       to: a,
@@ -231,7 +209,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
   });
 
   it('works with the form-data package too, and takes urlencoded forms with repeated fields', async () => {
-    const viaPackage = unique('form-data');
+    const viaPackage = uniqueAddress('form-data');
     const result = await mailgun(suite.tenant.live, NodeFormData).messages.create(DOMAIN, {
       from: 'app@sender.example',
       to: [viaPackage],
@@ -241,7 +219,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
     expect(result.status).toBe(200);
     expect((await receivedFor(viaPackage)).parsed.subject).toBe('form-data');
 
-    const [a, b] = [unique('url-a'), unique('url-b')];
+    const [a, b] = [uniqueAddress('url-a'), uniqueAddress('url-b')];
     const res = await form(suite.tenant.live, [
       ['from', 'app@sender.example'],
       ['to', a],
@@ -263,7 +241,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
     at.setMilliseconds(0);
     const later = await form(suite.tenant.live, [
       ['from', 'app@sender.example'],
-      ['to', unique('later')],
+      ['to', uniqueAddress('later')],
       ['subject', 'later'],
       ['html', '<p>later</p>'],
       ['o:deliverytime', at.toUTCString()],
@@ -271,7 +249,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
     const t = await suite.gp.request('GET', `/v1/messages/${idOf(later.body.id)}`, { key: suite.tenant.live });
     expect(t.body).toMatchObject({ status: 'scheduled', send_at: at.toISOString() });
 
-    const [a, b] = [unique('idem-a'), unique('idem-b')];
+    const [a, b] = [uniqueAddress('idem-a'), uniqueAddress('idem-b')];
     const fields: [string, string][] = [
       ['from', 'app@sender.example'],
       ['to', `${a}, ${b}`],
@@ -297,12 +275,12 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
     expect((await form(suite.tenant.live, [...base, ['html', '<p>h</p>']])).body).toEqual({
       message: "'to' parameter is missing",
     });
-    expect((await form(suite.tenant.live, [...base, ['to', unique('x')]])).body).toEqual({
+    expect((await form(suite.tenant.live, [...base, ['to', uniqueAddress('x')]])).body).toEqual({
       message: "Need at least one of 'text', 'html' or 'template' parameters specified",
     });
     const refused = await form(suite.tenant.live, [
       ...base,
-      ['to', unique('x')],
+      ['to', uniqueAddress('x')],
       ['html', '<p>h</p>'],
       ['subject', 'again'],
       ['o:dkim', 'yes'],

@@ -5,6 +5,7 @@ import { Client } from '@sendgrid/client';
 import { MailService, type MailDataRequired, type ResponseError } from '@sendgrid/mail';
 import { describe, expect, it, vi } from 'vitest';
 import { eventually } from '../harness/gatepost.harness.ts';
+import { observe, refusalOf, uniqueAddress } from '../harness/compat.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
 const suite = gatepostWithRelay();
@@ -22,30 +23,13 @@ function sendgrid(key: string): MailService {
   return mail;
 }
 
-const unique = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-const receivedFor = (to: string) => eventually(() => suite.relay.received.find((r) => r.to.includes(to)));
-const settle = () => new Promise((r) => setTimeout(r, 300));
-const delivered = (to: string) => suite.relay.received.filter((r) => r.to.includes(to)).length;
-
-async function refusal(send: Promise<unknown>): Promise<ResponseError> {
-  const error = await send.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error, 'the send should have been refused').not.toBeNull();
-  return error as ResponseError;
-}
-
-const timeline = (id: string, key = suite.tenant.live) =>
-  eventually(async () => {
-    const t = await suite.gp.request('GET', `/v1/messages/${id}`, { key });
-    return t.body.status === 'sent' ? t.body : undefined;
-  });
+const { receivedFor, delivered, settle, sent, captured } = observe(suite);
+const refusal = (send: Promise<unknown>) => refusalOf<ResponseError>(send);
 
 describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
   it('sends: 202, an empty body, X-Message-Id, and the mail at the relay as written', async () => {
-    const to = unique('ann');
-    const cc = unique('cc');
+    const to = uniqueAddress('ann');
+    const cc = uniqueAddress('cc');
     const [response, body] = await sendgrid(suite.tenant.live).send({
       from: { email: 'news@sender.example', name: 'Sender, Inc.' },
       to: { email: to, name: 'Ann Reader' },
@@ -76,14 +60,14 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
     expect(mail.parsed.headers.get('x-campaign')).toBe('spring');
     expect(mail.messageId).toBe(`<${id}@sender.example>`);
 
-    const t = await timeline(id);
+    const t = await sent(id);
     expect(t.tags).toEqual(['welcome', 'onboarding', 'order:4711']);
     expect(t.events.map((e: { type: string }) => e.type)).toEqual(['message.accepted', 'message.queued', 'email.sent']);
     expect(t.events[0].data).toMatchObject({ ingress: 'style_s', sandbox: false });
   });
 
   it('fans each personalization out, one message per to address, each with its cc; subjects by precedence', async () => {
-    const [a, b, c, copy] = [unique('fan-a'), unique('fan-b'), unique('fan-c'), unique('fan-cc')];
+    const [a, b, c, copy] = [uniqueAddress('fan-a'), uniqueAddress('fan-b'), uniqueAddress('fan-c'), uniqueAddress('fan-cc')];
     const [response] = await sendgrid(suite.tenant.live).send({
       from: 'app@sender.example',
       subject: 'Top {{n}}',
@@ -108,7 +92,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
     expect([ma.parsed.subject, mb.parsed.subject, mc.parsed.subject]).toEqual(['Top 1', 'Top 1', 'Own 2']);
     expect(mc.parsed.html).toContain('n=2');
     await eventually(() => delivered(copy) === 2);
-    for (const id of ids) expect((await timeline(id)).events[0].data.ingress).toBe('style_s');
+    for (const id of ids) expect((await sent(id)).events[0].data.ingress).toBe('style_s');
   });
 
   it("takes SendGrid's limit of 1000 recipients in one request, and refuses 1001", async () => {
@@ -125,7 +109,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
   });
 
   it('refuses the whole request when one recipient is suppressed, naming it: nothing is sent', async () => {
-    const [a, gone, c] = [unique('all-a'), unique('gone'), unique('all-c')];
+    const [a, gone, c] = [uniqueAddress('all-a'), uniqueAddress('gone'), uniqueAddress('all-c')];
     await suite.gp.request('POST', '/v1/suppressions', { key: suite.tenant.live, body: { address: gone } });
     const error = await refusal(
       sendgrid(suite.tenant.live).send({ from: 'app@sender.example', to: [a, gone, c], subject: 's', html: '<p>h</p>' }),
@@ -140,7 +124,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
   });
 
   it('validates the whole request: a bad address in the middle refuses all, field by field', async () => {
-    const [a, c] = [unique('v-a'), unique('v-c')];
+    const [a, c] = [uniqueAddress('v-a'), uniqueAddress('v-c')];
     const res = await suite.gp.request('POST', '/v3/mail/send', {
       key: suite.tenant.live,
       body: {
@@ -183,7 +167,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
   });
 
   it('refuses an attachment in its own error format, never sending without it', async () => {
-    const to = unique('attach');
+    const to = uniqueAddress('attach');
     const error = await refusal(
       sendgrid(suite.tenant.live).send({
         from: 'app@sender.example',
@@ -202,7 +186,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
   });
 
   it('answers a bad, missing or public key as SendGrid does', async () => {
-    const mail = { from: 'app@sender.example', to: unique('auth'), subject: 's', html: '<p>h</p>' };
+    const mail = { from: 'app@sender.example', to: uniqueAddress('auth'), subject: 's', html: '<p>h</p>' };
     const bad = await refusal(sendgrid('gp_live_not-a-key').send(mail));
     expect(bad.code).toBe(401);
     expect(bad.response.body).toEqual({
@@ -217,7 +201,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
   });
 
   it('captures sandbox sends (a sandbox key, or sandbox_mode with a live key): nothing reaches the relay', async () => {
-    const [viaKey, viaMode] = [unique('sandbox-key'), unique('sandbox-mode')];
+    const [viaKey, viaMode] = [uniqueAddress('sandbox-key'), uniqueAddress('sandbox-mode')];
     const [byKey] = await sendgrid(suite.tenant.sandbox).send({
       from: 'app@sender.example',
       to: viaKey,
@@ -236,11 +220,6 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
     });
     // SendGrid answers sandbox mode with 200: validated, not sent.
     expect(byMode.statusCode).toBe(200);
-    const captured = async (key: string, to: string) =>
-      eventually(async () => {
-        const inbox = await suite.gp.request('GET', '/v1/sandbox/messages', { key });
-        return inbox.body.data.find((m: { to: string }) => m.to === to);
-      });
     expect((await captured(suite.tenant.sandbox, viaKey)).subject).toBe('Sandboxed 1');
     expect((await captured(suite.tenant.live, viaMode)).subject).toBe('Sandboxed 2');
     const t = await suite.gp.request('GET', `/v1/messages/${byMode.headers['x-message-id']}`, { key: suite.tenant.live });
@@ -256,7 +235,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
       body: { slug, subject: 'Order {{order.id}} shipped', html: '<p>Hi {{name}}, {{order.items}} items</p>' },
     });
     expect(created.status).toBe(201);
-    const to = unique('tpl');
+    const to = uniqueAddress('tpl');
     const [response] = await sendgrid(suite.tenant.live).send({
       from: 'shop@sender.example',
       to,
@@ -275,7 +254,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
   });
 
   it('schedules with send_at, and a retry with the same Idempotency-Key sends nothing twice', async () => {
-    const to = unique('later');
+    const to = uniqueAddress('later');
     const sendAt = Math.floor(Date.now() / 1000) + 3600;
     const [scheduled] = await sendgrid(suite.tenant.live).send({
       from: 'app@sender.example',
@@ -287,7 +266,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
     const t = await suite.gp.request('GET', `/v1/messages/${scheduled.headers['x-message-id']}`, { key: suite.tenant.live });
     expect(t.body).toMatchObject({ status: 'scheduled', send_at: new Date(sendAt * 1000).toISOString() });
 
-    const [a, b] = [unique('idem-a'), unique('idem-b')];
+    const [a, b] = [uniqueAddress('idem-a'), uniqueAddress('idem-b')];
     const body = {
       from: { email: 'app@sender.example' },
       personalizations: [{ to: [{ email: a }, { email: b }] }],
