@@ -57,7 +57,7 @@ describe('Style M itemsOf', () => {
       ['to', 'b@x.org'],
       ['subject', 'Hi %recipient.first-name%'],
       ['text', '%recipient.code%'],
-      ['recipient-variables', '{"a@x.org": {"first-name": "Ann", "code": 1}}'],
+      ['recipient-variables', '{"a@X.org": {"first-name": "Ann", "code": 1}}'],
     ]);
     expect(a!.draft).toMatchObject({
       subject: 'Hi {{recipient.[first-name]}}',

@@ -82,6 +82,8 @@ export function itemsOf(message: MailgunMessage, attachments: number, now = Date
   if (Object.keys(variables).length > 0) headers[VARIABLES_HEADER] = JSON.stringify(variables);
 
   const batch = message['recipient-variables'] !== undefined;
+  // Addresses are matched whatever their case, as suppression matches them.
+  const byAddress = new Map(Object.entries(recipientVariables).map(([address, vars]) => [address.toLowerCase(), vars]));
   const placeholders = (source: string | undefined) =>
     batch ? source?.replace(RECIPIENT_VARIABLE, '{{recipient.[$1]}}') : source;
   const text = placeholders(message.text);
@@ -95,7 +97,7 @@ export function itemsOf(message: MailgunMessage, attachments: number, now = Date
     const data = {
       ...variables,
       ...templateVariables,
-      ...(batch ? { recipient: recipientVariables[parseMailbox(recipient)?.address.toLowerCase() ?? recipient] ?? {} } : {}),
+      ...(batch ? { recipient: byAddress.get((parseMailbox(recipient)?.address ?? recipient).toLowerCase()) ?? {} } : {}),
     };
     const draft: SendDraft = {
       from: message.from,
