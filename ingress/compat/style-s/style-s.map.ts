@@ -37,6 +37,7 @@ export function itemsOf(mail: SendGridMail, now = Date.now()): SendGridItem[] {
       ...(['from', 'subject', 'send_at'] as const).filter((f) => p[f] !== undefined),
       ...Object.keys(p.headers ?? {}).map((h) => `headers.${h}`),
     ]);
+    const from = p.from ?? mail.from;
     const sendAt = p.send_at ?? mail.send_at;
     const headers = { ...mail.headers, ...p.headers };
     const customArgs = { ...mail.custom_args, ...p.custom_args };
@@ -44,7 +45,7 @@ export function itemsOf(mail: SendGridMail, now = Date.now()): SendGridItem[] {
     const data = { ...substitutionData(p), ...p.dynamic_template_data };
     p.to.forEach((to, j) => {
       const draft: SendDraft = {
-        from: (p.from ?? mail.from) && mailbox((p.from ?? mail.from)!),
+        from: from && mailbox(from),
         to: mailbox(to),
         cc: p.cc?.map(mailbox),
         bcc: p.bcc?.map(mailbox),
