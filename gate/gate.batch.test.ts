@@ -100,7 +100,8 @@ describe('Gate.admitAll', () => {
     const gate = createGate({ invoker: runtime, catalog });
 
     const all = gate.admitAll({ sender, ingress: 'smtp', items: items(4), refusals: 'all' });
-    await expect(all).rejects.toMatchObject({ code: 'recipient_suppressed' });
+    // The refusal names the item at fault, so an ingress can point at the recipient.
+    await expect(all).rejects.toMatchObject({ code: 'recipient_suppressed', item: 2 });
     expect(messagesOnDisk()).toBe(0);
 
     const perItem = await gate.admitAll({ sender, ingress: 'style_p', items: items(4), refusals: 'per_item' });

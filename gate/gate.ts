@@ -48,6 +48,11 @@ export interface SendDraft {
    * plain sends are not templates (a literal "{{" there is content, not a merge field).
    */
   literal?: boolean;
+  /**
+   * Capture instead of delivering, whatever the key (a provider's test mode: SendGrid's
+   * `sandbox_mode`, Mailgun's `o:testmode`). A sandbox key always captures.
+   */
+  sandbox?: boolean;
 }
 
 export interface Admission {
@@ -82,11 +87,22 @@ export interface BatchAdmission {
 
 export type BatchResult = { ok: AdmitResult } | { refused: GatepostError };
 
+/** The refusal of one item that refused a whole all-or-nothing admission: `item` says which. */
+export class ItemRefused extends GatepostError {
+  constructor(
+    readonly item: number,
+    refusal: GatepostError,
+  ) {
+    super(refusal.code, refusal.message, { details: refusal.details, retryAfter: refusal.retryAfter });
+  }
+}
+
 export interface Gate {
   admit(admission: Admission): Promise<AdmitResult>;
   /**
    * Admits several messages as one: every item is committed, or none is (spec part 4 rule 4).
-   * Answers one result per item, in order.
+   * Answers one result per item, in order. With `refusals: 'all'`, a refusal is thrown as an
+   * `ItemRefused` naming the item, so the ingress can point at the recipient at fault.
    */
   admitAll(admission: BatchAdmission): Promise<BatchResult[]>;
 }
@@ -114,7 +130,7 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
       id: idempotencyKey ? derivedId('msg', tenant.id, idempotencyKey) : newId('msg'),
       args: {
         tenant_id: tenant.id,
-        sandbox: key.kind === 'sandbox',
+        sandbox: key.kind === 'sandbox' || draft.sandbox === true,
         stream: draft.stream ?? 'transactional',
         ingress,
         request_hash: requestHash,
@@ -143,15 +159,17 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
         try {
           return [{ ok: await admit({ sender, ingress, ...items[0]! }) }];
         } catch (error) {
-          if (refusals === 'per_item' && isRefusal(error)) return [{ refused: error }];
-          throw error;
+          if (!isRefusal(error)) throw error;
+          if (refusals === 'per_item') return [{ refused: error }];
+          throw new ItemRefused(0, error);
         }
       }
       const prepared = await Promise.all(
-        items.map((item) =>
+        items.map((item, i) =>
           prepare({ sender, ingress, ...item }).catch((error: unknown): { refused: GatepostError } => {
-            if (refusals === 'per_item' && isRefusal(error)) return { refused: error };
-            throw error;
+            if (!isRefusal(error)) throw error;
+            if (refusals === 'per_item') return { refused: error };
+            throw new ItemRefused(i, error);
           }),
         ),
       );
@@ -171,13 +189,12 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
         // Best effort: a message not told here asks the batch on its watchdog reminder.
         Promise.allSettled(heldIds.map((id) => message(id).settle({ hold, outcome })));
 
-      const failure = admitted.find(
-        (a): a is PromiseRejectedResult => a.status === 'rejected' && (refusals === 'all' || !isRefusal(a.reason)),
-      );
-      if (failure) {
+      const failed = admitted.findIndex((a) => a.status === 'rejected' && (refusals === 'all' || !isRefusal(a.reason)));
+      if (failed >= 0) {
         await batch.resolve({ attempt }).catch(() => undefined);
         await settleAll('aborted');
-        throw failure.reason;
+        const reason = (admitted[failed] as PromiseRejectedResult).reason;
+        throw isRefusal(reason) ? new ItemRefused(failed, reason) : reason;
       }
       await batch.commit({ attempt });
       await settleAll('committed');

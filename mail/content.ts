@@ -24,6 +24,15 @@ export function textFromHtml(html: string): string {
   return htmlToText(html);
 }
 
+/**
+ * The HTML part of a text-only send (every message goes out multipart/alternative): the text with
+ * its line breaks kept. Only &, < and > are escaped, so {{placeholders}} still render.
+ */
+export function htmlFromText(text: string): string {
+  const escaped = text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+  return `<div style="white-space: pre-wrap">${escaped}</div>`;
+}
+
 /** The nodemailer message for a rendered content: multipart/alternative, text then html. */
 export function mailOptions(content: RenderedContent, messageId: string, date: Date): Mail.Options {
   return {

@@ -2,7 +2,9 @@
 import type { CompatDeps, CompatIngress } from './compat.ingress.ts';
 import { browserIngress } from './browser/browser.ingress.ts';
 import { stylePIngress } from './style-p/style-p.ingress.ts';
+import { styleM } from './style-m/style-m.route.ts';
+import { styleS } from './style-s/style-s.route.ts';
 
 export function compatIngresses(deps: CompatDeps): CompatIngress[] {
-  return [stylePIngress(deps), browserIngress(deps)];
+  return [stylePIngress(deps), styleS(deps), styleM(deps), browserIngress(deps)];
 }

@@ -112,6 +112,44 @@ const ingresses: Ingress[] = [
       return { code: res.headers.get('gatepost-error-code')!, status: res.status, retryAfter: res.headers.get('retry-after') };
     },
   },
+  {
+    name: 'POST /v3/mail/send (Style S)',
+    async send(a) {
+      const res = await suite.gp.request('POST', '/v3/mail/send', {
+        key: a.key,
+        headers: a.idempotencyKey ? { 'idempotency-key': a.idempotencyKey } : {},
+        body: {
+          personalizations: [{ to: [{ email: a.to }] }],
+          subject: a.subject ?? 'Gate',
+          content: [{ type: 'text/html', value: '<p>gate</p>' }],
+          ...(a.attachment ? { attachments: [{ content: 'aGVsbG8=', filename: 'a.txt' }] } : {}),
+        },
+      });
+      if (res.status === 202) return null;
+      // SendGrid's error list; the Gatepost code rides in a header.
+      expect(res.body.errors[0]).toMatchObject({ message: expect.any(String) });
+      return { code: res.headers.get('gatepost-error-code')!, status: res.status, retryAfter: res.headers.get('retry-after') };
+    },
+  },
+  {
+    name: 'POST /v3/:domain/messages (Style M)',
+    async send(a) {
+      const form = new URLSearchParams({ to: a.to, subject: a.subject ?? 'Gate', html: '<p>gate</p>' });
+      if (a.attachment) form.append('attachment', 'hello');
+      const res = await suite.gp.request('POST', '/v3/mg.example.com/messages', {
+        body: form.toString(),
+        headers: {
+          authorization: `Basic ${Buffer.from(`api:${a.key}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          ...(a.idempotencyKey ? { 'idempotency-key': a.idempotencyKey } : {}),
+        },
+      });
+      if (res.status === 200) return null;
+      // Mailgun's {"message"}; the Gatepost code rides in a header.
+      expect(res.body).toMatchObject({ message: expect.any(String) });
+      return { code: res.headers.get('gatepost-error-code')!, status: res.status, retryAfter: res.headers.get('retry-after') };
+    },
+  },
 ];
 
 describe.each(ingresses)('the gate through $name', (ingress) => {
