@@ -11,6 +11,7 @@ import { MESSAGE_ACTOR, MESSAGE_READY, messageActor } from '../actors/message/me
 import { recipientActor, recipientActorId } from '../actors/recipient/recipient.actor.ts';
 import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import type { MessageReady } from '../actors/message/message.state.ts';
+import { admitArgs } from '../actors/message/message.testkit.ts';
 import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
 import { keyRecord } from '../store/catalog.port.ts';
 import { createGate, type BatchItem, type Sender } from './gate.ts';
@@ -122,25 +123,12 @@ describe('Gate.admitAll', () => {
     for (const [i, item] of items(3).entries()) {
       const id = `msg_held${i}`;
       // Held admissions are the gate's to make; this test stands in for a gate cut short.
+      const base = admitArgs();
       await actor(runtime, messageActor, id).admit({
-        tenant_id: 'ten_1',
-        sandbox: false,
-        stream: 'transactional',
+        ...base,
         ingress: 'style_p',
         request_hash: `h${i}`,
-        idempotency_key: null,
-        tags: [],
-        content: {
-          from: 'a@sender.example',
-          to: item.draft.to!,
-          reply_to: null,
-          subject: 's',
-          html: '<p>h</p>',
-          text: null,
-          headers: {},
-        },
-        send_at: null,
-        quota: sender.tenant.quota,
+        content: { ...base.content, to: item.draft.to! },
         hold: { batch_id: 'bat_x', attempt },
       });
     }
