@@ -188,13 +188,16 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       duration: '250ms',
       maxRetries: 40,
     });
-    // Not DeliveryActor: a retried delivery attempt could send twice.
     expect(Object.keys(resiliency.spec.targets.actors).sort()).toEqual([
       'BatchActor',
+      'DeliveryActor',
       'MessageActor',
       'RecipientActor',
       'TenantActor',
     ]);
+    // DeliveryActor is never retried by daprd: a retried delivery attempt could send twice.
+    expect(resiliency.spec.targets.actors.DeliveryActor).toEqual({ retry: 'never' });
+    expect(resiliency.spec.policies.retries.never.maxRetries).toBe(0);
 
     const configuration = find(objects, 'Configuration', 'gatepost');
     expect(configuration.apiVersion).toBe('dapr.io/v1alpha1');

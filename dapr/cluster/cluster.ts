@@ -24,6 +24,8 @@ export interface ClusterOptions {
   workDir?: string;
   /** How many actor-host replicas (each with its own daprd); they share the actors through placement. */
   actorHosts?: number;
+  /** Log level of daprd, placement and scheduler (GATEPOST_DAPR_LOG_LEVEL, else `warn`); `debug` to trace placement. */
+  logLevel?: string;
 }
 
 /** Member and port-name prefix of actor host i: `actors`, `actors2`, `actors3`… */
@@ -104,7 +106,8 @@ export class DaprCluster {
   private async boot(): Promise<void> {
     const p = this.ports;
     const components = this.components();
-    const loopback = ['--enable-metrics=false', '--log-level', 'warn'];
+    const logLevel = this.opts.logLevel ?? process.env.GATEPOST_DAPR_LOG_LEVEL ?? 'warn';
+    const loopback = ['--enable-metrics=false', '--log-level', logLevel];
     const sidecar = (appId: string, role: string, appPort: number | null): string[] => [
       '--app-id',
       appId,

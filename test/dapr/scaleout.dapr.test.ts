@@ -28,6 +28,7 @@ beforeAll(async () => {
     env: { GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN, GATEPOST_SMTP_RELAY: relay.url, GATEPOST_DELIVERY_RETRY: '1s,1s,1s' },
   });
   client.url = cluster.url;
+  console.log(`scale-out cluster logs: ${cluster.workDir}`);
 }, 180_000);
 afterAll(async () => {
   await cluster?.stop();
