@@ -125,6 +125,49 @@ export async function startGatepost(extraNodeArgs: string[] = []): Promise<Bench
   }
 }
 
+/**
+ * Gatepost on the Dapr topology (dapr/cluster): placement, scheduler, one actor host and one
+ * ingress, each app beside its daprd, on a fresh PostgreSQL database and Redis database.
+ * `pid` is the ingress app's; `pids` are every process of the topology.
+ */
+export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () => number[]; workDir: string }> {
+  const { DaprCluster } = await import('../dapr/cluster/cluster.ts');
+  const { freshDatabase, freshRedisDb, dropDatabase } = await import('../test/harness/gatepost.harness.ts');
+  const adminToken = randomBytes(16).toString('hex');
+  const databaseUrl = await freshDatabase();
+  const cluster = await DaprCluster.start({
+    databaseUrl,
+    redisDb: await freshRedisDb(),
+    env: { GATEPOST_ADMIN_TOKEN: adminToken },
+  });
+  const stop = async () => {
+    await cluster.stop();
+    await dropDatabase(databaseUrl);
+  };
+  try {
+    const tenant = await call(cluster.url, 'POST', '/v1/admin/tenants', adminToken, {
+      name: 'bench',
+      default_from: 'bench@sender.example',
+    });
+    if (tenant.status !== 201) throw new Error(`creating the tenant: ${tenant.status} ${JSON.stringify(tenant.body)}`);
+    const key = await call(cluster.url, 'POST', `/v1/admin/tenants/${tenant.body.id}/keys`, adminToken, { kind: 'sandbox' });
+    if (key.status !== 201) throw new Error(`creating the key: ${key.status} ${JSON.stringify(key.body)}`);
+    return {
+      name: 'Gatepost on Dapr',
+      url: cluster.url,
+      pid: cluster.pids().ingress!,
+      pids: () => Object.values(cluster.pids()),
+      workDir: cluster.workDir,
+      output: () => cluster.ingressOutput,
+      key: key.body.key as string,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
 /** The request body of send number `n`. */
 export function sendBody(n: number): Record<string, unknown> {
   return {

@@ -22,6 +22,7 @@ import {
   sleep,
   startChild,
   startGatepost,
+  startGatepostDapr,
   table,
   waitForQuiet,
   type BenchGatepost,
@@ -38,6 +39,11 @@ const { values: flags } = parseArgs({
     'send-at': { type: 'string' },
     /** Diagnostic: measure Gatepost only. */
     'gatepost-only': { type: 'boolean', default: false },
+    /**
+     * `embedded` (default), `dapr` (the Dapr topology: ingress and actor host beside their daprd,
+     * Redis, PostgreSQL), or `both`. The baselines run once either way.
+     */
+    runtime: { type: 'string', default: 'embedded' },
   },
 });
 const DURATION = Number(flags.duration);
@@ -253,16 +259,33 @@ async function main() {
   console.log(`bench:send on ${cpus().length} cores, Node ${process.version}, Gatepost at ${gatepostRevision()}\n`);
   const rows: Measured[] = [];
 
-  // Gatepost
-  const profile = flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${flags.profile}`] : [];
-  const gp = await startGatepost(profile);
-  try {
-    const name = SEND_AT_S === null ? 'Gatepost (sandbox, fsync on)' : `Gatepost (send_at +${SEND_AT_S} s: admission only)`;
-    const m = await measure(name, gp.url, gp.key, [gp.pid]);
-    m.notes = await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids]);
-    rows.push(m);
-  } finally {
-    await gp.stop();
+  const runtimes = flags.runtime === 'both' ? ['embedded', 'dapr'] : [flags.runtime];
+  if (runtimes.some((r) => r !== 'embedded' && r !== 'dapr'))
+    throw new Error(`--runtime ${flags.runtime}: embedded, dapr or both`);
+  if (runtimes.includes('embedded')) {
+    const profile = flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${flags.profile}`] : [];
+    const gp = await startGatepost(profile);
+    try {
+      const name = SEND_AT_S === null ? 'Gatepost (sandbox, fsync on)' : `Gatepost (send_at +${SEND_AT_S} s: admission only)`;
+      const m = await measure(name, gp.url, gp.key, [gp.pid]);
+      m.notes = await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids]);
+      rows.push(m);
+    } finally {
+      await gp.stop();
+    }
+  }
+  if (runtimes.includes('dapr')) {
+    const gp = await startGatepostDapr();
+    try {
+      const name = SEND_AT_S === null ? 'Gatepost on Dapr (sandbox)' : `Gatepost on Dapr (send_at +${SEND_AT_S} s)`;
+      // Server CPU: both apps, both sidecars, placement and scheduler, and the shared Redis.
+      const m = await measure(name, gp.url, gp.key, [...gp.pids(), await redisPid()]);
+      m.notes = await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids]);
+      m.notes.push(`logs of the topology: ${gp.workDir}`);
+      rows.push(m);
+    } finally {
+      await gp.stop();
+    }
   }
 
   if (!flags['gatepost-only']) {
@@ -305,8 +328,11 @@ async function main() {
     const r = rows.find((m) => m.name.startsWith(name))?.result;
     return r ? r.accepted / r.seconds : NaN;
   };
-  console.log(`\nGatepost / Fastify ceiling:      ${fmt(rate('Gatepost') / rate('Fastify'), 2)}`);
-  console.log(`Gatepost / Express+BullMQ:       ${fmt(rate('Gatepost') / rate('Express'), 2)}`);
+  for (const gp of rows.filter((m) => m.name.startsWith('Gatepost'))) {
+    const label = gp.name.startsWith('Gatepost on Dapr') ? 'Gatepost on Dapr' : 'Gatepost';
+    console.log(`\n${label} / Fastify ceiling: ${fmt(rate(gp.name) / rate('Fastify'), 2)}`);
+    console.log(`${label} / Express+BullMQ:  ${fmt(rate(gp.name) / rate('Express'), 2)}`);
+  }
   console.log(`(${DURATION} s per server after a ${WARMUP} s warm-up, ${CONNECTIONS} connections; latencies of 202 answers;`);
   console.log(
     ` CPU in % of one core during the measured run; "other" is everything else on the machine, so a clean run has it near 0)\n`,

@@ -24,6 +24,12 @@ export interface ClusterOptions {
   workDir?: string;
   /** How many actor-host replicas (each with its own daprd); they share the actors through placement. */
   actorHosts?: number;
+  /**
+   * Sidecars for apps the caller runs itself (tests running a DaprRuntime in their own process):
+   * for each name, a daprd with app id `gatepost-<name>` and ports `<name>App`, `<name>Http`…
+   * The cluster launches it and does not wait for its app.
+   */
+  sidecars?: string[];
   /** Log level of daprd, placement and scheduler (GATEPOST_DAPR_LOG_LEVEL, else `warn`); `debug` to trace placement. */
   logLevel?: string;
 }
@@ -79,7 +85,7 @@ export class DaprCluster {
     const bin = await daprBinDir();
     const names = ['placement', 'placementHealth', 'placementRaft', 'scheduler', 'schedulerHealth', 'etcdClient', 'etcdPeer'];
     const hosts = Array.from({ length: opts.actorHosts ?? 1 }, (_, i) => actorHost(i));
-    for (const prefix of [...hosts, 'ingress']) {
+    for (const prefix of [...hosts, 'ingress', ...(opts.sidecars ?? [])]) {
       names.push(`${prefix}App`, `${prefix}Http`, `${prefix}Grpc`, `${prefix}Internal`, `${prefix}Public`);
     }
     const ports: Record<string, number> = {};
@@ -198,6 +204,9 @@ export class DaprCluster {
       this.add(`${h}-daprd`, () => [join(this.bin, 'daprd'), sidecar('gatepost-actors', h, p[`${h}App`]!), {}]);
       this.add(h, () => app('actors', h));
     }
+    for (const name of this.opts.sidecars ?? []) {
+      this.add(`${name}-daprd`, () => [join(this.bin, 'daprd'), sidecar(`gatepost-${name}`, name, p[`${name}App`]!), {}]);
+    }
     this.add('ingress-daprd', () => [join(this.bin, 'daprd'), sidecar('gatepost-ingress', 'ingress', null), {}]);
     this.add('ingress', () => app('ingress', 'ingress'));
 
@@ -209,6 +218,7 @@ export class DaprCluster {
       this.launch(`${h}-daprd`);
       this.launch(h);
     }
+    for (const name of this.opts.sidecars ?? []) this.launch(`${name}-daprd`);
     this.launch('ingress-daprd');
     for (const h of hosts) await this.actorHostReady(h);
     await this.startIngress();
@@ -273,11 +283,27 @@ export class DaprCluster {
     await m.exited;
   }
 
-  /** Starts a killed or stopped member again, with the same ports and data. */
+  /** The process id of each running member, by name (for CPU and memory figures). */
+  pids(): Record<string, number> {
+    return Object.fromEntries(
+      [...this.members.keys()].filter((n) => this.running(n)).map((n) => [n, this.members.get(n)!.child!.pid!]),
+    );
+  }
+
+  /** Whether the member's process is running (launched and not exited). */
+  running(name: string): boolean {
+    const child = this.members.get(name)?.child;
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
+  }
+
+  /**
+   * Starts a killed or stopped member again, with the same ports and data. A sidecar is only
+   * launched; an actor host is waited for until its sidecar (which must be running) is ready.
+   */
   async restart(name: string): Promise<void> {
     if (name === 'ingress') return this.startIngress();
     this.launch(name);
-    if (this.members.has(`${name}-daprd`) && name !== 'ingress') await this.actorHostReady(name);
+    if (this.members.has(`${name}-daprd`)) await this.actorHostReady(name);
   }
 
   /** SIGTERM one member and wait for it; its exit code (null if it was not running). */

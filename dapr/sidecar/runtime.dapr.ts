@@ -16,7 +16,7 @@ import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../runtime.port.ts';
 import { TurnRecorder } from '../turn.recorder.ts';
-import { SidecarClient, type StateOperation } from './sidecar.client.ts';
+import { CHAIN_HEADER, SidecarClient, type StateOperation } from './sidecar.client.ts';
 
 const OUTBOX = '__outbox';
 /** How long a publication may stay unpublished before its actor's reminder tries again. */
@@ -155,7 +155,7 @@ export class DaprRuntime implements ActorRuntime {
           await this.tracked(() =>
             name === OUTBOX
               ? this.flushOutbox(this.hostedActor(type, id))
-              : this.turn(type, id, async (def, turn) => {
+              : this.turn(type, id, [], async (def, turn) => {
                   if (!def.onReminder) throw new Error(`actor type ${type} has no reminder handler`);
                   await def.onReminder(turn, name, data === null ? undefined : data);
                 }),
@@ -173,8 +173,10 @@ export class DaprRuntime implements ActorRuntime {
       '/actors/:type/:id/method/:method',
       async (request) => {
         const { type, id, method } = request.params;
+        const header = request.headers[CHAIN_HEADER];
+        const chain = typeof header === 'string' && header !== '' ? header.split(',').map(decodeURIComponent) : [];
         try {
-          const value = await this.turn(type, id, (def, turn) => {
+          const value = await this.turn(type, id, chain, (def, turn) => {
             const fn = def.methods[method];
             if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
             return fn(turn, request.body);
@@ -204,13 +206,21 @@ export class DaprRuntime implements ActorRuntime {
     }
   }
 
-  /** One turn on a hosted actor: its calls run one at a time, and it commits or saves nothing. */
-  private turn<R>(type: string, id: string, body: (def: ActorDefinition, turn: DaprTurn) => Promise<R>): Promise<R> {
+  /**
+   * One turn on a hosted actor: its calls run one at a time, and it commits or saves nothing.
+   * `chain` lists the actors whose turns wait on this one (the call's CHAIN_HEADER).
+   */
+  private turn<R>(
+    type: string,
+    id: string,
+    chain: string[],
+    body: (def: ActorDefinition, turn: DaprTurn) => Promise<R>,
+  ): Promise<R> {
     const def = this.definitions.get(type);
     if (!def) return Promise.reject(new Error(`this app hosts no actor type ${type}`));
     const actor = this.hostedActor(type, id);
     const run = actor.tail.then(async () => {
-      const turn = new DaprTurn(this, actor);
+      const turn = new DaprTurn(this, actor, [...chain, `${type}/${id}`]);
       const result = await body(def, turn);
       const published = await this.commit(actor, turn);
       if (published) void this.flushOutbox(actor);
@@ -257,7 +267,7 @@ export class DaprRuntime implements ActorRuntime {
   /** Step 4, as a turn of its own: publish what `__outbox` holds, then clear it. */
   private async flushOutbox(a: HostedActor): Promise<void> {
     try {
-      await this.turn(a.type, a.id, async (_def, turn) => {
+      await this.turn(a.type, a.id, [], async (_def, turn) => {
         const pending = (await turn.get<Publication[]>(OUTBOX)) ?? [];
         for (const p of pending) await this.sidecar.publish(this.opts.pubsub, p.topic, p.data, p.id);
         if (pending.length > 0) turn.delete(OUTBOX);
@@ -284,6 +294,8 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
   constructor(
     private readonly runtime: DaprRuntime,
     private readonly a: HostedActor,
+    /** This actor and those waiting on it, outermost first, as `type/id`. */
+    private readonly chain: string[],
   ) {
     super();
   }
@@ -313,6 +325,12 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
   }
 
   invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
-    return this.runtime.invoke<R>(actorType, actorId, method, args);
+    // Dapr actors are not reentrant here (and @dapr/dapr 3.18 does not support reentrancy):
+    // a call back into an actor waiting on this turn would wait for its own caller's lock.
+    // Refuse it at once instead of letting it hang until a deadline.
+    if (this.chain.includes(`${actorType}/${actorId}`)) {
+      return Promise.reject(new Error(`reentrant actor call refused: ${[...this.chain, `${actorType}/${actorId}`].join(' → ')}`));
+    }
+    return this.runtime.sidecar.invokeActor<R>(actorType, actorId, method, args, this.chain);
   }
 }

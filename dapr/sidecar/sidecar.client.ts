@@ -21,6 +21,13 @@ async function call(url: string, init: RequestInit = {}, timeoutMs = CALL_TIMEOU
   }
 }
 
+/**
+ * The actors a call is made from, outermost first (`type/id`, URI-encoded, comma-separated).
+ * daprd passes it to the called app, whose turns refuse a call back into any of them: actors are
+ * not reentrant, and such a call would wait for the lock its own caller holds until a deadline.
+ */
+export const CHAIN_HEADER = 'x-gatepost-actor-chain';
+
 /** How long a call waits for placement to learn where an actor lives, and how often it asks. */
 const PLACEMENT_WAIT_MS = 30_000;
 const PLACEMENT_WAIT_STEP_MS = 250;
@@ -32,13 +39,15 @@ export class SidecarClient {
     this.base = `http://${host}:${daprHttpPort}/v1.0`;
   }
 
-  async invokeActor<R>(type: string, id: string, method: string, args: unknown): Promise<R> {
+  async invokeActor<R>(type: string, id: string, method: string, args: unknown, chain: string[] = []): Promise<R> {
     const url = `${this.base}/actors/${enc(type)}/${enc(id)}/method/${enc(method)}`;
     const body = JSON.stringify(args ?? null);
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (chain.length > 0) headers[CHAIN_HEADER] = chain.map(enc).join(',');
     let res: Response;
     let text: string;
     for (let waited = 0; ; waited += PLACEMENT_WAIT_STEP_MS) {
-      res = await call(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body }, INVOKE_TIMEOUT_MS);
+      res = await call(url, { method: 'PUT', headers, body }, INVOKE_TIMEOUT_MS);
       text = await res.text();
       // While placement moves actors (a host joined or died) the sidecar may not know where an
       // actor lives. The call reached no actor, so trying again is always safe.

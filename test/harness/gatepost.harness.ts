@@ -166,7 +166,8 @@ class EmbeddedProcess extends GatepostProcess {
 /**
  * The Dapr topology (GATEPOST_TEST_RUNTIME=dapr): placement, scheduler, an actor host and an
  * ingress, each app beside a real daprd, on a fresh PostgreSQL database and Redis database.
- * Stopping, killing and starting act on the two Gatepost apps; the Dapr services stay up.
+ * Stopping (SIGTERM) acts on the two Gatepost apps. Killing (SIGKILL) takes down what a crashed
+ * pod would: both apps and both sidecars. Placement, scheduler, Redis and PostgreSQL stay up.
  */
 class DaprProcess extends GatepostProcess {
   private cluster: DaprCluster | null = null;
@@ -182,8 +183,10 @@ class DaprProcess extends GatepostProcess {
       this.databaseUrl = await freshDatabase();
       this.cluster = await DaprCluster.start({ databaseUrl: this.databaseUrl, redisDb, env: this.env });
     } else {
-      await this.cluster.restart('actors');
-      await this.cluster.restart('ingress');
+      // Whatever a stop or a kill took down, sidecars before their apps.
+      for (const name of ['actors-daprd', 'actors', 'ingress-daprd', 'ingress']) {
+        if (!this.cluster.running(name)) await this.cluster.restart(name);
+      }
     }
     this.url = this.cluster.url;
     this.output = this.cluster.ingressOutput;
@@ -197,8 +200,9 @@ class DaprProcess extends GatepostProcess {
   }
 
   async kill(): Promise<void> {
-    await this.cluster?.kill('ingress');
-    await this.cluster?.kill('actors');
+    // All four signals in one tick, as a node failing takes its pods down.
+    const cluster = this.cluster;
+    if (cluster) await Promise.all(['actors', 'actors-daprd', 'ingress', 'ingress-daprd'].map((n) => cluster.kill(n)));
   }
 
   override async dispose(): Promise<void> {

@@ -1,0 +1,214 @@
+// The @dapr/dapr 3.18 pitfalls (issue 3 item 5), one test each, against real daprd, placement,
+// scheduler and Redis: Gatepost's Dapr adapter (dapr/sidecar/) must not have them.
+//
+// One cluster: Gatepost's ingress and actor host, plus a `probe` sidecar whose app is a
+// DaprRuntime running in this test process with probe actors, so a test can make a method throw
+// or call back into its caller. Redis is a private redis-server, so a test can make it refuse
+// writes without disturbing anything else on the machine.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DaprCluster } from '../../dapr/cluster/cluster.ts';
+import { defineActor } from '../../dapr/runtime.port.ts';
+import { DaprRuntime } from '../../dapr/sidecar/runtime.dapr.ts';
+import { MESSAGE_ACTOR } from '../../actors/message/message.actor.ts';
+import { TENANT_ACTOR } from '../../actors/tenant/tenant.actor.ts';
+import { RECIPIENT_ACTOR } from '../../actors/recipient/recipient.actor.ts';
+import { BATCH_ACTOR } from '../../actors/batch/batch.actor.ts';
+import { DELIVERY_ACTOR } from '../../actors/delivery/delivery.actor.ts';
+import { ADMIN_TOKEN, GatepostClient, dropDatabase, eventually, freshDatabase } from '../harness/gatepost.harness.ts';
+
+const PROBE = 'ProbeActor';
+const PROBE_TOPIC = 'probe.retry';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let redisPort: number;
+let redis: ChildProcess;
+let cluster: DaprCluster;
+let probe: DaprRuntime;
+let databaseUrl: string;
+const client = new GatepostClient();
+/** Deliveries the probe's subscriber saw: publication id and payload. */
+const deliveries: { id: string; data: unknown }[] = [];
+
+const redisCli = (...args: string[]) =>
+  execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(redisPort), ...args])
+    .toString()
+    .trim();
+/** Makes Redis refuse every write (OOM: "command not allowed when used memory > 'maxmemory'"); reads still work. */
+const refuseWrites = () => redisCli('config', 'set', 'maxmemory', '1');
+const acceptWrites = () => redisCli('config', 'set', 'maxmemory', '0');
+
+// No class anywhere: the type is this string, and nothing else names it.
+const probeActor = defineActor({
+  type: PROBE,
+  methods: {
+    async echo(turn, args: unknown) {
+      return { actor: `${turn.actorType}/${turn.actorId}`, args };
+    },
+    async set(turn, { key, value }: { key: string; value: unknown }) {
+      turn.set(key, value);
+    },
+    async setThenThrow(turn, { key, value }: { key: string; value: unknown }) {
+      turn.set(key, value);
+      throw new Error('thrown after set');
+    },
+    async read(turn, { key }: { key: string }) {
+      return (await turn.get(key)) ?? null;
+    },
+    async remindAt(turn, { name, dueAt }: { name: string; dueAt: number }) {
+      turn.setReminder(name, dueAt);
+    },
+    /** Calls `target`, passing `then` on: a chain of calls that may come back to an actor. */
+    async relay(turn, { target, then }: { target?: string; then: string[] }): Promise<string> {
+      if (!target) return `reached ${turn.actorId}`;
+      return turn.invoke(PROBE, target, 'relay', { target: then[0], then: then.slice(1) });
+    },
+  },
+  async onReminder() {},
+});
+/** The actor types a sidecar reports, less daprd's own (workflow) types. */
+async function hostedTypes(httpPort: number): Promise<string[]> {
+  const meta = (await (await fetch(`http://127.0.0.1:${httpPort}/v1.0/metadata`)).json()) as {
+    actorRuntime: { activeActors: { type: string }[] };
+  };
+  return meta.actorRuntime.activeActors
+    .map((a) => a.type)
+    .filter((t) => !t.startsWith('dapr.internal.'))
+    .sort();
+}
+
+beforeAll(async () => {
+  redisPort = await freePort();
+  redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  await eventually(() => {
+    try {
+      return redisCli('ping') === 'PONG';
+    } catch {
+      return false;
+    }
+  });
+  databaseUrl = await freshDatabase();
+  cluster = await DaprCluster.start({
+    databaseUrl,
+    redisHost: `127.0.0.1:${redisPort}`,
+    sidecars: ['probe'],
+    env: { GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN },
+  });
+  client.url = cluster.url;
+  probe = new DaprRuntime({
+    daprHttpPort: cluster.ports.probeHttp!,
+    appPort: cluster.ports.probeApp!,
+    pubsub: 'pubsub',
+    log: () => undefined,
+  });
+  probe.register(probeActor);
+  let failed = false;
+  probe.subscribe(PROBE_TOPIC, async (delivery) => {
+    deliveries.push({ id: delivery.id, data: delivery.data });
+    // The first delivery fails, as a subscriber whose database is down would.
+    if (!failed) {
+      failed = true;
+      throw new Error('subscriber failed');
+    }
+  });
+  await probe.start();
+  await cluster.actorHostReady('probe');
+}, 180_000);
+
+afterAll(async () => {
+  await probe?.stop();
+  await cluster?.stop();
+  redis?.kill('SIGKILL');
+  if (databaseUrl) await dropDatabase(databaseUrl);
+});
+
+describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
+  it('registers actor types by their string, never a class name', async () => {
+    // A probe registered as the string PROBE answers a call routed by daprd and placement.
+    expect(await probe.invoke(PROBE, 'p1', 'echo', { n: 1 })).toEqual({ actor: `${PROBE}/p1`, args: { n: 1 } });
+    expect(await hostedTypes(cluster.ports.probeHttp!)).toEqual([PROBE]);
+    // Gatepost's actor host registered exactly the string constants of its actor definitions.
+    expect(await hostedTypes(cluster.ports.actorsHttp!)).toEqual(
+      [MESSAGE_ACTOR, TENANT_ACTOR, RECIPIENT_ACTOR, BATCH_ACTOR, DELIVERY_ACTOR].sort(),
+    );
+  });
+
+  it('saves nothing of a method that threw, then or with a later call', async () => {
+    await expect(probe.invoke(PROBE, 'p2', 'setThenThrow', { key: 'a', value: 'from the throw' })).rejects.toThrow(
+      /thrown after set/,
+    );
+    // A later call that succeeds and saves must not carry the thrown turn's write along.
+    await probe.invoke(PROBE, 'p2', 'set', { key: 'b', value: 'later' });
+    expect(await probe.invoke(PROBE, 'p2', 'read', { key: 'a' })).toBeNull();
+    // And in the state store itself, read through daprd's actor state API:
+    expect(await probe.sidecar.getState(PROBE, 'p2', 'a')).toBeUndefined();
+    expect(await probe.sidecar.getState(PROBE, 'p2', 'b')).toBe('later');
+  });
+
+  it('fails the call when the state save fails, and answers no 202 for a send it could not save', async () => {
+    refuseWrites();
+    try {
+      await expect(probe.invoke(PROBE, 'p3', 'set', { key: 'a', value: 'unsaved' })).rejects.toThrow(/state save/);
+      const t = await client.tenant();
+      const send = () =>
+        client.request('POST', '/v1/emails', {
+          key: t.live,
+          body: { to: 'unsaved@example.com', subject: 's', html: '<p>h</p>', idempotency_key: 'pitfall-save' },
+        });
+      const refused = await send();
+      expect(refused.status).toBe(500);
+      acceptWrites();
+      // Nothing of the failed turn is left: the value is not there, and the same idempotency key
+      // admits the message afresh (no replay of an answer never given).
+      expect(await probe.invoke(PROBE, 'p3', 'read', { key: 'a' })).toBeNull();
+      expect(await probe.sidecar.getState(PROBE, 'p3', 'a')).toBeUndefined();
+      const admitted = await send();
+      expect(admitted.status).toBe(202);
+      expect(admitted.headers.get('idempotent-replayed')).toBeNull();
+    } finally {
+      acceptWrites();
+    }
+  });
+
+  it('gets a message again when its subscriber throws (RETRY, not an acknowledgement)', async () => {
+    await probe.sidecar.publish('pubsub', PROBE_TOPIC, { n: 42 }, 'pub_pitfall_retry');
+    await eventually(() => deliveries.length >= 2, 90_000);
+    expect(deliveries.map((d) => d.id).slice(0, 2)).toEqual(['pub_pitfall_retry', 'pub_pitfall_retry']);
+    expect(deliveries[1]!.data).toEqual({ n: 42 });
+  });
+
+  it('registers a reminder days ahead at its absolute due time', async () => {
+    // 3 days, 4 h, 5 min, 6.789 s ahead: a duration serialized without day units would lose the days.
+    const dueAt = Date.now() + ((3 * 24 + 4) * 3600 + 5 * 60 + 6.789) * 1000;
+    await probe.invoke(PROBE, 'p5', 'remindAt', { name: 'later', dueAt });
+    // What the scheduler stores, read back through daprd's reminder API.
+    const res = await fetch(`http://127.0.0.1:${cluster.ports.probeHttp}/v1.0/actors/${PROBE}/p5/reminders/later`);
+    expect(res.status).toBe(200);
+    const reminder = (await res.json()) as { dueTime?: string };
+    expect(Date.parse(reminder.dueTime!)).toBe(Math.round(dueAt));
+  });
+
+  it('refuses a reentrant call at once instead of waiting on its own caller', async () => {
+    // Not reentrant: p6 → p7 → p8 is fine…
+    expect(await probe.invoke(PROBE, 'p6', 'relay', { target: 'p7', then: ['p8'] })).toBe('reached p8');
+    // …but p6 → p7 → p6 would wait for p6's lock, held by the call waiting on it. It is refused.
+    await expect(probe.invoke(PROBE, 'p6', 'relay', { target: 'p7', then: ['p6'] })).rejects.toThrow(
+      /reentrant actor call refused: ProbeActor\/p6 → ProbeActor\/p7 → ProbeActor\/p6/,
+    );
+    // Refused, not stuck: both actors answer the next call.
+    expect(await probe.invoke(PROBE, 'p6', 'relay', { target: 'p7', then: [] })).toBe('reached p7');
+  });
+});
