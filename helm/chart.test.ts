@@ -178,7 +178,7 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
     expect(pubsub.spec.type).toBe('pubsub.redis');
     const pubsubMeta = new Map((pubsub.spec.metadata as Obj[]).map((m) => [m.name as string, m.value]));
     expect(pubsubMeta.get('processingTimeout')).toBe('15s');
-    expect(pubsubMeta.get('redeliverInterval')).toBe('5s');
+    expect(pubsubMeta.get('redeliverInterval')).toBe('5000');
     expect(pubsubMeta.has('actorStateStore')).toBe(false);
 
     const resiliency = find(objects, 'Resiliency', 'gatepost');
@@ -198,6 +198,8 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
     // DeliveryActor is never retried by daprd: a retried delivery attempt could send twice.
     expect(resiliency.spec.targets.actors.DeliveryActor).toEqual({ retry: 'never' });
     expect(resiliency.spec.policies.retries.never.maxRetries).toBe(0);
+    // Failed deliveries to a subscriber are retried by daprd (the component would acknowledge them).
+    expect(resiliency.spec.targets.components).toEqual({ pubsub: { inbound: { retry: 'subscriberRetry' } } });
 
     const configuration = find(objects, 'Configuration', 'gatepost');
     expect(configuration.apiVersion).toBe('dapr.io/v1alpha1');

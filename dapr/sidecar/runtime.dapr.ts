@@ -16,7 +16,7 @@ import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../runtime.port.ts';
 import { TurnRecorder } from '../turn.recorder.ts';
-import { CHAIN_HEADER, SidecarClient, type StateOperation } from './sidecar.client.ts';
+import { CHAIN_HEADER, SidecarClient, type MethodEnvelope, type StateOperation } from './sidecar.client.ts';
 
 const OUTBOX = '__outbox';
 /** How long a publication may stay unpublished before its actor's reminder tries again. */
@@ -181,10 +181,15 @@ export class DaprRuntime implements ActorRuntime {
             if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
             return fn(turn, request.body);
           });
-          return { ok: value ?? null };
+          return { ok: value ?? null } satisfies MethodEnvelope;
         } catch (error) {
-          if (error instanceof GatepostError) return { error: error.toBody() };
-          throw error;
+          if (error instanceof GatepostError) return { error: error.toBody() } satisfies MethodEnvelope;
+          // Answered with 200 too, never an error status: daprd's resiliency policy (pre-lock
+          // retries) retries a call whose app answered an error, running the method again, and
+          // nested calls multiply it. A turn whose state save failed behind a send was run 40 × 40
+          // times, far past the caller's deadline. Whether to try again is the caller's choice.
+          this.log(`actor ${type}/${id} ${method} failed`, error);
+          return { failed: error instanceof Error ? error.message : String(error) } satisfies MethodEnvelope;
         }
       },
     );

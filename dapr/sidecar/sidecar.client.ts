@@ -5,8 +5,12 @@ import { GatepostError, isCodedErrorBody } from '../../errors/errors.catalog.ts'
 export type StateOperation =
   { operation: 'upsert'; request: { key: string; value: unknown } } | { operation: 'delete'; request: { key: string } };
 
-/** What an actor method answers through the sidecar: a value, or a coded refusal. */
-export type MethodEnvelope = { ok: unknown } | { error: unknown };
+/**
+ * What an actor method answers through the sidecar, always with HTTP 200: a value, a coded
+ * refusal, or a failure (what it threw, as text). Never an error status: daprd's resiliency
+ * retries a call whose app answered one, running the method again (see runtime.dapr.ts).
+ */
+export type MethodEnvelope = { ok: unknown } | { error: unknown } | { failed: string };
 
 /** An actor method may deliver a mail (SMTP timeouts are 30–60 s); everything else is quick. */
 const INVOKE_TIMEOUT_MS = 120_000;
@@ -56,6 +60,7 @@ export class SidecarClient {
     }
     if (!res.ok) throw new Error(`actor ${type}/${id} ${method}: HTTP ${res.status}: ${text}`);
     const envelope = JSON.parse(text) as MethodEnvelope;
+    if ('failed' in envelope) throw new Error(`actor ${type}/${id} ${method} failed: ${envelope.failed}`);
     if ('error' in envelope) {
       if (isCodedErrorBody(envelope.error)) throw GatepostError.fromBody(envelope.error);
       throw new Error(`actor ${type}/${id} ${method}: ${JSON.stringify(envelope.error)}`);
