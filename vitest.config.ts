@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
-    // Tests of Dapr-only behaviour (scale-out) run with `npm run test:dapr`.
+    // Tests of Dapr-only behaviour (test/dapr) run with `npm run test:dapr`, which `npm test` runs after this.
     exclude: ['node_modules/**', 'data/**', ...(process.env.GATEPOST_TEST_RUNTIME === 'dapr' ? [] : ['**/*.dapr.test.ts'])],
     testTimeout: 60_000,
     hookTimeout: 60_000,
