@@ -128,9 +128,9 @@ export async function startGatepost(extraNodeArgs: string[] = []): Promise<Bench
 /**
  * Gatepost on the Dapr topology (dapr/cluster): placement, scheduler, one actor host and one
  * ingress, each app beside its daprd, on a fresh PostgreSQL database and Redis database.
- * `pid` is the ingress app's; `pids` are every process of the topology.
+ * `pid` is the ingress app's; `pids` are every process of the topology, by member name.
  */
-export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () => number[]; workDir: string }> {
+export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () => Record<string, number>; workDir: string }> {
   const { DaprCluster } = await import('../dapr/cluster/cluster.ts');
   const { freshDatabase, freshRedisDb, dropDatabase } = await import('../test/harness/gatepost.harness.ts');
   const adminToken = randomBytes(16).toString('hex');
@@ -156,7 +156,7 @@ export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () =>
       name: 'Gatepost on Dapr',
       url: cluster.url,
       pid: cluster.pids().ingress!,
-      pids: () => Object.values(cluster.pids()),
+      pids: () => cluster.pids(),
       workDir: cluster.workDir,
       output: () => cluster.ingressOutput,
       key: key.body.key as string,

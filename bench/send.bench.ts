@@ -1,6 +1,7 @@
-// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --profile DIR]
-// POST /v1/emails under the same load against three servers, one after the other: Gatepost
-// (sandbox key, fsync on), a bare Fastify route (the HTTP ceiling) and Express + zod + BullMQ.
+// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --profile DIR --runtime embedded|dapr|both]
+// POST /v1/emails under the same load against servers, one after the other: Gatepost (sandbox
+// key; on the embedded runtime with fsync on, and/or on the Dapr topology of dapr/cluster), a bare
+// Fastify route (the HTTP ceiling) and Express + zod + BullMQ.
 // The load generator (autocannon) runs in this process; the servers are child processes.
 import autocannon from 'autocannon';
 import { Queue } from 'bullmq';
@@ -119,17 +120,30 @@ interface Measured {
   notes: string[];
 }
 
-/** A warm-up, then the measured run; `pids` are the processes that serve (for the CPU columns). */
-async function measure(name: string, url: string, key: string, pids: number[]): Promise<Measured & { warmupIds: string[] }> {
+/**
+ * A warm-up, then the measured run; `pids` are the processes that serve (for the CPU columns).
+ * With `byProcess`, a note gives each named process's share of the CPU during the measured run.
+ */
+async function measure(
+  name: string,
+  url: string,
+  key: string,
+  pids: number[],
+  byProcess: Record<string, number> = {},
+): Promise<Measured & { warmupIds: string[] }> {
   const counter = { n: 0 };
   const busy = await waitForQuiet();
   console.log(
     `${name}: ${WARMUP} s warm-up, then ${DURATION} s at ${CONNECTIONS} connections (machine ${fmt(busy)}% busy before)`,
   );
   const warm = WARMUP > 0 ? await load(url, key, WARMUP, counter) : { ids: [] };
+  const each = Object.entries(byProcess).map(([n, pid]) => [n, cpuSnapshot([pid])] as const);
   const cpu = cpuSnapshot(pids);
   const result = await load(url, key, DURATION, counter);
-  return { name, result, cpu: cpuSince(cpu), notes: [], warmupIds: warm.ids };
+  const notes = each.length
+    ? [`CPU by process (% of a core): ${each.map(([n, s]) => `${n} ${fmt(cpuSince(s).server)}`).join(', ')}`]
+    : [];
+  return { name, result, cpu: cpuSince(cpu), notes, warmupIds: warm.ids };
 }
 
 /** Waits for the sandbox pipeline to capture every accepted message, then checks the ids. */
@@ -279,8 +293,9 @@ async function main() {
     try {
       const name = SEND_AT_S === null ? 'Gatepost on Dapr (sandbox)' : `Gatepost on Dapr (send_at +${SEND_AT_S} s)`;
       // Server CPU: both apps, both sidecars, placement and scheduler, and the shared Redis.
-      const m = await measure(name, gp.url, gp.key, [...gp.pids(), await redisPid()]);
-      m.notes = await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids]);
+      const processes = { ...gp.pids(), redis: await redisPid() };
+      const m = await measure(name, gp.url, gp.key, Object.values(processes), processes);
+      m.notes.push(...(await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids])));
       m.notes.push(`logs of the topology: ${gp.workDir}`);
       rows.push(m);
     } finally {
