@@ -13,6 +13,12 @@ export const errorCatalog = {
   key_not_allowed: { status: 403, smtp: [550, '5.7.1'], message: 'This key may not be used here.' },
   not_found: { status: 404, smtp: [550, '5.1.0'], message: 'Not found.' },
   template_exists: { status: 409, smtp: [554, '5.6.0'], message: 'A template with that slug already exists.' },
+  webhook_disabled: { status: 409, smtp: [554, '5.6.0'], message: 'The webhook endpoint is disabled.' },
+  webhook_delivery_not_failed: {
+    status: 409,
+    smtp: [554, '5.6.0'],
+    message: 'Only an event whose delivery failed can be redelivered by hand.',
+  },
   message_too_large: { status: 413, smtp: [552, '5.3.4'], message: 'The message is larger than allowed.' },
   recipient_suppressed: {
     status: 422,
@@ -28,6 +34,11 @@ export const errorCatalog = {
     status: 422,
     smtp: [554, '5.5.0'],
     message: 'This idempotency key was already used with a different request.',
+  },
+  webhook_url_refused: {
+    status: 422,
+    smtp: [554, '5.7.1'],
+    message: 'The webhook URL is refused: it must be https and reach a public address.',
   },
   template_not_found: { status: 422, smtp: [554, '5.6.0'], message: 'No template has that slug.' },
   template_render_failed: { status: 422, smtp: [554, '5.6.0'], message: 'The template could not be rendered.' },
