@@ -43,8 +43,8 @@ describe('signatureHeaders', () => {
     const [current, previous] = [newSecret(), newSecret()];
     const t = Math.floor(Date.now() / 1000);
     const headers = signatureHeaders({ eventId: 'evt_0abc', eventType: 'email.sent', body, secrets: [current, previous], timestamp: t });
-    expect(headers['x-service-signature'].match(/v1=[0-9a-f]{64}/g)).toHaveLength(2);
-    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(headers['x-service-signature']!.match(/v1=[0-9a-f]{64}/g)).toHaveLength(2);
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
     for (const secret of [current, previous]) {
       expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
       expect(verifyWebhook({ payload: body, headers, secret }).id).toBe('evt_0abc');
