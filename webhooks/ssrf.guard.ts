@@ -253,7 +253,8 @@ export class SsrfGuard {
     } catch {
       throw refused(raw, 'it is not a URL');
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refused(raw, `the scheme must be https, not ${url.protocol}`);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      throw refused(raw, `the scheme must be https, not ${url.protocol}`);
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     if (!host) throw refused(raw, 'it has no host');
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));

@@ -94,7 +94,11 @@ describe('WebhookPoster.post', () => {
 
     const strict = new WebhookPoster(new SsrfGuard({ dnsServers: [dns.address] }));
     const connections = receiver.connections;
-    for (const url of [`http://127.0.0.1:${receiver.port}/`, `https://127.0.0.1:${receiver.port}/`, `https://hooks.test:${receiver.port}/`]) {
+    for (const url of [
+      `http://127.0.0.1:${receiver.port}/`,
+      `https://127.0.0.1:${receiver.port}/`,
+      `https://hooks.test:${receiver.port}/`,
+    ]) {
       const answer = await post(url, 5000, strict);
       expect(answer.status).toBeNull();
       expect(answer.error).toMatch(/refused/);

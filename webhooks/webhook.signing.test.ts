@@ -33,7 +33,9 @@ describe('signatureHeaders', () => {
 
     expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
 
-    const hex = createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(`${t}.${body}`, 'utf8')).digest('hex');
+    const hex = createHmac('sha256', Buffer.from(secret, 'utf8'))
+      .update(Buffer.from(`${t}.${body}`, 'utf8'))
+      .digest('hex');
     expect(headers['x-service-signature']).toBe(`t=${t},v1=${hex}`);
 
     expect(verifyWebhook({ payload: body, headers, secret })).toEqual(JSON.parse(body));
@@ -42,7 +44,13 @@ describe('signatureHeaders', () => {
   it('carries one signature per secret in force, each verifiable on its own', () => {
     const [current, previous] = [newSecret(), newSecret()];
     const t = Math.floor(Date.now() / 1000);
-    const headers = signatureHeaders({ eventId: 'evt_0abc', eventType: 'email.sent', body, secrets: [current, previous], timestamp: t });
+    const headers = signatureHeaders({
+      eventId: 'evt_0abc',
+      eventType: 'email.sent',
+      body,
+      secrets: [current, previous],
+      timestamp: t,
+    });
     expect(headers['x-service-signature']!.match(/v1=[0-9a-f]{64}/g)).toHaveLength(2);
     expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
     for (const secret of [current, previous]) {

@@ -32,7 +32,9 @@ export interface Signable {
 
 export function signatureHeaders({ eventId, eventType, body, secrets, timestamp: t }: Signable): Record<string, string> {
   const v1 = secrets.map((s) => `v1=${createHmac('sha256', s).update(`${t}.${body}`).digest('hex')}`);
-  const standard = secrets.map((s) => `v1,${createHmac('sha256', standardKey(s)).update(`${eventId}.${t}.${body}`).digest('base64')}`);
+  const standard = secrets.map(
+    (s) => `v1,${createHmac('sha256', standardKey(s)).update(`${eventId}.${t}.${body}`).digest('base64')}`,
+  );
   return {
     'x-service-signature': [`t=${t}`, ...v1].join(','),
     'x-service-timestamp': String(t),

@@ -3,8 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeSignature, verifyWebhook, WebhookVerificationError } from './webhooks.ts';
 
-const payload =
-  '{"id":"evt_01","type":"email.sent","created_at":"2025-11-21T00:00:00.000Z","data":{"message_id":"msg_01"}}';
+const payload = '{"id":"evt_01","type":"email.sent","created_at":"2025-11-21T00:00:00.000Z","data":{"message_id":"msg_01"}}';
 const t = 1763683200;
 const now = t * 1000;
 const secretA = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -31,7 +30,12 @@ describe('verifyWebhook', () => {
 
   it('answers the event when a v1 matches, from a plain object or a fetch Headers', () => {
     const event = verifyWebhook({ payload, headers: { 'X-Service-Signature': `t=${t},v1=${hexA}` }, secret: secretA, now });
-    expect(event).toEqual({ id: 'evt_01', type: 'email.sent', created_at: '2025-11-21T00:00:00.000Z', data: { message_id: 'msg_01' } });
+    expect(event).toEqual({
+      id: 'evt_01',
+      type: 'email.sent',
+      created_at: '2025-11-21T00:00:00.000Z',
+      data: { message_id: 'msg_01' },
+    });
     const headers = new Headers({ 'x-service-signature': `t=${t},v1=${hexA}` });
     expect(verifyWebhook({ payload: Buffer.from(payload), headers, secret: secretA, now }).id).toBe('evt_01');
   });
@@ -40,17 +44,21 @@ describe('verifyWebhook', () => {
     const headers = { 'x-service-signature': `t=${t},v1=${hexB},v1=${hexA}` };
     expect(verifyWebhook({ payload, headers, secret: secretA, now }).id).toBe('evt_01');
     expect(verifyWebhook({ payload, headers, secret: secretB, now }).id).toBe('evt_01');
-    expect(verifyWebhook({ payload, headers: { 'x-service-signature': `t=${t},v1=${hexB}` }, secret: [secretA, secretB], now }).id).toBe(
-      'evt_01',
-    );
+    expect(
+      verifyWebhook({ payload, headers: { 'x-service-signature': `t=${t},v1=${hexB}` }, secret: [secretA, secretB], now }).id,
+    ).toBe('evt_01');
   });
 
   it('refuses a timestamp more than five minutes away, either way, and takes a tolerance', () => {
     const headers = { 'x-service-signature': `t=${t},v1=${hexA}` };
     expect(verifyWebhook({ payload, headers, secret: secretA, now: now + 300_000 }).id).toBe('evt_01');
     expect(verifyWebhook({ payload, headers, secret: secretA, now: now - 300_000 }).id).toBe('evt_01');
-    expect(reason(() => verifyWebhook({ payload, headers, secret: secretA, now: now + 301_000 }))).toBe('timestamp_out_of_tolerance');
-    expect(reason(() => verifyWebhook({ payload, headers, secret: secretA, now: now - 301_000 }))).toBe('timestamp_out_of_tolerance');
+    expect(reason(() => verifyWebhook({ payload, headers, secret: secretA, now: now + 301_000 }))).toBe(
+      'timestamp_out_of_tolerance',
+    );
+    expect(reason(() => verifyWebhook({ payload, headers, secret: secretA, now: now - 301_000 }))).toBe(
+      'timestamp_out_of_tolerance',
+    );
     expect(verifyWebhook({ payload, headers, secret: secretA, now: now + 600_000, toleranceSeconds: 600 }).id).toBe('evt_01');
   });
 
@@ -61,9 +69,9 @@ describe('verifyWebhook', () => {
     );
     expect(reason(() => verifyWebhook({ payload, headers, secret: secretB, now }))).toBe('no_matching_signature');
     // The timestamp is signed: moving it breaks the signature.
-    expect(reason(() => verifyWebhook({ payload, headers: { 'x-service-signature': `t=${t + 1},v1=${hexA}` }, secret: secretA, now }))).toBe(
-      'no_matching_signature',
-    );
+    expect(
+      reason(() => verifyWebhook({ payload, headers: { 'x-service-signature': `t=${t + 1},v1=${hexA}` }, secret: secretA, now })),
+    ).toBe('no_matching_signature');
     expect(reason(() => verifyWebhook({ payload, headers: {}, secret: secretA, now }))).toBe('missing_signature');
     for (const bad of [`v1=${hexA}`, `t=${t}`, `t=abc,v1=${hexA}`, `t=${t},v1=zz`, `t=${t},v0=${hexA}`]) {
       expect(reason(() => verifyWebhook({ payload, headers: { 'x-service-signature': bad }, secret: secretA, now }))).toBe(
@@ -72,8 +80,10 @@ describe('verifyWebhook', () => {
     }
     const text = 'not json';
     const sig = computeSignature(secretA, t, text);
-    expect(reason(() => verifyWebhook({ payload: text, headers: { 'x-service-signature': `t=${t},v1=${sig}` }, secret: secretA, now }))).toBe(
-      'invalid_payload',
-    );
+    expect(
+      reason(() =>
+        verifyWebhook({ payload: text, headers: { 'x-service-signature': `t=${t},v1=${sig}` }, secret: secretA, now }),
+      ),
+    ).toBe('invalid_payload');
   });
 });

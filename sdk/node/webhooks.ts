@@ -14,11 +14,7 @@ export const SIGNATURE_HEADER = 'x-service-signature';
 export const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
 
 export type VerificationFailure =
-  | 'missing_signature'
-  | 'malformed_signature'
-  | 'timestamp_out_of_tolerance'
-  | 'no_matching_signature'
-  | 'invalid_payload';
+  'missing_signature' | 'malformed_signature' | 'timestamp_out_of_tolerance' | 'no_matching_signature' | 'invalid_payload';
 
 export class WebhookVerificationError extends Error {
   constructor(

@@ -51,7 +51,10 @@ export async function selfSignedCertificate(names = ['localhost'], ips = ['127.0
       { name: 'basicConstraints', cA: true },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, keyCertSign: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [...names.map((value) => ({ type: 2 as const, value })), ...ips.map((ip) => ({ type: 7 as const, ip }))] },
+      {
+        name: 'subjectAltName',
+        altNames: [...names.map((value) => ({ type: 2 as const, value })), ...ips.map((ip) => ({ type: 7 as const, ip }))],
+      },
     ],
   });
   const certFile = join(tempDir('webhook-ca'), 'ca.pem');
@@ -59,13 +62,20 @@ export async function selfSignedCertificate(names = ['localhost'], ips = ['127.0
   return { key: pems.private, cert: pems.cert, certFile };
 }
 
-export async function startReceiver(opts: { tls?: Certificate; host?: string; urlHost?: string; port?: number } = {}): Promise<Receiver> {
+export async function startReceiver(
+  opts: { tls?: Certificate; host?: string; urlHost?: string; port?: number } = {},
+): Promise<Receiver> {
   const host = opts.host ?? '127.0.0.1';
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const d: Delivery = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const d: Delivery = {
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       receiver.received.push(d);
       const answer = receiver.respond(d);
       const a = typeof answer === 'number' ? { status: answer } : answer;
