@@ -224,12 +224,10 @@ export function webhookActor(deps: WebhookActorDeps) {
       async redeliver(turn, args: { event_id: string }): Promise<WebhookEnvelope> {
         const key = eventKey(args.event_id);
         const s = await turn.get<EventState>(key);
-        if (!s || !s.event) {
-          throw new GatepostError('not_found', `No failed delivery of ${args.event_id} is kept for this endpoint.`);
-        }
-        if (s.status !== 'failed') {
+        if (s && s.status !== 'failed') {
           throw new GatepostError('webhook_delivery_not_failed', `The event ${args.event_id} is ${s.status.replace('_', ' ')}.`);
         }
+        if (!s?.event) throw new GatepostError('not_found', `No failed delivery of ${args.event_id} is kept for this endpoint.`);
         s.status = 'pending';
         s.max_attempts = s.attempts + 1;
         s.next_at = Date.now();

@@ -74,6 +74,13 @@ export class GatepostClient {
 export abstract class GatepostProcess extends GatepostClient {
   /** What Gatepost printed since it last started (first-start keys, warnings). */
   output = '';
+  /** The environment Gatepost is started with (besides the test process's own). */
+  abstract readonly env: Record<string, string>;
+
+  /** Changes the environment of the next start; takes effect on restart. */
+  setEnv(changes: Record<string, string>): void {
+    Object.assign(this.env, changes);
+  }
 
   abstract start(): Promise<void>;
   /** SIGTERM: drain and exit; resolves with the exit code. */
@@ -102,7 +109,7 @@ class EmbeddedProcess extends GatepostProcess {
 
   constructor(
     readonly dataDir: string,
-    private readonly env: Record<string, string>,
+    readonly env: Record<string, string>,
   ) {
     super();
   }
@@ -159,7 +166,7 @@ class DaprProcess extends GatepostProcess {
   private cluster: DaprCluster | null = null;
   private databaseUrl = '';
 
-  constructor(private readonly env: Record<string, string>) {
+  constructor(readonly env: Record<string, string>) {
     super();
   }
 
