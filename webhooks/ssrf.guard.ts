@@ -184,6 +184,8 @@ export interface GuardOptions {
   dnsTimeoutMs?: number;
 }
 
+const HTTPS_ONLY = 'the scheme must be https (plain http only reaches networks in GATEPOST_WEBHOOK_ALLOW)';
+
 const refused = (url: string, why: string) =>
   new GatepostError('webhook_url_refused', `The webhook URL ${url} is refused: ${why}.`, {
     details: [{ field: 'url', message: why }],
@@ -253,19 +255,24 @@ export class SsrfGuard {
     } catch {
       throw refused(raw, 'it is not a URL');
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       throw refused(raw, `the scheme must be https, not ${url.protocol}`);
+    }
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     if (!host) throw refused(raw, 'it has no host');
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-    const addresses = isIP(host) ? [{ address: host, family: isIP(host) as 4 | 6 }] : await this.resolve(raw, host);
+    // The address is the more telling reason, so it is checked first; but plain http with
+    // nothing allowed is refused whatever the name resolves to, or fails to.
+    const addresses = isIP(host)
+      ? [{ address: host, family: isIP(host) as 4 | 6 }]
+      : await this.resolve(raw, host).catch((error: unknown) => {
+          throw url.protocol === 'http:' && !this.allowsAny ? refused(raw, HTTPS_ONLY) : error;
+        });
     for (const a of addresses) {
       const why = this.reasonToRefuse(a.address, port);
       if (why) throw refused(raw, isIP(host) ? `${a.address} is ${why}` : `${host} resolves to ${a.address}, which is ${why}`);
     }
-    if (url.protocol === 'http:' && !addresses.every((a) => this.allowed(a.address))) {
-      throw refused(raw, 'the scheme must be https (plain http only reaches networks in GATEPOST_WEBHOOK_ALLOW)');
-    }
+    if (url.protocol === 'http:' && !addresses.every((a) => this.allowed(a.address))) throw refused(raw, HTTPS_ONLY);
     return { url, host, addresses };
   }
 
