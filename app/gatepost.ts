@@ -20,7 +20,7 @@ import { EMAIL_EVENTS, MESSAGE_EXPIRED, MESSAGE_READY, messageActor } from '../a
 import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
 import type { EventEnvelope, MessageReady } from '../actors/message/message.state.ts';
 import { webhookActor, webhookClient } from '../actors/webhook/webhook.actor.ts';
-import { WebhookLanes } from '../actors/webhook/webhook.lanes.ts';
+import { PER_ENDPOINT, WebhookLanes } from '../actors/webhook/webhook.lanes.ts';
 import { WEBHOOK_DUE, type WebhookDue } from '../actors/webhook/webhook.state.ts';
 import { DEFAULT_WEBHOOK_RETRY, parseDurations } from '../config/config.ts';
 import { SsrfGuard } from '../webhooks/ssrf.guard.ts';
@@ -93,7 +93,7 @@ export function registerActors(
     disableAfterMs: 5 * 86_400_000,
   };
   runtime.register(webhookActor({ catalog: deps.catalog, ...webhooks }));
-  const poster = new WebhookPoster(webhooks.guard);
+  const poster = new WebhookPoster(webhooks.guard, { socketsPerDestination: PER_ENDPOINT });
   const lanes = new WebhookLanes({ invoker: runtime, catalog: deps.catalog, poster, timeoutMs: webhooks.timeoutMs, log });
   runtime.subscribe(EMAIL_EVENTS, async ({ data }) => {
     const { tenant_id, event } = data as { tenant_id: string; event: EventEnvelope };

@@ -2,6 +2,7 @@
 // changes afterwards is never used), keeps the Host header, never follows a redirect, caps what
 // it reads, has a deadline, reads Retry-After, and connects to nothing the guard refuses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../dapr/embedded/runtime.sqlite.testkit.ts';
 import { startDns, type DnsServer } from '../test/harness/dns.harness.ts';
 import { startReceiver, type Receiver } from '../test/harness/receiver.harness.ts';
 import { SsrfGuard } from './ssrf.guard.ts';
@@ -23,7 +24,7 @@ afterAll(async () => {
 });
 
 const post = (url: string, timeoutMs = 5000, p = poster) =>
-  p.post({ url, body: '{"id":"evt_1"}', headers: { 'x-service-event': 'email.sent' }, timeoutMs });
+  p.post({ pool: 'whk_test', url, body: '{"id":"evt_1"}', headers: { 'x-service-event': 'email.sent' }, timeoutMs });
 
 describe('WebhookPoster.post', () => {
   it('POSTs the body to the checked address with the Host of the URL', async () => {
@@ -84,6 +85,24 @@ describe('WebhookPoster.post', () => {
     expect(await post(`${receiver.url}/`)).toMatchObject({ status: 500, retryAfterMs: null });
     expect(parseRetryAfter('Wed, 21 Oct 2026 07:28:00 GMT', Date.parse('2026-10-21T07:27:00Z'))).toBe(60_000);
     expect(parseRetryAfter('soon')).toBeNull();
+  });
+
+  it("gives each pool its own sockets: one endpoint's hung requests hold up no other on the same host", async () => {
+    const shared = await startReceiver();
+    shared.respond = (d) => (d.path === '/hang' ? { status: 200, delayMs: 60_000 } : 200);
+    const p = new WebhookPoster(new SsrfGuard({ allow: ['127.0.0.0/8'] }), { socketsPerDestination: 2 });
+    try {
+      const hung = Array.from({ length: 4 }, () =>
+        p.post({ pool: 'whk_dead', url: `${shared.url}/hang`, body: '{}', headers: {}, timeoutMs: 2_000 }),
+      );
+      await eventually(() => shared.received.filter((d) => d.path === '/hang').length === 2);
+      const live = await p.post({ pool: 'whk_live', url: `${shared.url}/live`, body: '{}', headers: {}, timeoutMs: 5_000 });
+      expect(live).toMatchObject({ status: 200 });
+      expect((await Promise.all(hung)).map((a) => a.error)).toEqual(Array(4).fill('no answer within 2 s (timed out)'));
+    } finally {
+      p.close();
+      await shared.close();
+    }
   });
 
   it('reports a connection that fails, and connects to nothing the guard refuses', async () => {

@@ -14,6 +14,8 @@ import type { CheckedAddress, SsrfGuard } from './ssrf.guard.ts';
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export interface PostRequest {
+  /** Whose connections these are (the endpoint id): each has a pool of its own, so a hung receiver holds only its own sockets. */
+  pool: string;
   url: string;
   body: string;
   headers: Record<string, string>;
@@ -57,7 +59,10 @@ function describe(error: Error & { code?: string }): string {
 }
 
 export class WebhookPoster {
-  /** Keep-alive agents, one per (scheme, checked address set): a pooled socket only ever goes where a check allowed. */
+  /**
+   * Keep-alive agents, one per (pool, scheme, checked address set): a pooled socket only ever goes
+   * where a check allowed, and one endpoint's hung requests never queue another's behind them.
+   */
   private readonly agents = new Map<string, http.Agent>();
 
   constructor(
@@ -65,20 +70,19 @@ export class WebhookPoster {
     private readonly opts: { socketsPerDestination?: number; maxAgents?: number; userAgent?: string } = {},
   ) {}
 
-  private agentFor(protocol: string, addresses: CheckedAddress[]): http.Agent {
-    const key = `${protocol}|${addresses.map((a) => a.address).join(',')}`;
+  private agentFor(pool: string, protocol: string, addresses: CheckedAddress[]): http.Agent {
+    const key = `${pool}|${protocol}|${addresses.map((a) => a.address).join(',')}`;
     let agent = this.agents.get(key);
     if (agent) {
       // Most recently used last, so the first is the one to retire.
       this.agents.delete(key);
     } else {
-      const options = { keepAlive: true, maxSockets: this.opts.socketsPerDestination ?? 8, maxFreeSockets: 4, timeout: 30_000 };
+      const sockets = this.opts.socketsPerDestination ?? 8;
+      const options = { keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets, timeout: 30_000 };
       agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-      if (this.agents.size >= (this.opts.maxAgents ?? 256)) {
-        const [oldest, old] = this.agents.entries().next().value!;
-        this.agents.delete(oldest);
-        old.destroy();
-      }
+      // Past the cap the least recently used goes: not destroyed (requests may be under way on
+      // it), its idle sockets close by the agent's timeout.
+      if (this.agents.size >= (this.opts.maxAgents ?? 1024)) this.agents.delete(this.agents.keys().next().value!);
     }
     this.agents.set(key, agent);
     return agent;
@@ -95,7 +99,7 @@ export class WebhookPoster {
       return { status: null, error: message, retryAfterMs: null, durationMs: took() };
     }
     const { url, host, addresses } = destination;
-    const agent = this.agentFor(url.protocol, addresses);
+    const agent = this.agentFor(req.pool, url.protocol, addresses);
     const body = Buffer.from(req.body, 'utf8');
     return new Promise<PostAnswer>((resolve) => {
       let settled = false;

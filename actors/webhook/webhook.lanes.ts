@@ -100,7 +100,13 @@ export class WebhookLanes {
       secrets: signingSecrets(endpoint),
       timestamp: Math.floor(Date.now() / 1000),
     });
-    const answer = await this.deps.poster.post({ url: endpoint.url, body, headers, timeoutMs: this.deps.timeoutMs });
+    const answer = await this.deps.poster.post({
+      pool: endpointId,
+      url: endpoint.url,
+      body,
+      headers,
+      timeoutMs: this.deps.timeoutMs,
+    });
     return {
       ...base,
       duration_ms: answer.durationMs,
