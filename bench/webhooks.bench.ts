@@ -33,6 +33,8 @@ const { values: flags } = parseArgs({
     endpoints: { type: 'string', default: '50' },
     rate: { type: 'string', default: '5' },
     paced: { type: 'string', default: '10' },
+    /** Write CPU profiles of Gatepost (node --cpu-prof) into this directory. */
+    profile: { type: 'string' },
   },
 });
 const MESSAGES = Number(flags.messages);
@@ -159,7 +161,8 @@ async function baseline(receiver: Child): Promise<Result> {
 }
 
 async function gatepost(receiver: Child, dead: boolean): Promise<Result> {
-  const gp = await startGatepost([], { GATEPOST_WEBHOOK_ALLOW: '127.0.0.0/8' });
+  const profile = flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${flags.profile}`] : [];
+  const gp = await startGatepost(profile, { GATEPOST_WEBHOOK_ALLOW: '127.0.0.0/8' });
   try {
     const live = dead ? ENDPOINTS - 1 : ENDPOINTS;
     const secrets: Record<string, string> = {};

@@ -130,6 +130,19 @@ export function embeddedIPv4(ip: string): { v4: string; form: string } | null {
  * IPv4 address are judged by the IPv4 address they embed.
  */
 export function nonPublicReason(ip: string): string | null {
+  // Judged once per address (a few per endpoint): every attempt asks again.
+  let why = judged.get(ip);
+  if (why === undefined) {
+    why = judge(ip);
+    if (judged.size >= 4096) judged.clear();
+    judged.set(ip, why);
+  }
+  return why;
+}
+
+const judged = new Map<string, string | null>();
+
+function judge(ip: string): string | null {
   const family = isIP(ip);
   if (family === 4) return V4.find((r) => r.list.check(ip, 'ipv4'))?.why ?? null;
   if (family !== 6) return 'not an IP address';
@@ -236,8 +249,10 @@ export class SsrfGuard {
     const target = embeddedIPv4(ip)?.v4 ?? ip;
     if (METADATA_ADDRESSES.has(target)) return 'a cloud metadata address';
     const nonPublic = nonPublicReason(ip);
-    const here = nonPublicReason(target) === 'loopback' || /^(0\.|::$)/.test(target) || this.isLocal(target);
-    if (here && this.ownPorts.has(port)) return `Gatepost's own service (port ${port} of this machine)`;
+    if (this.ownPorts.has(port)) {
+      const here = nonPublicReason(target) === 'loopback' || /^(0\.|::$)/.test(target) || this.isLocal(target);
+      if (here) return `Gatepost's own service (port ${port} of this machine)`;
+    }
     if (this.allowed(ip)) return null;
     if (nonPublic) return nonPublic;
     if (this.isLocal(target)) return 'an address of this machine';
