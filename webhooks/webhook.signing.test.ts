@@ -41,6 +41,26 @@ describe('signatureHeaders', () => {
     expect(verifyWebhook({ payload: body, headers, secret })).toEqual(JSON.parse(body));
   });
 
+  it('matches the worked example of docs/webhooks.md byte for byte', () => {
+    const example = '{"id":"evt_01","type":"email.sent","created_at":"2025-11-21T00:00:00.000Z","data":{"message_id":"msg_01"}}';
+    expect(
+      signatureHeaders({
+        eventId: 'evt_01',
+        eventType: 'email.sent',
+        body: example,
+        secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+        timestamp: 1763683200,
+      }),
+    ).toEqual({
+      'x-service-signature': 't=1763683200,v1=bfa208a2905bc9f28aa5078ab83b81353775ecbf18fdc9a9fea53e5e5f4ea74a',
+      'x-service-timestamp': '1763683200',
+      'x-service-event': 'email.sent',
+      'webhook-id': 'evt_01',
+      'webhook-timestamp': '1763683200',
+      'webhook-signature': 'v1,BvKTG4c+GWAZZ3X9GE5sjCHWMdXpf75NkZzaKS2L96A=',
+    });
+  });
+
   it('carries one signature per secret in force, each verifiable on its own', () => {
     const [current, previous] = [newSecret(), newSecret()];
     const t = Math.floor(Date.now() / 1000);
