@@ -22,7 +22,7 @@ import type { EventEnvelope, MessageReady } from '../actors/message/message.stat
 import { webhookActor, webhookClient } from '../actors/webhook/webhook.actor.ts';
 import { PER_ENDPOINT, WebhookLanes } from '../actors/webhook/webhook.lanes.ts';
 import { WEBHOOK_DUE, type WebhookDue } from '../actors/webhook/webhook.state.ts';
-import { DEFAULT_WEBHOOK_RETRY, parseDurations } from '../config/config.ts';
+import { loadConfig } from '../config/config.ts';
 import { SsrfGuard } from '../webhooks/ssrf.guard.ts';
 import { WebhookPoster } from '../webhooks/webhook.http.ts';
 import { smtpRelay, type Relay } from '../mta/relay.smtp.ts';
@@ -53,6 +53,17 @@ export interface WebhookSettings {
   retrySchedule: number[];
   timeoutMs: number;
   disableAfterMs: number;
+}
+
+/** The defaults of the operator contract, with nothing allowed past the SSRF guard. */
+function defaultWebhookSettings(): WebhookSettings {
+  const c = loadConfig({});
+  return {
+    guard: new SsrfGuard(),
+    retrySchedule: c.webhookRetrySchedule,
+    timeoutMs: c.webhookTimeoutMs,
+    disableAfterMs: c.webhookDisableAfterMs,
+  };
 }
 
 /** Wires the actors and subscriptions onto a runtime: the same for every adapter. */
@@ -86,12 +97,7 @@ export function registerActors(
 
   // Webhooks: each lifecycle event goes to the actor of every enabled endpoint subscribed to it
   // (enqueue is idempotent by evt_ id: pub/sub may deliver twice); attempts run in the lanes.
-  const webhooks = deps.webhooks ?? {
-    guard: new SsrfGuard(),
-    retrySchedule: parseDurations('default', DEFAULT_WEBHOOK_RETRY),
-    timeoutMs: 15_000,
-    disableAfterMs: 5 * 86_400_000,
-  };
+  const webhooks = deps.webhooks ?? defaultWebhookSettings();
   runtime.register(webhookActor({ catalog: deps.catalog, ...webhooks }));
   const poster = new WebhookPoster(webhooks.guard, { socketsPerDestination: PER_ENDPOINT });
   const lanes = new WebhookLanes({ invoker: runtime, catalog: deps.catalog, poster, timeoutMs: webhooks.timeoutMs, log });

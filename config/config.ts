@@ -40,7 +40,7 @@ export interface Config {
 const DEFAULT_RETRY_SCHEDULE = '1m,5m,15m,30m,1h,2h,4h,8h,16h,24h,24h';
 
 // 15 attempts over about three days (69.9 h before jitter of ±20% per wait), as spec part 8 allows.
-export const DEFAULT_WEBHOOK_RETRY = '5s,1m,5m,15m,30m,1h,2h,4h,6h,8h,10h,12h,12h,14h';
+const DEFAULT_WEBHOOK_RETRY = '5s,1m,5m,15m,30m,1h,2h,4h,6h,8h,10h,12h,12h,14h';
 const DEFAULT_WEBHOOK_TIMEOUT = '15s';
 const DEFAULT_WEBHOOK_DISABLE_AFTER = '5d';
 

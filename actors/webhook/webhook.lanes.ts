@@ -13,6 +13,12 @@ import type { AttemptOutcome, BegunAttempt } from './webhook.state.ts';
 
 /** Attempts under way at once to one endpoint. */
 export const PER_ENDPOINT = 8;
+/**
+ * Events one lane holds at most. Past it (a receiver that hangs while events keep coming) a
+ * publication is dropped here: the event waits in its actor's state, whose reminder publishes it
+ * again later, so memory stays bounded and nothing is lost.
+ */
+export const MAX_WAITING = 10_000;
 
 export interface LaneDeps {
   invoker: Invoker;
@@ -53,7 +59,7 @@ export class WebhookLanes {
       lane = { waiting: new Fifo(), held: new Set(), running: 0 };
       this.lanes.set(endpointId, lane);
     }
-    if (lane.held.has(eventId)) return;
+    if (lane.held.has(eventId) || lane.waiting.length >= MAX_WAITING) return;
     lane.held.add(eventId);
     lane.waiting.push(eventId);
     this.pump(endpointId, lane);

@@ -3,6 +3,10 @@
 // (how many attempts were logged, and since when the endpoint has been failing). One key per
 // event, not one list, so a turn writes only what it changes, however many events wait.
 
+import type { messageActor } from '../message/message.actor.ts';
+
+type MessageMethods = (typeof messageActor)['methods'];
+
 /** Published when an event is due for an attempt: `{ endpoint_id, event_id }` (a WebhookDue). */
 export const WEBHOOK_DUE = 'webhook.due';
 
@@ -38,17 +42,8 @@ export interface WebhookDue {
 
 export type EventStatus = 'pending' | 'in_flight' | 'delivered' | 'failed';
 
-/** What the message's timeline is told about a final outcome (MessageActor.recordWebhook). */
-export interface TimelineNote {
-  message_id: string;
-  delivered: boolean;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  attempts: number;
-  status_code: number | null;
-  error: string | null;
-}
+/** What the message's timeline is told about a final outcome: MessageActor.recordWebhook's argument, and which message. */
+export type TimelineNote = Parameters<MessageMethods['recordWebhook']>[1] & { message_id: string };
 
 export interface EventState {
   tenant_id: string;

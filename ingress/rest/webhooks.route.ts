@@ -165,15 +165,15 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
         422: { description: 'The URL is refused by the SSRF guard (webhook_url_refused).', schema: ErrorBody },
       },
       handler: async ({ params, body, sender }) => {
-        const before = await load(sender.tenant.id, params.id);
+        await load(sender.tenant.id, params.id);
         if (body.url !== undefined) await guard.check(body.url);
         const w = await catalog.updateWebhook(sender.tenant.id, params.id, {
           ...body,
           ...(body.events ? { events: [...new Set(body.events)] } : {}),
         });
         if (!w) throw notFound(params.id);
-        // Enabled again: its failures so far no longer count towards disabling it.
-        if (body.enabled === true && !before.enabled) await webhookClient(invoker, w.id).reset(undefined);
+        // Enabled (again): its failures so far no longer count towards disabling it.
+        if (body.enabled === true) await webhookClient(invoker, w.id).reset(undefined);
         return { status: 200, body: view(w) };
       },
     }),

@@ -22,7 +22,7 @@ import type {
   WebhookPatch,
 } from '../catalog.port.ts';
 import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
-import { applyWebhookPatch } from '../webhooks.patch.ts';
+import { applyWebhookPatch, disabledEndpoint, newEndpoint, rotatedEndpoint } from '../webhooks.patch.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 
@@ -361,17 +361,7 @@ export class PgCatalog implements Catalog {
   }
 
   async createWebhook(w: WebhookCreate): Promise<WebhookEndpoint> {
-    const at = now();
-    const endpoint: WebhookEndpoint = {
-      ...w,
-      enabled: true,
-      disabled_reason: null,
-      disabled_at: null,
-      previous_secret: null,
-      previous_secret_expires_at: null,
-      created_at: at,
-      updated_at: at,
-    };
+    const endpoint = newEndpoint(w, now());
     await this.query(
       `INSERT INTO webhooks (${WEBHOOK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       webhookValues(endpoint),
@@ -441,11 +431,7 @@ export class PgCatalog implements Catalog {
   }
 
   async disableWebhook(tenantId: string, id: string, reason: WebhookDisabledReason): Promise<WebhookEndpoint | null> {
-    return this.changeWebhook(tenantId, id, (w) => {
-      if (!w.enabled) return w;
-      const at = now();
-      return { ...w, enabled: false, disabled_reason: reason, disabled_at: at, updated_at: at };
-    });
+    return this.changeWebhook(tenantId, id, (w) => disabledEndpoint(w, reason, now()));
   }
 
   async rotateWebhookSecret(
@@ -454,13 +440,7 @@ export class PgCatalog implements Catalog {
     secret: string,
     previousExpiresAt: string,
   ): Promise<WebhookEndpoint | null> {
-    return this.changeWebhook(tenantId, id, (w) => ({
-      ...w,
-      secret,
-      previous_secret: w.secret,
-      previous_secret_expires_at: previousExpiresAt,
-      updated_at: now(),
-    }));
+    return this.changeWebhook(tenantId, id, (w) => rotatedEndpoint(w, secret, previousExpiresAt, now()));
   }
 
   async deleteWebhook(tenantId: string, id: string): Promise<boolean> {

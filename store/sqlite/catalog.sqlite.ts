@@ -19,7 +19,7 @@ import type {
   WebhookPatch,
 } from '../catalog.port.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
-import { applyWebhookPatch } from '../webhooks.patch.ts';
+import { applyWebhookPatch, disabledEndpoint, newEndpoint, rotatedEndpoint } from '../webhooks.patch.ts';
 
 interface TenantRow {
   id: string;
@@ -263,17 +263,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async createWebhook(w: WebhookCreate): Promise<WebhookEndpoint> {
-    const at = now();
-    const endpoint: WebhookEndpoint = {
-      ...w,
-      enabled: true,
-      disabled_reason: null,
-      disabled_at: null,
-      previous_secret: null,
-      previous_secret_expires_at: null,
-      created_at: at,
-      updated_at: at,
-    };
+    const endpoint = newEndpoint(w, now());
     this.sql(
       `INSERT INTO webhooks (id, tenant_id, url, events, enabled, disabled_reason, disabled_at, secret, previous_secret,
          previous_secret_expires_at, created_at, updated_at)
@@ -322,11 +312,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async disableWebhook(tenantId: string, id: string, reason: WebhookDisabledReason): Promise<WebhookEndpoint | null> {
-    return this.changeWebhook(tenantId, id, (w) => {
-      if (!w.enabled) return w;
-      const at = now();
-      return { ...w, enabled: false, disabled_reason: reason, disabled_at: at, updated_at: at };
-    });
+    return this.changeWebhook(tenantId, id, (w) => disabledEndpoint(w, reason, now()));
   }
 
   async rotateWebhookSecret(
@@ -335,13 +321,7 @@ export class SqliteCatalog implements Catalog {
     secret: string,
     previousExpiresAt: string,
   ): Promise<WebhookEndpoint | null> {
-    return this.changeWebhook(tenantId, id, (w) => ({
-      ...w,
-      secret,
-      previous_secret: w.secret,
-      previous_secret_expires_at: previousExpiresAt,
-      updated_at: now(),
-    }));
+    return this.changeWebhook(tenantId, id, (w) => rotatedEndpoint(w, secret, previousExpiresAt, now()));
   }
 
   async deleteWebhook(tenantId: string, id: string): Promise<boolean> {
