@@ -18,6 +18,7 @@ import {
 } from '../actors/recipient/recipient.actor.ts';
 import { EMAIL_EVENTS, MESSAGE_EXPIRED, MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';
 import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
+import { batchActor } from '../actors/batch/batch.actor.ts';
 import type { EventEnvelope, MessageReady } from '../actors/message/message.state.ts';
 import { webhookActor, webhookClient } from '../actors/webhook/webhook.actor.ts';
 import { PER_ENDPOINT, WebhookLanes } from '../actors/webhook/webhook.lanes.ts';
@@ -74,6 +75,7 @@ export function registerActors(
   runtime.register(tenantActor);
   runtime.register(recipientActor);
   runtime.register(messageActor);
+  runtime.register(batchActor);
   const delivery = deliveryActor({ relay: deps.relay, catalog: deps.catalog, retrySchedule: deps.retrySchedule });
   runtime.register(delivery);
 

@@ -11,6 +11,11 @@ export const errorCatalog = {
   },
   invalid_api_key: { status: 401, smtp: [535, '5.7.8'], message: 'The API key is unknown or has been revoked.' },
   key_not_allowed: { status: 403, smtp: [550, '5.7.1'], message: 'This key may not be used here.' },
+  origin_not_allowed: {
+    status: 403,
+    smtp: [550, '5.7.1'],
+    message: "This key does not send from this origin; add the origin to the key's allowed_origins.",
+  },
   not_found: { status: 404, smtp: [550, '5.1.0'], message: 'Not found.' },
   template_exists: { status: 409, smtp: [554, '5.6.0'], message: 'A template with that slug already exists.' },
   webhook_disabled: { status: 409, smtp: [554, '5.6.0'], message: 'The webhook endpoint is disabled.' },
@@ -18,6 +23,11 @@ export const errorCatalog = {
     status: 409,
     smtp: [554, '5.6.0'],
     message: 'Only an event whose delivery failed can be redelivered by hand.',
+  },
+  idempotency_key_in_flight: {
+    status: 409,
+    smtp: [451, '4.5.0'],
+    message: 'A request with this idempotency key is still under way; retry it in a moment.',
   },
   message_too_large: { status: 413, smtp: [552, '5.3.4'], message: 'The message is larger than allowed.' },
   recipient_suppressed: {
@@ -39,6 +49,16 @@ export const errorCatalog = {
     status: 422,
     smtp: [554, '5.7.1'],
     message: 'The webhook URL is refused: it must be https and reach a public address.',
+  },
+  recipient_not_allowed: {
+    status: 422,
+    smtp: [550, '5.7.1'],
+    message: 'A browser send cannot choose addresses; the template stores them.',
+  },
+  template_has_no_recipient: {
+    status: 422,
+    smtp: [554, '5.6.0'],
+    message: 'The template stores no recipient, so it cannot be sent from a browser.',
   },
   template_not_found: { status: 422, smtp: [554, '5.6.0'], message: 'No template has that slug.' },
   template_render_failed: { status: 422, smtp: [554, '5.6.0'], message: 'The template could not be rendered.' },

@@ -9,11 +9,13 @@ import { derivedId, newId, sha256Hex } from '../lib/ids.ts';
 import { renderField } from '../mail/render.ts';
 import type { RenderedContent } from '../mail/content.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
-import type { AdmitResult, Stream } from '../actors/message/message.state.ts';
+import type { AdmitArgs, AdmitResult, Stream } from '../actors/message/message.state.ts';
+import { batchActor } from '../actors/batch/batch.actor.ts';
 import type { ApiKey, Catalog, Tenant } from '../store/catalog.port.ts';
 import { checkAttachments, checkHeaders, checkSendAt } from './policy.ts';
 
-export type Ingress = 'api' | 'api_batch';
+/** Where a send came in; it lands on the message's timeline. */
+export type Ingress = 'api' | 'api_batch' | 'smtp' | 'style_p' | 'style_s' | 'style_m' | 'browser';
 
 /** Who is sending: resolved by the ingress from the credential it was given. */
 export interface Sender {
@@ -25,6 +27,9 @@ export interface Sender {
 export interface SendDraft {
   from?: string;
   to?: string;
+  /** Shown on the message; each also receives it. */
+  cc?: string[];
+  bcc?: string[];
   reply_to?: string;
   subject?: string;
   html?: string;
@@ -38,6 +43,16 @@ export interface SendDraft {
   send_at?: string;
   /** How many attachments the request carried: any at all is refused, never dropped. */
   attachments?: number;
+  /**
+   * Send subject, html and text exactly as given, filling no {{placeholders}}: for providers whose
+   * plain sends are not templates (a literal "{{" there is content, not a merge field).
+   */
+  literal?: boolean;
+  /**
+   * Capture instead of delivering, whatever the key (a provider's test mode: SendGrid's
+   * `sandbox_mode`, Mailgun's `o:testmode`). A sandbox key always captures.
+   */
+  sandbox?: boolean;
 }
 
 export interface Admission {
@@ -47,29 +62,75 @@ export interface Admission {
   idempotencyKey?: string;
 }
 
+/** One message of an all-or-nothing admission. */
+export interface BatchItem {
+  draft: SendDraft;
+  idempotencyKey?: string;
+}
+
+export interface BatchAdmission {
+  sender: Sender;
+  ingress: Ingress;
+  items: BatchItem[];
+  /**
+   * The request's own idempotency key, if it has one: a retry of the request then continues
+   * the same batch (each item should carry a key derived from it, so nothing is sent twice).
+   */
+  batchKey?: string;
+  /**
+   * `per_item`: a policy refusal (suppressed, invalid, over quota) is that item's result and the
+   * others go on. `all`: any refusal refuses the whole request. Either way a failure that is not
+   * a refusal (a store error, a crash) rolls back every item.
+   */
+  refusals: 'per_item' | 'all';
+}
+
+export type BatchResult = { ok: AdmitResult } | { refused: GatepostError };
+
+/** The refusal of one item that refused a whole all-or-nothing admission: `item` says which. */
+export class ItemRefused extends GatepostError {
+  constructor(
+    readonly item: number,
+    refusal: GatepostError,
+  ) {
+    super(refusal.code, refusal.message, { details: refusal.details, retryAfter: refusal.retryAfter });
+  }
+}
+
 export interface Gate {
   admit(admission: Admission): Promise<AdmitResult>;
+  /**
+   * Admits several messages as one: every item is committed, or none is (spec part 4 rule 4).
+   * Answers one result per item, in order. With `refusals: 'all'`, a refusal is thrown as an
+   * `ItemRefused` naming the item, so the ingress can point at the recipient at fault.
+   */
+  admitAll(admission: BatchAdmission): Promise<BatchResult[]>;
 }
 
 export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
-  return {
-    async admit({ sender, ingress, draft, idempotencyKey }) {
-      const { tenant, key } = sender;
-      if (key.kind === 'public') {
-        throw new GatepostError('key_not_allowed', 'A public key can only send through the browser SDK endpoints.');
-      }
-      checkAttachments(draft.attachments ?? 0);
-      const problems: ErrorDetail[] = [...checkSendAt(draft.send_at), ...checkHeaders(draft.headers ?? {})];
-      if (problems.length > 0) throw invalid(problems);
+  /** The checks that need no state, and rendering: what the message actor is to admit. */
+  async function prepare({ sender, ingress, draft, idempotencyKey }: Admission): Promise<{ id: string; args: AdmitArgs }> {
+    const { tenant, key } = sender;
+    if (key.kind === 'public' && ingress !== 'browser') {
+      throw new GatepostError('key_not_allowed', 'A public key can only send through the browser SDK endpoints.');
+    }
+    if (ingress === 'browser' && key.kind === 'live') {
+      throw new GatepostError('key_not_allowed', 'The browser SDK endpoints take a public key (gp_public_), never a live key.');
+    }
+    if (ingress === 'browser') checkBrowserDraft(draft);
+    checkAttachments(draft.attachments ?? 0);
+    const problems: ErrorDetail[] = [...checkSendAt(draft.send_at), ...checkHeaders(draft.headers ?? {})];
+    if (problems.length > 0) throw invalid(problems);
 
-      // The rendered content is checked (checkContent) inside the message actor's admitting turn.
-      const content = await render(deps.catalog, tenant, draft);
+    // The rendered content is checked (checkContent) inside the message actor's admitting turn.
+    const content = await render(deps.catalog, tenant, draft, ingress);
 
-      const requestHash = sha256Hex(canonicalJson({ ...draft, stream: draft.stream ?? 'transactional' }));
-      const id = idempotencyKey ? derivedId('msg', tenant.id, idempotencyKey) : newId('msg');
-      return actor(deps.invoker, messageActor, id).admit({
+    const requestHash = sha256Hex(canonicalJson({ ...draft, stream: draft.stream ?? 'transactional' }));
+    return {
+      id: idempotencyKey ? derivedId('msg', tenant.id, idempotencyKey) : newId('msg'),
+      args: {
         tenant_id: tenant.id,
-        sandbox: key.kind === 'sandbox',
+        sandbox: key.kind === 'sandbox' || draft.sandbox === true,
         stream: draft.stream ?? 'transactional',
         ingress,
         request_hash: requestHash,
@@ -78,12 +139,96 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
         content,
         send_at: draft.send_at ? new Date(draft.send_at).toISOString() : null,
         quota: tenant.quota,
+      },
+    };
+  }
+
+  const message = (id: string) => actor(deps.invoker, messageActor, id);
+
+  async function admit(admission: Admission): Promise<AdmitResult> {
+    const { id, args } = await prepare(admission);
+    return actor(deps.invoker, messageActor, id).admit(args);
+  }
+
+  return {
+    admit,
+
+    async admitAll({ sender, ingress, items, batchKey, refusals }) {
+      if (items.length === 1 && batchKey === undefined) {
+        // One message is atomic by itself: no batch to decide.
+        try {
+          return [{ ok: await admit({ sender, ingress, ...items[0]! }) }];
+        } catch (error) {
+          if (!isRefusal(error)) throw error;
+          if (refusals === 'per_item') return [{ refused: error }];
+          throw new ItemRefused(0, error);
+        }
+      }
+      const prepared = await Promise.all(
+        items.map((item, i) =>
+          prepare({ sender, ingress, ...item }).catch((error: unknown): { refused: GatepostError } => {
+            if (!isRefusal(error)) throw error;
+            if (refusals === 'per_item') return { refused: error };
+            throw new ItemRefused(i, error);
+          }),
+        ),
+      );
+      const batchId = batchKey === undefined ? newId('bat') : derivedId('bat', sender.tenant.id, batchKey);
+      const batch = actor(deps.invoker, batchActor, batchId);
+      // The same key with another request is refused (as for one message), not taken for a replay.
+      const requestHash = sha256Hex(canonicalJson({ ingress, items }));
+      const { attempt, committed } = await batch.begin({ request_hash: requestHash });
+      const hold = { batch_id: batchId, attempt };
+      const admitted = await Promise.allSettled(
+        prepared.map((p) =>
+          'refused' in p ? Promise.resolve(null) : actor(deps.invoker, messageActor, p.id).admit({ ...p.args, hold }),
+        ),
+      );
+      const heldIds = prepared.flatMap((p, i) => (!('refused' in p) && admitted[i]!.status === 'fulfilled' ? [p.id] : []));
+      const settleAll = (outcome: 'committed' | 'aborted') =>
+        // Best effort: a message not told here asks the batch on its watchdog reminder.
+        Promise.allSettled(heldIds.map((id) => message(id).settle({ hold, outcome })));
+
+      const failed = admitted.findIndex((a) => a.status === 'rejected' && (refusals === 'all' || !isRefusal(a.reason)));
+      if (failed >= 0) {
+        await batch.resolve({ attempt }).catch(() => undefined);
+        await settleAll('aborted');
+        const reason = (admitted[failed] as PromiseRejectedResult).reason;
+        throw isRefusal(reason) ? new ItemRefused(failed, reason) : reason;
+      }
+      await batch.commit({ attempt });
+      await settleAll('committed');
+      return prepared.map((p, i): BatchResult => {
+        const a = admitted[i]!;
+        if ('refused' in p) return p;
+        if (a.status === 'rejected') return { refused: a.reason as GatepostError };
+        // A batch that had committed before is a replay as a whole, held items included.
+        return { ok: { response: a.value!.response, replayed: a.value!.replayed || committed } };
       });
     },
   };
 }
 
-async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft): Promise<RenderedContent> {
+/** A refusal is the sender's to fix (4xx); anything else is ours, and fails a whole batch. */
+function isRefusal(error: unknown): error is GatepostError {
+  return error instanceof GatepostError && error.status < 500 && error.code !== 'idempotency_key_in_flight';
+}
+
+/**
+ * Spec part 1 rule 13: from a browser, the recipient always comes from the stored template. The
+ * request names a template and may fill its placeholders; it chooses no address at all.
+ */
+function checkBrowserDraft(draft: SendDraft): void {
+  const chosen = (['from', 'to', 'cc', 'bcc', 'reply_to'] as const).filter((f) => draft[f] !== undefined);
+  if (chosen.length > 0) {
+    throw new GatepostError('recipient_not_allowed', 'A browser send cannot choose addresses; the template stores them.', {
+      details: chosen.map((field) => ({ field, message: 'not allowed from the browser' })),
+    });
+  }
+  if (draft.template === undefined) throw invalid([{ field: 'template', message: 'is required from the browser' }]);
+}
+
+async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft, ingress: Ingress): Promise<RenderedContent> {
   const data = draft.data ?? {};
   let source = {
     subject: draft.subject,
@@ -108,18 +253,25 @@ async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft): Promi
       to: draft.to ?? template.to ?? undefined,
       reply_to: draft.reply_to ?? template.reply_to ?? undefined,
     };
+    if (ingress === 'browser' && !template.to) {
+      throw new GatepostError('template_has_no_recipient', `The template "${draft.template}" stores no recipient.`);
+    }
   }
   const missing = (['to', 'subject', 'html'] as const).filter((f) => !source[f]);
   if (missing.length > 0) throw invalid(missing.map((field) => ({ field, message: 'is required' })));
   const from = source.from ?? tenant.default_from;
   if (!from) throw new GatepostError('sender_required');
+  const fill = (field: string, text: string, kind: 'html' | 'text') =>
+    draft.literal ? text : renderField(field, text, data, kind);
   return {
     from,
     to: source.to!,
+    ...(draft.cc?.length ? { cc: draft.cc } : {}),
+    ...(draft.bcc?.length ? { bcc: draft.bcc } : {}),
     reply_to: source.reply_to ?? null,
-    subject: renderField('subject', source.subject!, data, 'text'),
-    html: renderField('html', source.html!, data, 'html'),
-    text: source.text === undefined ? null : renderField('text', source.text, data, 'text'),
+    subject: fill('subject', source.subject!, 'text'),
+    html: fill('html', source.html!, 'html'),
+    text: source.text === undefined ? null : fill('text', source.text, 'text'),
     headers: draft.headers ?? {},
   };
 }

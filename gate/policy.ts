@@ -9,6 +9,8 @@ import { contentBytes, type RenderedContent } from '../mail/content.ts';
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
 export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
 export const MAX_HEADERS = 50;
+/** Recipients of one message: its `to` and every cc and bcc. */
+export const MAX_RECIPIENTS = 50;
 
 // Headers Gatepost writes itself; a sender setting them could forge or break the message.
 const RESERVED_HEADERS = new Set([
@@ -63,14 +65,23 @@ export function checkSendAt(sendAt: string | undefined, now = Date.now()): Error
 
 /**
  * The rendered message: valid mailboxes, no line breaks where headers go, within the size limit.
- * Answers the sender's and the recipient's mailbox, parsed.
+ * Answers the sender's and the recipients' mailboxes, parsed.
  */
-export function checkContent(content: RenderedContent): { from: Mailbox; to: Mailbox } {
+export function checkContent(content: RenderedContent): { from: Mailbox; to: Mailbox; copies: Mailbox[] } {
   const problems: ErrorDetail[] = [];
   const from = parseMailbox(content.from);
   const to = parseMailbox(content.to);
   if (!from) problems.push({ field: 'from', message: 'not a valid email address' });
   if (!to) problems.push({ field: 'to', message: 'not a valid email address' });
+  const copies: Mailbox[] = [];
+  for (const field of ['cc', 'bcc'] as const) {
+    (content[field] ?? []).forEach((address, i) => {
+      const mailbox = parseMailbox(address);
+      if (mailbox) copies.push(mailbox);
+      else problems.push({ field: `${field}[${i}]`, message: 'not a valid email address' });
+    });
+  }
+  if (1 + copies.length > MAX_RECIPIENTS) problems.push({ field: 'cc', message: `at most ${MAX_RECIPIENTS} recipients in all` });
   if (content.reply_to !== null && !parseMailbox(content.reply_to))
     problems.push({ field: 'reply_to', message: 'not a valid email address' });
   if (/[\r\n\0]/.test(content.subject)) problems.push({ field: 'subject', message: 'must not contain CR, LF or NUL' });
@@ -93,5 +104,5 @@ export function checkContent(content: RenderedContent): { from: Mailbox; to: Mai
       `The rendered message is ${bytes} bytes; the limit is ${MAX_MESSAGE_BYTES} bytes (1 MiB).`,
     );
   }
-  return { from: from!, to: to! };
+  return { from: from!, to: to!, copies };
 }

@@ -190,6 +190,7 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
     });
     // Not DeliveryActor: a retried delivery attempt could send twice.
     expect(Object.keys(resiliency.spec.targets.actors).sort()).toEqual([
+      'BatchActor',
       'MessageActor',
       'RecipientActor',
       'TenantActor',

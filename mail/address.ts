@@ -35,6 +35,22 @@ export function parseMailbox(text: string): Mailbox | null {
   return { name: name ?? '', address };
 }
 
+/** "Name <address>", quoting the name when it is more than atoms and spaces (RFC 5322 §3.2.5). */
+export function formatMailbox(address: string, name?: string | null): string {
+  if (!name) return address;
+  const phrase = /^[\w !#$%&'*+\-/=?^`{|}~]*$/.test(name) ? name : `"${name.replace(/["\\]/g, '\\$&')}"`;
+  return `${phrase} <${address}>`;
+}
+
+/**
+ * The mailboxes of a comma-separated list ("Ann <ann@example.com>, bob@example.com"), each
+ * written on its own; whether each is valid is for the gate to judge.
+ */
+export function splitAddressList(text: string): string[] {
+  // Text that holds no address at all comes back as written, for the gate to refuse by name.
+  return addressparser(text, { flatten: true }).map(({ name, address }) => (address ? formatMailbox(address, name) : name));
+}
+
 /** The form suppression and quota bookkeeping use: the same mailbox always gives the same key. */
 export function normalizeAddress(address: string): string {
   return address.trim().toLowerCase();

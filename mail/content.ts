@@ -5,6 +5,10 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 export interface RenderedContent {
   from: string;
   to: string;
+  /** Shown to every recipient; each also receives the message. Absent on messages from before cc existed. */
+  cc?: string[];
+  /** Receive the message without being shown in it. */
+  bcc?: string[];
   reply_to: string | null;
   subject: string;
   html: string;
@@ -20,11 +24,22 @@ export function textFromHtml(html: string): string {
   return htmlToText(html);
 }
 
+/**
+ * The HTML part of a text-only send (every message goes out multipart/alternative): the text with
+ * its line breaks kept. Only &, < and > are escaped, so {{placeholders}} still render.
+ */
+export function htmlFromText(text: string): string {
+  const escaped = text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+  return `<div style="white-space: pre-wrap">${escaped}</div>`;
+}
+
 /** The nodemailer message for a rendered content: multipart/alternative, text then html. */
 export function mailOptions(content: RenderedContent, messageId: string, date: Date): Mail.Options {
   return {
     from: content.from,
     to: content.to,
+    ...(content.cc?.length ? { cc: content.cc } : {}),
+    ...(content.bcc?.length ? { bcc: content.bcc } : {}),
     ...(content.reply_to ? { replyTo: content.reply_to } : {}),
     subject: content.subject,
     text: content.text ?? textFromHtml(content.html),

@@ -184,6 +184,8 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
           prefix: 'gp_live_ab',
           created_at: expect.stringMatching(ISO),
           revoked_at: null,
+          allowed_origins: [],
+          rate_limit: { per_key: null, per_ip: null },
         });
         expect(await catalog.findKeyByHash(hash)).toEqual(key);
         expect(await catalog.findKeyByHash(unique('hash'))).toBeNull();
@@ -232,6 +234,68 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect(await catalog.listKeys(t.id)).toEqual([revoked]);
 
         expect(await catalog.revokeKey(t.id, key.id)).toEqual(revoked);
+      });
+      it('keeps the browser settings a key is created with', async () => {
+        const t = await newTenant();
+        const hash = unique('hash');
+        const origins = ['https://shop.example', 'http://localhost:8080'];
+        const key = await catalog.createKey(
+          {
+            id: unique('key'),
+            tenant_id: t.id,
+            kind: 'public',
+            name: 'site',
+            prefix: 'gp_public_ab',
+            allowed_origins: origins,
+            rate_limit: { per_key: 500, per_ip: null },
+          },
+          hash,
+        );
+        expect(key).toMatchObject({ allowed_origins: origins, rate_limit: { per_key: 500, per_ip: null } });
+        expect(await catalog.findKeyByHash(hash)).toEqual(key);
+        expect(await catalog.listKeys(t.id)).toEqual([key]);
+      });
+
+      it('updates the fields given of one key of one tenant, leaving the rest', async () => {
+        const [t, stranger] = [await newTenant(), await newTenant()];
+        const hash = unique('hash');
+        const key = await catalog.createKey(
+          { id: unique('key'), tenant_id: t.id, kind: 'public', name: 'site', prefix: 'gp_public_cd' },
+          hash,
+        );
+        const origins = await catalog.updateKey(t.id, key.id, { allowed_origins: ['https://a.example'] });
+        expect(origins).toEqual({ ...key, allowed_origins: ['https://a.example'] });
+
+        const rates = await catalog.updateKey(t.id, key.id, { rate_limit: { per_key: 30, per_ip: 3 }, name: null });
+        expect(rates).toEqual({ ...origins, name: null, rate_limit: { per_key: 30, per_ip: 3 } });
+        expect(await catalog.findKeyByHash(hash)).toEqual(rates);
+        expect(await catalog.updateKey(t.id, key.id, {})).toEqual(rates);
+
+        const cleared = await catalog.updateKey(t.id, key.id, {
+          allowed_origins: [],
+          rate_limit: { per_key: null, per_ip: null },
+        });
+        expect(cleared).toEqual({ ...rates, allowed_origins: [], rate_limit: { per_key: null, per_ip: null } });
+
+        expect(await catalog.updateKey(stranger.id, key.id, { name: 'theirs' })).toBeNull();
+        expect(await catalog.updateKey(t.id, unique('key'), { name: 'none' })).toBeNull();
+        expect(await catalog.listKeys(t.id)).toEqual([cleared]);
+      });
+
+      it('keeps both of two concurrent key updates of different fields', async () => {
+        const t = await newTenant();
+        const key = await catalog.createKey(
+          { id: unique('key'), tenant_id: t.id, kind: 'sandbox', name: 'dev', prefix: 'gp_sandbox_ef' },
+          unique('hash'),
+        );
+        await Promise.all([
+          catalog.updateKey(t.id, key.id, { allowed_origins: ['https://b.example'] }),
+          catalog.updateKey(t.id, key.id, { rate_limit: { per_key: 7, per_ip: 2 } }),
+          catalog.updateKey(t.id, key.id, { name: 'renamed' }),
+        ]);
+        expect(await catalog.listKeys(t.id)).toEqual([
+          { ...key, name: 'renamed', allowed_origins: ['https://b.example'], rate_limit: { per_key: 7, per_ip: 2 } },
+        ]);
       });
     });
 

@@ -28,7 +28,32 @@ export interface ApiKey {
   prefix: string;
   created_at: string;
   revoked_at: string | null;
+  /**
+   * The origins (`https://shop.example`) a page may send from with this key through the browser
+   * SDK endpoints; empty: any origin. Only public and sandbox keys are used from a browser.
+   */
+  allowed_origins: string[];
+  /** Browser SDK sends per minute, for the whole key and for each client IP; null: the defaults. */
+  rate_limit: BrowserRateLimit;
 }
+
+export interface BrowserRateLimit {
+  per_key: number | null;
+  per_ip: number | null;
+}
+
+/** A key to store: its browser settings default to any origin and the default rates. */
+export type NewKey = Omit<ApiKey, 'created_at' | 'revoked_at' | 'allowed_origins' | 'rate_limit'> &
+  Partial<Pick<ApiKey, 'allowed_origins' | 'rate_limit'>>;
+
+/** The record of a key as issued: browser settings default to any origin and the default rates. */
+export function keyRecord(k: NewKey, created_at: string): ApiKey {
+  const { allowed_origins = [], rate_limit = { per_key: null, per_ip: null }, ...fields } = k;
+  return { ...fields, created_at, revoked_at: null, allowed_origins, rate_limit };
+}
+
+/** What can change on a key after it is issued. */
+export type KeySettings = Pick<ApiKey, 'name' | 'allowed_origins' | 'rate_limit'>;
 
 export interface Template {
   id: string;
@@ -107,11 +132,13 @@ export interface Catalog {
   listTenants(): Promise<Tenant[]>;
   updateTenant(id: string, patch: Partial<Pick<Tenant, 'name' | 'default_from' | 'quota'>>): Promise<Tenant | null>;
 
-  createKey(k: Omit<ApiKey, 'created_at' | 'revoked_at'>, hash: string): Promise<ApiKey>;
+  createKey(k: NewKey, hash: string): Promise<ApiKey>;
   /** The live (unrevoked) key with this hash. */
   findKeyByHash(hash: string): Promise<ApiKey | null>;
   listKeys(tenantId: string): Promise<ApiKey[]>;
   revokeKey(tenantId: string, keyId: string): Promise<ApiKey | null>;
+  /** Changes the fields given; null when the tenant has no such key. */
+  updateKey(tenantId: string, keyId: string, patch: Partial<KeySettings>): Promise<ApiKey | null>;
 
   createTemplate(tenantId: string, id: string, fields: TemplateFields): Promise<Template>;
   getTemplate(tenantId: string, slug: string): Promise<Template | null>;

@@ -3,9 +3,20 @@
 // at once, and the short lifetime bounds how long another replica may still accept a revoked key.
 import { GatepostError } from '../errors/errors.catalog.ts';
 import { newId, randomToken, sha256Hex } from '../lib/ids.ts';
-import type { ApiKey, Catalog, KeyKind, Tenant } from '../store/catalog.port.ts';
+import type { ApiKey, BrowserRateLimit, Catalog, KeyKind, KeySettings, Tenant } from '../store/catalog.port.ts';
 
 export const KEY_PREFIX: Record<KeyKind, string> = { live: 'gp_live_', sandbox: 'gp_sandbox_', public: 'gp_public_' };
+
+/** The kinds of key a page may hold: they take an origin allow-list and browser rate limits. */
+export const BROWSER_KINDS: readonly KeyKind[] = ['public', 'sandbox'];
+
+/** Browser SDK sends per minute when a key sets no rate of its own. */
+export const DEFAULT_BROWSER_RATE = { per_key: 100, per_ip: 10 } as const;
+
+/** A key's browser rates, its own where it has them, else the defaults. */
+export function browserRate(limit: BrowserRateLimit): { per_key: number; per_ip: number } {
+  return { per_key: limit.per_key ?? DEFAULT_BROWSER_RATE.per_key, per_ip: limit.per_ip ?? DEFAULT_BROWSER_RATE.per_ip };
+}
 
 const CACHE_MS = 5_000;
 
@@ -19,13 +30,25 @@ export class KeyRing {
 
   constructor(private readonly catalog: Catalog) {}
 
-  async issue(tenantId: string, kind: KeyKind, name: string | null): Promise<{ key: ApiKey; secret: string }> {
+  async issue(
+    tenantId: string,
+    kind: KeyKind,
+    name: string | null,
+    browser: Partial<Pick<ApiKey, 'allowed_origins' | 'rate_limit'>> = {},
+  ): Promise<{ key: ApiKey; secret: string }> {
     const secret = `${KEY_PREFIX[kind]}${randomToken(24)}`;
     const key = await this.catalog.createKey(
-      { id: newId('key'), tenant_id: tenantId, kind, name, prefix: secret.slice(0, KEY_PREFIX[kind].length + 6) },
+      { id: newId('key'), tenant_id: tenantId, kind, name, prefix: secret.slice(0, KEY_PREFIX[kind].length + 6), ...browser },
       sha256Hex(secret),
     );
     return { key, secret };
+  }
+
+  /** Changes a key's settings; this process sees them at once, other replicas within the cache's life. */
+  async update(tenantId: string, keyId: string, patch: Partial<KeySettings>): Promise<ApiKey | null> {
+    const key = await this.catalog.updateKey(tenantId, keyId, patch);
+    this.cache.clear();
+    return key;
   }
 
   async revoke(tenantId: string, keyId: string): Promise<ApiKey | null> {

@@ -8,12 +8,14 @@ import { domainOf } from '../../mail/address.ts';
 import { checkContent } from '../../gate/policy.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
+import { batchActor } from '../batch/batch.actor.ts';
 import {
   LIFECYCLE_EVENTS,
   RETENTION_MS,
   type AdmitArgs,
   type AdmitResult,
   type AttemptOutcome,
+  type BatchHold,
   type DeliveryView,
   type EventEnvelope,
   type EventType,
@@ -68,28 +70,62 @@ function queue(turn: ActorTurn, record: MessageRecord): void {
   handOver(turn, record);
 }
 
+/** An admitted message goes on: scheduled for its send_at, or queued now. */
+function release(turn: ActorTurn, record: MessageRecord): void {
+  delete record.hold;
+  if (record.send_at) {
+    record.status = 'scheduled';
+    appendEvent(turn, record, 'message.scheduled', { send_at: record.send_at });
+    turn.setReminder('send', Date.parse(record.send_at));
+  } else {
+    queue(turn, record);
+  }
+}
+
+function settle(turn: ActorTurn, record: MessageRecord, outcome: 'committed' | 'aborted'): void {
+  if (outcome === 'committed') {
+    release(turn, record);
+    turn.set('record', record);
+  } else {
+    // Rolled back: the message never was, and its idempotency key is free for the retry.
+    turn.delete('record');
+    turn.delete('content');
+    turn.deleteReminder('watch');
+  }
+}
+
 export const messageActor = defineActor({
   type: MESSAGE_ACTOR,
   methods: {
     async admit(turn, args: AdmitArgs): Promise<AdmitResult> {
       const existing = await turn.get<MessageRecord>('record');
       if (existing) {
-        if (existing.tenant_id === args.tenant_id && existing.request_hash === args.request_hash) {
-          return { response: existing.response, replayed: true };
+        if (existing.tenant_id !== args.tenant_id || existing.request_hash !== args.request_hash) {
+          throw new GatepostError('idempotency_key_reused');
         }
-        throw new GatepostError('idempotency_key_reused');
+        if (existing.status !== 'held') return { response: existing.response, replayed: true };
+        if (existing.hold!.batch_id !== args.hold?.batch_id) throw new GatepostError('idempotency_key_in_flight');
+        // A retry of the batch that held this message: its new attempt takes the message over.
+        if (existing.hold!.attempt !== args.hold.attempt) {
+          existing.hold = args.hold;
+          turn.setReminder('watch', Date.now() + WATCHDOG_MS);
+          turn.set('record', existing);
+        }
+        return { response: existing.response, replayed: false };
       }
       const mailboxes = checkContent(args.content);
       const to = mailboxes.to.address;
-      const suppression = await actor(turn, recipientActor, recipientActorId(args.tenant_id, to)).check(undefined);
-      if (suppression) {
-        throw new GatepostError(
-          'recipient_suppressed',
-          `${to} is suppressed (${suppression.reason}); the message was not sent.`,
-          {
-            details: [{ field: 'to', message: `suppressed: ${suppression.reason}` }],
-          },
-        );
+      for (const mailbox of [mailboxes.to, ...mailboxes.copies]) {
+        const address = mailbox.address;
+        const suppression = await actor(turn, recipientActor, recipientActorId(args.tenant_id, address)).check(undefined);
+        if (suppression) {
+          const field = address === to ? 'to' : 'cc';
+          throw new GatepostError(
+            'recipient_suppressed',
+            `${address} is suppressed (${suppression.reason}); the message was not sent.`,
+            { details: [{ field, message: `${address} is suppressed: ${suppression.reason}` }] },
+          );
+        }
       }
       await actor(turn, tenantActor, args.tenant_id).reserve({ quota: args.quota });
 
@@ -118,16 +154,25 @@ export const messageActor = defineActor({
         },
       };
       appendEvent(turn, record, 'message.accepted', { to, stream: args.stream, ingress: args.ingress, sandbox: args.sandbox });
-      if (args.send_at) {
-        record.status = 'scheduled';
-        appendEvent(turn, record, 'message.scheduled', { send_at: args.send_at });
-        turn.setReminder('send', Date.parse(args.send_at));
+      if (args.hold) {
+        record.status = 'held';
+        record.hold = args.hold;
+        // Nothing decided by then: the watchdog asks the batch, which rolls the attempt back.
+        turn.setReminder('watch', Date.now() + WATCHDOG_MS);
       } else {
-        queue(turn, record);
+        release(turn, record);
       }
       turn.set('content', args.content);
       turn.set('record', record);
       return { response: record.response, replayed: false };
+    },
+
+    /** The decision of a held message's batch: send it, or roll it back as if never admitted. */
+    async settle(turn, { hold, outcome }: { hold: BatchHold; outcome: 'committed' | 'aborted' }): Promise<void> {
+      const record = await turn.get<MessageRecord>('record');
+      if (!record || record.status !== 'held') return;
+      if (record.hold!.batch_id !== hold.batch_id || record.hold!.attempt !== hold.attempt) return;
+      settle(turn, record, outcome);
     },
 
     async get(turn): Promise<DeliveryView> {
@@ -202,6 +247,10 @@ export const messageActor = defineActor({
     } else if (name === 'watch') {
       const record = await turn.get<MessageRecord>('record');
       if (!record) return;
+      if (record.status === 'held') {
+        const hold = record.hold!;
+        return settle(turn, record, await actor(turn, batchActor, hold.batch_id).resolve({ attempt: hold.attempt }));
+      }
       const expiresAt = Date.parse(record.created_at) + RETENTION_MS;
       if (record.status === 'queued') {
         handOver(turn, record);

@@ -3,7 +3,8 @@ import type { RenderedContent } from '../../mail/content.ts';
 
 export type Stream = 'transactional' | 'broadcast';
 
-export type MessageStatus = 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced';
+/** `held`: admitted as part of a batch whose outcome is not decided yet (see actors/batch). */
+export type MessageStatus = 'held' | 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced';
 
 /** Timeline events. The `email.*` kinds of spec part 6 are also published for webhooks. */
 export type EventType =
@@ -49,10 +50,18 @@ export interface MessageRecord {
   message_id_header: string;
   tags: string[];
   status: MessageStatus;
+  /** While held: the batch attempt that decides whether this message is sent or rolled back. */
+  hold?: BatchHold;
   created_at: string;
   send_at: string | null;
   events: EventEnvelope[];
   response: AdmitResponse;
+}
+
+/** One attempt of an all-or-nothing batch (actors/batch): it commits or rolls back as a whole. */
+export interface BatchHold {
+  batch_id: string;
+  attempt: number;
 }
 
 /** What the gate hands the message actor: the record's fields it chooses, the rendered content, the quota. */
@@ -62,6 +71,8 @@ export type AdmitArgs = Pick<
 > & {
   content: RenderedContent;
   quota: { per_second: number | null; per_day: number | null };
+  /** Admit the message held, to be released or rolled back with its batch. */
+  hold?: BatchHold;
 };
 
 export interface AdmitResult {

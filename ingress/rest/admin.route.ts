@@ -1,16 +1,38 @@
 // /v1/admin: tenants, their quotas and their keys. Present only when GATEPOST_ADMIN_TOKEN is set.
 import { GatepostError, invalid } from '../../errors/errors.catalog.ts';
 import { parseMailbox } from '../../mail/address.ts';
-import type { Catalog } from '../../store/catalog.port.ts';
-import type { KeyRing } from '../../tenancy/keys.ts';
+import type { ApiKey, Catalog, KeyKind } from '../../store/catalog.port.ts';
+import { BROWSER_KINDS, type KeyRing } from '../../tenancy/keys.ts';
 import { createTenant } from '../../tenancy/tenants.ts';
 import { ErrorBody, route, type AnyRoute } from './route.ts';
-import { IdParam, KeyCreate, KeyParams, KeyView, TenantCreate, TenantUpdate, TenantView, listOf } from './schemas.ts';
+import { IdParam, KeyCreate, KeyParams, KeyUpdate, KeyView, TenantCreate, TenantUpdate, TenantView, listOf } from './schemas.ts';
 
 function checkDefaultFrom(value: string | null | undefined): void {
   if (typeof value === 'string' && !parseMailbox(value)) {
     throw invalid([{ field: 'default_from', message: 'not a valid email address' }]);
   }
+}
+
+/** Origins and browser rates mean something only on keys a page holds; a live key never is. */
+function checkBrowserSettings(kind: KeyKind, body: { allowed_origins?: unknown; rate_limit?: unknown }): void {
+  if (BROWSER_KINDS.includes(kind)) return;
+  const given = (['allowed_origins', 'rate_limit'] as const).filter((f) => body[f] !== undefined);
+  if (given.length > 0) {
+    throw invalid(
+      given.map((field) => ({ field, message: `only public and sandbox keys are used from a browser, not ${kind} keys` })),
+    );
+  }
+}
+
+/** The settings a create or update names: rate_limit fields not given keep their current value. */
+function browserSettings(
+  body: { allowed_origins?: string[]; rate_limit?: { per_key?: number | null; per_ip?: number | null } },
+  current: ApiKey['rate_limit'] = { per_key: null, per_ip: null },
+): Partial<Pick<ApiKey, 'allowed_origins' | 'rate_limit'>> {
+  return {
+    ...(body.allowed_origins !== undefined ? { allowed_origins: [...new Set(body.allowed_origins)] } : {}),
+    ...(body.rate_limit !== undefined ? { rate_limit: { ...current, ...body.rate_limit } } : {}),
+  };
 }
 
 export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
@@ -19,6 +41,7 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
     if (!t) throw new GatepostError('not_found', `No tenant ${id}.`);
     return t;
   };
+  const noKey = (p: { id: string; keyId: string }) => new GatepostError('not_found', `No key ${p.keyId} for tenant ${p.id}.`);
   const admin = { tag: 'Admin', auth: 'admin' as const };
   return [
     route({
@@ -80,7 +103,8 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
       ...admin,
       method: 'POST',
       url: '/v1/admin/tenants/:id/keys',
-      summary: 'Create an API key (live, sandbox or public); the key is shown only in this answer',
+      summary:
+        'Create an API key (live, sandbox or public; the last two may carry allowed_origins and rate_limit); the key is shown only in this answer',
       params: IdParam,
       body: KeyCreate,
       responses: {
@@ -88,12 +112,38 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
           description: 'The key record and, once, the key itself in `key`.',
           schema: KeyView.extend({ key: KeyView.shape.id }),
         },
+        400: { description: 'Invalid, or browser settings on a live key.', schema: ErrorBody },
         404: { description: 'No such tenant.', schema: ErrorBody },
       },
       handler: async ({ params, body }) => {
         await tenantOr404(params.id);
-        const { key, secret } = await keys.issue(params.id, body.kind, body.name ?? null);
+        checkBrowserSettings(body.kind, body);
+        const { key, secret } = await keys.issue(params.id, body.kind, body.name ?? null, browserSettings(body));
         return { status: 201, body: { ...key, key: secret } };
+      },
+    }),
+    route({
+      ...admin,
+      method: 'PATCH',
+      url: '/v1/admin/tenants/:id/keys/:keyId',
+      summary: "Change a key's name, or the origins and rates of a key used from a browser (public, sandbox)",
+      params: KeyParams,
+      body: KeyUpdate,
+      responses: {
+        200: { description: 'The key record.', schema: KeyView },
+        400: { description: 'Invalid, or browser settings on a live key.', schema: ErrorBody },
+        404: { description: 'No such key.', schema: ErrorBody },
+      },
+      handler: async ({ params, body }) => {
+        const current = (await catalog.listKeys(params.id)).find((k) => k.id === params.keyId);
+        if (!current) throw noKey(params);
+        checkBrowserSettings(current.kind, body);
+        const key = await keys.update(params.id, params.keyId, {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...browserSettings(body, current.rate_limit),
+        });
+        if (!key) throw noKey(params);
+        return { status: 200, body: key };
       },
     }),
     route({
@@ -123,7 +173,7 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
       },
       handler: async ({ params }) => {
         const key = await keys.revoke(params.id, params.keyId);
-        if (!key) throw new GatepostError('not_found', `No key ${params.keyId} for tenant ${params.id}.`);
+        if (!key) throw noKey(params);
         return { status: 200, body: key };
       },
     }),

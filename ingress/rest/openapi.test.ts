@@ -6,7 +6,6 @@ import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { KeyRing } from '../../tenancy/keys.ts';
 import { createGate } from '../../gate/gate.ts';
 import { tempDir } from '../../test/harness/gatepost.harness.ts';
-import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { openApiPath } from './openapi.ts';
 import { restServer, type RestServer } from './server.ts';
 
@@ -23,7 +22,6 @@ beforeAll(async () => {
     invoker: runtime,
     catalog,
     keys: new KeyRing(catalog),
-    webhookGuard: new SsrfGuard(),
     adminToken: 'token',
     ready: () => true,
     version: '0.0.0-test',

@@ -2,6 +2,7 @@
 // and validate the requests.
 import { z } from 'zod';
 import type { AnyRoute } from './route.ts';
+import type { CompatOperation } from '../compat/compat.ingress.ts';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -11,8 +12,46 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
 /** `/v1/messages/:id` → `/v1/messages/{id}` */
 export const openApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
 
-export function buildOpenApi(routes: AnyRoute[], version: string): Record<string, unknown> {
+const operationId = (method: string, url: string) =>
+  `${method.toLowerCase()}${openApiPath(url)
+    .replace(/[{}]/g, '')
+    .replace(/[^A-Za-z0-9]+(.)/g, (_m, c: string) => c.toUpperCase())}`;
+
+/** A compatibility operation: the imitated provider's wire format and its own authentication. */
+function compatOperation(op: CompatOperation): Record<string, unknown> {
+  return {
+    summary: op.summary,
+    tags: [op.tag],
+    operationId: operationId(op.method, op.url),
+    description: `Authentication: ${op.auth}.`,
+    security: [],
+    ...(op.body
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.fromEntries(
+              Object.entries(op.body).map(([type, schema]) => [type, { schema: jsonSchema(schema, 'input') }]),
+            ),
+          },
+        }
+      : {}),
+    responses: Object.fromEntries(
+      Object.entries(op.responses).map(([status, res]) => [
+        status,
+        {
+          description: res.description,
+          ...(res.schema
+            ? { content: { [res.contentType ?? 'application/json']: { schema: jsonSchema(res.schema, 'output') } } }
+            : {}),
+        },
+      ]),
+    ),
+  };
+}
+
+export function buildOpenApi(routes: AnyRoute[], version: string, compat: CompatOperation[] = []): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of compat) (paths[openApiPath(op.url)] ??= {})[op.method.toLowerCase()] = compatOperation(op);
   for (const r of routes) {
     const parameters: unknown[] = [];
     for (const [where, schema] of [
@@ -29,9 +68,7 @@ export function buildOpenApi(routes: AnyRoute[], version: string): Record<string
     const operation: Record<string, unknown> = {
       summary: r.summary,
       tags: [r.tag],
-      operationId: `${r.method.toLowerCase()}${openApiPath(r.url)
-        .replace(/[{}]/g, '')
-        .replace(/[^A-Za-z0-9]+(.)/g, (_m, c: string) => c.toUpperCase())}`,
+      operationId: operationId(r.method, r.url),
       ...(r.auth === 'none' ? { security: [] } : r.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(body
@@ -54,7 +91,8 @@ export function buildOpenApi(routes: AnyRoute[], version: string): Record<string
     info: {
       title: 'Gatepost',
       version,
-      description: 'Self-hostable transactional email: native API. Errors are `{"error": {"code", "message", "details"}}`.',
+      description:
+        'Self-hostable transactional email: the native API (errors are `{"error": {"code", "message", "details"}}`) and the compatibility endpoints, which answer in the imitated provider\'s own shapes.',
     },
     components: {
       securitySchemes: {

@@ -2,6 +2,7 @@
 // the OpenAPI document.
 import { z } from 'zod';
 import { MAX_HEADERS } from '../../gate/policy.ts';
+import { DEFAULT_BROWSER_RATE } from '../../tenancy/keys.ts';
 
 export const IdempotencyKey = z
   .string()
@@ -49,12 +50,9 @@ export const SendRequest = z
       .array(z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits, _ . : - and at most 64 characters'))
       .max(10)
       .optional(),
-    attachments: z
-      .array(z.unknown())
-      .optional()
-      .meta({
-        description: 'Not supported: a send with attachments is refused (422 attachments_unsupported), never sent without them.',
-      }),
+    attachments: z.array(z.unknown()).optional().meta({
+      description: 'Not supported: a send with attachments is refused (422 attachments_unsupported), never sent without them.',
+    }),
   })
   .strict()
   .meta({ description: 'One email. Give html and subject, or a template.' });
@@ -109,7 +107,7 @@ export const EventEnvelope = z.object({
 
 export const MessageView = z.object({
   id: z.string(),
-  status: z.enum(['scheduled', 'queued', 'deferred', 'sent', 'bounced']),
+  status: z.enum(['held', 'scheduled', 'queued', 'deferred', 'sent', 'bounced']),
   from: z.string(),
   to: z.string(),
   subject: z.string(),
@@ -220,12 +218,55 @@ export const TenantView = z.object({
   created_at: z.string(),
 });
 
+/** Exactly an origin, `https://shop.example` or `http://localhost:8080`, as a browser sends it. */
+const Origin = z
+  .string()
+  .max(300)
+  .transform((value, ctx) => {
+    const url = URL.canParse(value) ? new URL(value) : null;
+    const bare = url && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+    if (!url || !bare || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+      ctx.addIssue({ code: 'custom', message: 'an origin: http(s)://host[:port], no path' });
+      return z.NEVER;
+    }
+    return url.origin; // lower-case host, default port dropped: the form a browser's Origin header has
+  })
+  .meta({ description: 'An origin, e.g. https://shop.example', examples: ['https://shop.example'] });
+
+const PerMinute = z.number().int().min(1).max(1_000_000).nullable();
+
+/** The settings of keys a page holds (public and sandbox): where it may send from, and how often. */
+const BrowserKeySettings = {
+  allowed_origins: z
+    .array(Origin)
+    .max(100)
+    .optional()
+    .meta({ description: 'Browser SDK: the origins a page may send from with this key; empty (the default): any origin.' }),
+  rate_limit: z
+    .object({
+      per_key: PerMinute.optional().meta({
+        description: `Browser SDK sends per minute for the whole key; null: ${DEFAULT_BROWSER_RATE.per_key}.`,
+      }),
+      per_ip: PerMinute.optional().meta({
+        description: `Browser SDK sends per minute from one client IP; null: ${DEFAULT_BROWSER_RATE.per_ip}.`,
+      }),
+    })
+    .strict()
+    .optional(),
+};
+
 export const KeyCreate = z
   .object({
     kind: z.enum(['live', 'sandbox', 'public']),
     name: z.string().max(200).nullable().optional(),
+    ...BrowserKeySettings,
   })
   .strict();
+
+export const KeyUpdate = z
+  .object({ name: z.string().max(200).nullable().optional(), ...BrowserKeySettings })
+  .strict()
+  .meta({ description: 'The fields to change; rate_limit fields not given stay as they are.' });
 
 export const KeyView = z.object({
   id: z.string(),
@@ -235,6 +276,10 @@ export const KeyView = z.object({
   prefix: z.string(),
   created_at: z.string(),
   revoked_at: z.string().nullable(),
+  allowed_origins: z.array(z.string()).meta({ description: 'Origins a page may send from (browser SDK); empty: any.' }),
+  rate_limit: z.object({ per_key: z.number().int().nullable(), per_ip: z.number().int().nullable() }).meta({
+    description: `Browser SDK sends per minute, per key and per client IP; null: the defaults (${DEFAULT_BROWSER_RATE.per_key} and ${DEFAULT_BROWSER_RATE.per_ip}).`,
+  }),
 });
 
 export const KeyParams = z.object({ id: z.string(), keyId: z.string() });

@@ -6,7 +6,7 @@ import type { Gate } from '../../gate/gate.ts';
 import type { Invoker } from '../../dapr/runtime.port.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
-import type { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
+import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { adminRoutes } from './admin.route.ts';
 import { emailRoutes } from './emails.route.ts';
 import { messageRoutes } from './messages.route.ts';
@@ -16,6 +16,8 @@ import { suppressionRoutes } from './suppressions.route.ts';
 import { systemRoutes } from './system.route.ts';
 import { templateRoutes } from './templates.route.ts';
 import { webhookRoutes } from './webhooks.route.ts';
+import { compatIngresses } from '../compat/compat.registry.ts';
+import type { CompatOperation } from '../compat/compat.ingress.ts';
 
 /** How long a drain waits for requests under way before it closes their connections anyway. */
 const DRAIN_MS = 30_000;
@@ -28,25 +30,25 @@ export interface RestDeps {
   invoker: Invoker;
   catalog: Catalog;
   keys: KeyRing;
-  /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS). */
-  webhookGuard: SsrfGuard;
+  /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS); by default nothing non-public is allowed. */
+  webhookGuard?: SsrfGuard;
   adminToken: string | null;
   ready: () => boolean;
   version: string;
   log: (message: string, error?: unknown) => void;
 }
 
-export function restRoutes(deps: RestDeps): AnyRoute[] {
+export function restRoutes(deps: RestDeps, compat: CompatOperation[]): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...emailRoutes(deps.gate),
     ...messageRoutes(deps.invoker),
     ...templateRoutes(deps.catalog),
     ...suppressionRoutes(deps.invoker, deps.catalog),
     ...sandboxRoutes(deps.catalog),
-    ...webhookRoutes({ invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard }),
+    ...webhookRoutes({ invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard ?? new SsrfGuard() }),
     ...(deps.adminToken ? adminRoutes(deps.catalog, deps.keys) : []),
   ];
-  routes.push(...systemRoutes({ ready: deps.ready, routes: () => routes, version: deps.version }));
+  routes.push(...systemRoutes({ ready: deps.ready, routes: () => routes, compat, version: deps.version }));
   return routes;
 }
 
@@ -72,8 +74,14 @@ export function restServer(deps: RestDeps): RestServer {
   });
   // JSON only: a text/plain body would otherwise reach validation as a string.
   app.removeContentTypeParser('text/plain');
-  const routes = restRoutes(deps);
+  const compat = compatIngresses(deps);
+  const routes = restRoutes(
+    deps,
+    compat.flatMap((c) => c.operations),
+  );
   registerRoutes(app, routes, { keys: deps.keys, adminToken: deps.adminToken });
+  // Each style in its own encapsulated scope: its parsers and error handler stay its own.
+  for (const c of compat) app.register(c.plugin);
 
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new GatepostError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),

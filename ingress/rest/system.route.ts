@@ -2,8 +2,14 @@
 import { z } from 'zod';
 import { route, type AnyRoute } from './route.ts';
 import { buildOpenApi } from './openapi.ts';
+import type { CompatOperation } from '../compat/compat.ingress.ts';
 
-export function systemRoutes(opts: { ready: () => boolean; routes: () => AnyRoute[]; version: string }): AnyRoute[] {
+export function systemRoutes(opts: {
+  ready: () => boolean;
+  routes: () => AnyRoute[];
+  compat: CompatOperation[];
+  version: string;
+}): AnyRoute[] {
   let document: Record<string, unknown> | null = null;
   return [
     route({
@@ -27,7 +33,7 @@ export function systemRoutes(opts: { ready: () => boolean; routes: () => AnyRout
       auth: 'none',
       responses: { 200: { description: 'OpenAPI 3.1.' } },
       handler: async () => {
-        document ??= buildOpenApi(opts.routes(), opts.version);
+        document ??= buildOpenApi(opts.routes(), opts.version, opts.compat);
         return { status: 200, body: document };
       },
     }),

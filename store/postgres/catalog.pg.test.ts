@@ -3,10 +3,9 @@
 // databases of its own, gatepost_test_<random>, dropped at the end, so runs can go in parallel.
 // No server is a failure, not a skip: CI starts one, and a green run must mean these ran.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { catalogContract } from '../catalog.contract.ts';
@@ -102,13 +101,11 @@ describe('PgCatalog migrations', () => {
     const db = await freshDatabase();
     try {
       const catalogs = await Promise.all(Array.from({ length: 4 }, () => PgCatalog.open(db.url)));
-      const files = (await readdir(fileURLToPath(new URL('./migrations', import.meta.url))))
-        .filter((f) => f.endsWith('.sql'))
-        .sort();
-      expect(files.slice(0, 2)).toEqual(['001_catalog.sql', '002_webhooks.sql']);
-      expect(await sql(db.url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual(
-        files.map((name) => ({ version: Number(name.slice(0, 3)), name })),
-      );
+      expect(await sql(db.url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
+        { version: 1, name: '001_catalog.sql' },
+        { version: 2, name: '002_browser_keys.sql' },
+        { version: 3, name: '003_webhooks.sql' },
+      ]);
       // Each of them works against the one schema.
       const tenant = await catalogs[0]!.createTenant({
         id: 'ten_1',

@@ -10,6 +10,8 @@ import type {
   ApiKey,
   CapturedMessage,
   Catalog,
+  KeySettings,
+  NewKey,
   Page,
   Quota,
   Suppression,
@@ -21,6 +23,7 @@ import type {
   WebhookEndpoint,
   WebhookPatch,
 } from '../catalog.port.ts';
+import { keyRecord } from '../catalog.port.ts';
 import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
 import { applyWebhookPatch, disabledEndpoint, newEndpoint, rotatedEndpoint } from '../webhooks.patch.ts';
 
@@ -56,7 +59,9 @@ const toTenant = ({ quota, ...row }: TenantRow): Tenant => ({
   quota: Object.assign({ per_second: quota.per_second, per_day: quota.per_day }, quota),
 });
 
-const KEY_COLUMNS = 'id, tenant_id, kind, name, prefix, created_at, revoked_at';
+const KEY_COLUMNS =
+  'id, tenant_id, kind, name, prefix, created_at, revoked_at, allowed_origins, ' +
+  "json_build_object('per_key', rate_per_key, 'per_ip', rate_per_ip) AS rate_limit";
 
 // Stored as from_addr and to_addr (FROM and TO are SQL keywords), read back under their API names.
 const TEMPLATE_COLUMNS =
@@ -217,11 +222,23 @@ export class PgCatalog implements Catalog {
     return row ? toTenant(row) : null;
   }
 
-  async createKey(k: Omit<ApiKey, 'created_at' | 'revoked_at'>, hash: string): Promise<ApiKey> {
-    const key: ApiKey = { ...k, created_at: now(), revoked_at: null };
+  async createKey(k: NewKey, hash: string): Promise<ApiKey> {
+    const key = keyRecord(k, now());
     await this.query(
-      'INSERT INTO api_keys (id, tenant_id, kind, name, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [key.id, key.tenant_id, key.kind, key.name, key.prefix, hash, key.created_at],
+      `INSERT INTO api_keys (id, tenant_id, kind, name, prefix, hash, created_at, allowed_origins, rate_per_key, rate_per_ip)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        key.id,
+        key.tenant_id,
+        key.kind,
+        key.name,
+        key.prefix,
+        hash,
+        key.created_at,
+        key.allowed_origins,
+        key.rate_limit.per_key,
+        key.rate_limit.per_ip,
+      ],
     );
     return key;
   }
@@ -240,6 +257,26 @@ export class PgCatalog implements Catalog {
     const [row] = await this.query<ApiKey>(
       `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE tenant_id = $1 AND id = $2 RETURNING ${KEY_COLUMNS}`,
       [tenantId, keyId, now()],
+    );
+    return row ?? null;
+  }
+
+  /** One statement: the fields given, and nothing else. */
+  async updateKey(tenantId: string, keyId: string, patch: Partial<KeySettings>): Promise<ApiKey | null> {
+    const values: unknown[] = [tenantId, keyId];
+    const sets: string[] = [];
+    const set = (column: string, value: unknown) => sets.push(`${column} = $${values.push(value)}`);
+    if (patch.name !== undefined) set('name', patch.name);
+    if (patch.allowed_origins !== undefined) set('allowed_origins', patch.allowed_origins);
+    if (patch.rate_limit !== undefined) {
+      set('rate_per_key', patch.rate_limit.per_key);
+      set('rate_per_ip', patch.rate_limit.per_ip);
+    }
+    // With nothing to change, a no-op assignment still answers the key (or no row).
+    if (sets.length === 0) sets.push('name = name');
+    const [row] = await this.query<ApiKey>(
+      `UPDATE api_keys SET ${sets.join(', ')} WHERE tenant_id = $1 AND id = $2 RETURNING ${KEY_COLUMNS}`,
+      values,
     );
     return row ?? null;
   }

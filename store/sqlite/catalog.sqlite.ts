@@ -7,6 +7,8 @@ import type {
   ApiKey,
   CapturedMessage,
   Catalog,
+  KeySettings,
+  NewKey,
   Page,
   Quota,
   Suppression,
@@ -18,6 +20,7 @@ import type {
   WebhookEndpoint,
   WebhookPatch,
 } from '../catalog.port.ts';
+import { keyRecord } from '../catalog.port.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { applyWebhookPatch, disabledEndpoint, newEndpoint, rotatedEndpoint } from '../webhooks.patch.ts';
 
@@ -29,7 +32,19 @@ interface TenantRow {
   created_at: string;
 }
 
-const KEY_COLUMNS = 'id, tenant_id, kind, name, prefix, created_at, revoked_at';
+const KEY_COLUMNS = 'id, tenant_id, kind, name, prefix, created_at, revoked_at, allowed_origins, rate_per_key, rate_per_ip';
+
+type KeyRow = Omit<ApiKey, 'allowed_origins' | 'rate_limit'> & {
+  allowed_origins: string;
+  rate_per_key: number | null;
+  rate_per_ip: number | null;
+};
+
+const toKey = ({ allowed_origins, rate_per_key, rate_per_ip, ...row }: KeyRow): ApiKey => ({
+  ...row,
+  allowed_origins: JSON.parse(allowed_origins) as string[],
+  rate_limit: { per_key: rate_per_key, per_ip: rate_per_ip },
+});
 
 const toTenant = (r: TenantRow): Tenant => ({ ...r, quota: JSON.parse(r.quota) as Quota });
 
@@ -105,23 +120,38 @@ export class SqliteCatalog implements Catalog {
     return next;
   }
 
-  async createKey(k: Omit<ApiKey, 'created_at' | 'revoked_at'>, hash: string): Promise<ApiKey> {
-    const key: ApiKey = { ...k, created_at: now(), revoked_at: null };
+  async createKey(k: NewKey, hash: string): Promise<ApiKey> {
+    const key = keyRecord(k, now());
     this.sql(
-      `INSERT INTO api_keys (id, tenant_id, kind, name, prefix, hash, created_at)
-         VALUES (@id, @tenant_id, @kind, @name, @prefix, @hash, @created_at)`,
-    ).run({ ...key, hash });
+      `INSERT INTO api_keys (id, tenant_id, kind, name, prefix, hash, created_at, allowed_origins, rate_per_key, rate_per_ip)
+         VALUES (@id, @tenant_id, @kind, @name, @prefix, @hash, @created_at, @allowed_origins, @rate_per_key, @rate_per_ip)`,
+    ).run({
+      id: key.id,
+      tenant_id: key.tenant_id,
+      kind: key.kind,
+      name: key.name,
+      prefix: key.prefix,
+      hash,
+      created_at: key.created_at,
+      allowed_origins: JSON.stringify(key.allowed_origins),
+      rate_per_key: key.rate_limit.per_key,
+      rate_per_ip: key.rate_limit.per_ip,
+    });
     return key;
   }
 
+  private keyRow(where: string, ...values: unknown[]): ApiKey | null {
+    const row = this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE ${where}`).get(...values) as KeyRow | undefined;
+    return row ? toKey(row) : null;
+  }
+
   async findKeyByHash(hash: string): Promise<ApiKey | null> {
-    const row = this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ? AND revoked_at IS NULL`).get(hash) as
-      ApiKey | undefined;
-    return row ?? null;
+    return this.keyRow('hash = ? AND revoked_at IS NULL', hash);
   }
 
   async listKeys(tenantId: string): Promise<ApiKey[]> {
-    return this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`).all(tenantId) as ApiKey[];
+    const rows = this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id`).all(tenantId);
+    return (rows as KeyRow[]).map(toKey);
   }
 
   async revokeKey(tenantId: string, keyId: string): Promise<ApiKey | null> {
@@ -130,9 +160,22 @@ export class SqliteCatalog implements Catalog {
       tenantId,
       keyId,
     );
-    const row = this.sql(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = ? AND id = ?`).get(tenantId, keyId) as
-      ApiKey | undefined;
-    return row ?? null;
+    return this.keyRow('tenant_id = ? AND id = ?', tenantId, keyId);
+  }
+
+  async updateKey(tenantId: string, keyId: string, patch: Partial<KeySettings>): Promise<ApiKey | null> {
+    // Read and write with no await between: a concurrent update cannot slip in and be overwritten.
+    const current = this.keyRow('tenant_id = ? AND id = ?', tenantId, keyId);
+    if (!current) return null;
+    const next = { ...current, ...patch };
+    this.sql('UPDATE api_keys SET name = ?, allowed_origins = ?, rate_per_key = ?, rate_per_ip = ? WHERE id = ?').run(
+      next.name,
+      JSON.stringify(next.allowed_origins),
+      next.rate_limit.per_key,
+      next.rate_limit.per_ip,
+      keyId,
+    );
+    return next;
   }
 
   async createTemplate(tenantId: string, id: string, f: TemplateFields): Promise<Template> {

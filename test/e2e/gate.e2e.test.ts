@@ -1,9 +1,12 @@
 // The admission gate: every refusal through every ingress that exists. Each ingress is an
 // adapter that sends one message and reports the error code it was refused with (or null);
 // a new ingress adds one adapter here and inherits every check.
+import { Errors } from 'postmark';
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../harness/gatepost.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
+import { stylePClient } from '../harness/style-p.harness.ts';
 
 const suite = gatepostWithRelay();
 
@@ -29,6 +32,15 @@ const nativeBody = (a: Attempt) => ({
   ...(a.attachment ? { attachments: [{ filename: 'a.txt', content: 'aGVsbG8=' }] } : {}),
 });
 
+/** Style P answers with Postmark's numeric codes; this names the refusal the way the gate does. */
+function gateCodeOfStyleP({ code, message }: Errors.PostmarkError): string {
+  if (code === 406) return 'recipient_suppressed';
+  if (code === 429) return /quota/i.test(message) ? 'quota_exceeded' : 'rate_limited';
+  if (code === 300 && /attachments/i.test(message)) return 'attachments_unsupported';
+  if (code === 300 && /idempotency key/i.test(message)) return 'idempotency_key_reused';
+  return `ErrorCode ${code}`;
+}
+
 const ingresses: Ingress[] = [
   {
     name: 'POST /v1/emails',
@@ -45,6 +57,97 @@ const ingresses: Ingress[] = [
       expect(res.status).toBe(200);
       const item = res.body.results[0];
       return item.error ? { code: item.error.code, status: res.status, retryAfter: null } : null;
+    },
+  },
+  {
+    name: 'POST /email (Style P, the official Postmark client)',
+    async send(a) {
+      let retryAfter: string | null = null;
+      const client = stylePClient(suite.gp, a.key, {
+        idempotencyKey: a.idempotencyKey,
+        onResponse: (r) => (retryAfter = r.headers.get('retry-after')),
+      });
+      const attachments = [{ Name: 'a.txt', Content: 'aGVsbG8=', ContentType: 'text/plain', ContentID: null }];
+      try {
+        await client.sendEmail({
+          From: 'gate@sender.example',
+          To: a.to,
+          Subject: a.subject ?? 'Gate',
+          HtmlBody: '<p>gate</p>',
+          ...(a.attachment ? { Attachments: attachments } : {}),
+        });
+        return null;
+      } catch (error) {
+        if (!(error instanceof Errors.PostmarkError)) throw error;
+        return { code: gateCodeOfStyleP(error), status: error.statusCode, retryAfter };
+      }
+    },
+  },
+  {
+    name: 'POST /api/v1.0/email/send and send-form (browser SDK)',
+    async send(a) {
+      // From a browser the recipient is the stored template's: store one with this `to` first.
+      const subject = a.subject ?? 'Gate';
+      const slug = `gate-${createHash('sha256').update(`${a.to}\n${subject}`).digest('hex').slice(0, 16)}`;
+      const body = { slug, subject, html: '<p>gate</p>', to: a.to };
+      const made = await suite.gp.request('POST', '/v1/templates', { key: a.key, body });
+      expect([201, 409]).toContain(made.status);
+      // A page never holds a live key: a live send from a browser uses the tenant's public key.
+      const fields = { user_id: suite.gp.publicKeyOf.get(a.key) ?? a.key, service_id: 'default_service', template_id: slug };
+      const headers = a.idempotencyKey ? { 'idempotency-key': a.idempotencyKey } : undefined;
+      let res: Response;
+      if (a.attachment) {
+        const form = new FormData();
+        for (const [name, value] of Object.entries(fields)) form.append(name, value);
+        form.append('upload', new Blob(['hello']), 'a.txt');
+        res = await fetch(`${suite.gp.url}/api/v1.0/email/send-form`, { method: 'POST', headers, body: form });
+      } else {
+        res = await fetch(`${suite.gp.url}/api/v1.0/email/send`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(fields),
+        });
+      }
+      if (res.status === 200) return null;
+      return { code: res.headers.get('gatepost-error-code')!, status: res.status, retryAfter: res.headers.get('retry-after') };
+    },
+  },
+  {
+    name: 'POST /v3/mail/send (Style S)',
+    async send(a) {
+      const res = await suite.gp.request('POST', '/v3/mail/send', {
+        key: a.key,
+        headers: a.idempotencyKey ? { 'idempotency-key': a.idempotencyKey } : {},
+        body: {
+          personalizations: [{ to: [{ email: a.to }] }],
+          subject: a.subject ?? 'Gate',
+          content: [{ type: 'text/html', value: '<p>gate</p>' }],
+          ...(a.attachment ? { attachments: [{ content: 'aGVsbG8=', filename: 'a.txt' }] } : {}),
+        },
+      });
+      if (res.status === 202) return null;
+      // SendGrid's error list; the Gatepost code rides in a header.
+      expect(res.body.errors[0]).toMatchObject({ message: expect.any(String) });
+      return { code: res.headers.get('gatepost-error-code')!, status: res.status, retryAfter: res.headers.get('retry-after') };
+    },
+  },
+  {
+    name: 'POST /v3/:domain/messages (Style M)',
+    async send(a) {
+      const form = new URLSearchParams({ to: a.to, subject: a.subject ?? 'Gate', html: '<p>gate</p>' });
+      if (a.attachment) form.append('attachment', 'hello');
+      const res = await suite.gp.request('POST', '/v3/mg.example.com/messages', {
+        body: form.toString(),
+        headers: {
+          authorization: `Basic ${Buffer.from(`api:${a.key}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          ...(a.idempotencyKey ? { 'idempotency-key': a.idempotencyKey } : {}),
+        },
+      });
+      if (res.status === 200) return null;
+      // Mailgun's {"message"}; the Gatepost code rides in a header.
+      expect(res.body).toMatchObject({ message: expect.any(String) });
+      return { code: res.headers.get('gatepost-error-code')!, status: res.status, retryAfter: res.headers.get('retry-after') };
     },
   },
 ];

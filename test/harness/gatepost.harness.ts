@@ -28,6 +28,12 @@ export interface HttpAnswer<T = any> {
 
 /** Talks to a running Gatepost over HTTP: the native API and, with the test token, the admin API. */
 export class GatepostClient {
+  /**
+   * The public key of each tenant `tenant()` made, by the tenant's live key: a test that holds a
+   * live key can send the same tenant's mail from a browser (which never takes a live key).
+   */
+  readonly publicKeyOf = new Map<string, string>();
+
   constructor(public url = '') {}
 
   async request<T = any>(
@@ -66,7 +72,14 @@ export class GatepostClient {
     });
     if (t.status !== 201) throw new Error(`tenant: ${t.status} ${JSON.stringify(t.body)}`);
     const key = async (kind: string) => (await this.admin('POST', `/tenants/${t.body.id}/keys`, { kind })).body.key as string;
-    return { id: t.body.id as string, live: await key('live'), sandbox: await key('sandbox'), publicKey: await key('public') };
+    const keys = {
+      id: t.body.id as string,
+      live: await key('live'),
+      sandbox: await key('sandbox'),
+      publicKey: await key('public'),
+    };
+    this.publicKeyOf.set(keys.live, keys.publicKey);
+    return keys;
   }
 }
 

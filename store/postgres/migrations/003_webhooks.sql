@@ -1,4 +1,4 @@
--- Webhook endpoints (sqlite/migrations/002_webhooks.sql in PostgreSQL's types). Secrets are HMAC
+-- Webhook endpoints (sqlite/migrations/003_webhooks.sql in PostgreSQL's types). Secrets are HMAC
 -- keys that deliveries sign with, so they are stored as they are (API keys are stored hashed).
 CREATE TABLE webhooks (
   id                         text COLLATE "C" PRIMARY KEY,

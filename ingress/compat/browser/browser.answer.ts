@@ -1,0 +1,46 @@
+// How the browser SDK endpoints answer: like EmailJS, a plain-text sentence and a status, which
+// @emailjs/browser hands the page as EmailJSResponseStatus {status, text}. Every coded error
+// becomes one here, through one table. EmailJS documents 200 "OK" and 400 "The user_id parameter
+// is required", and its client's own 403 "Forbidden" and 429 "Too Many Requests"; the other
+// sentences follow its style (docs/compat-browser.md lists them all).
+import type { FastifyReply } from 'fastify';
+import { GatepostError, type ErrorCode } from '../../../errors/errors.catalog.ts';
+
+/** The Gatepost code of a refusal, for pages and tools that branch on it (the text is for people). */
+export const ERROR_CODE_HEADER = 'Gatepost-Error-Code';
+/** The message an accepted send became: `GET /v1/messages/:id` shows its timeline. */
+export const MESSAGE_ID_HEADER = 'Gatepost-Message-Id';
+
+interface Answer {
+  status: number;
+  /** The sentence; without one, the error's own message. */
+  text?: (error: GatepostError) => string;
+}
+
+/** Where EmailJS's status or wording differs from the native API's; every other code keeps both. */
+const ANSWERS: Partial<Record<ErrorCode, Answer>> = {
+  // EmailJS refuses a missing or unknown key with 400, not 401.
+  missing_api_key: { status: 400 },
+  invalid_api_key: { status: 400, text: () => 'The Public Key is invalid: no such key, or it was revoked' },
+  key_not_allowed: { status: 403 },
+  origin_not_allowed: { status: 403 },
+  // An unknown template id is a bad parameter to EmailJS (400); its text names the slug.
+  template_not_found: { status: 400, text: (e) => `The template ID is invalid: ${e.message}` },
+  template_has_no_recipient: {
+    status: 422,
+    text: (e) => `The recipients address is empty: ${e.message} A page can only send templates that store "to".`,
+  },
+  rate_limited: { status: 429, text: () => 'Too Many Requests' },
+  quota_exceeded: { status: 429, text: () => 'Too Many Requests' },
+};
+
+export function sendText(reply: FastifyReply, status: number, text: string): FastifyReply {
+  return reply.code(status).type('text/plain; charset=utf-8').send(text);
+}
+
+export function sendRefusal(reply: FastifyReply, error: GatepostError): FastifyReply {
+  const answer = ANSWERS[error.code];
+  reply.header(ERROR_CODE_HEADER, error.code);
+  if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
+  return sendText(reply, answer?.status ?? error.status, answer?.text?.(error) ?? error.message);
+}

@@ -1,0 +1,144 @@
+// The browser SDK endpoints at the HTTP level (Fastify inject, no socket): CORS, content types,
+// and the refusals that come before any message exists, as plain text with their status.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedRuntime } from '../../../dapr/embedded/runtime.sqlite.ts';
+import { createGate } from '../../../gate/gate.ts';
+import { SqliteCatalog } from '../../../store/sqlite/catalog.sqlite.ts';
+import { tempDir } from '../../../test/harness/gatepost.harness.ts';
+import { KeyRing } from '../../../tenancy/keys.ts';
+import { createTenant } from '../../../tenancy/tenants.ts';
+import { restServer, type RestServer } from '../../rest/server.ts';
+
+const SHOP = 'https://shop.example';
+let server: RestServer;
+let catalog: SqliteCatalog;
+let runtime: EmbeddedRuntime;
+const keys: Record<'live' | 'anyOrigin' | 'shopOnly', string> = { live: '', anyOrigin: '', shopOnly: '' };
+
+beforeAll(async () => {
+  const dir = tempDir('browser-ingress');
+  catalog = new SqliteCatalog(join(dir, 'catalog.db'));
+  runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
+  const ring = new KeyRing(catalog);
+  server = restServer({
+    gate: createGate({ invoker: runtime, catalog }),
+    invoker: runtime,
+    catalog,
+    keys: ring,
+    adminToken: null,
+    ready: () => true,
+    version: '0.0.0-test',
+    log: () => {},
+  });
+  const tenant = await createTenant(catalog, { name: 'shop' });
+  keys.live = (await ring.issue(tenant.id, 'live', null)).secret;
+  keys.anyOrigin = (await ring.issue(tenant.id, 'public', null)).secret;
+  keys.shopOnly = (await ring.issue(tenant.id, 'public', null, { allowed_origins: [SHOP] })).secret;
+});
+afterAll(async () => {
+  await server.app.close();
+  await runtime.stop();
+  await catalog.close();
+});
+
+const send = (payload: unknown, headers: Record<string, string> = {}) =>
+  server.app.inject({
+    method: 'POST',
+    url: '/api/v1.0/email/send',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+
+const fields = (key: string) => ({ user_id: key, service_id: 'default_service', template_id: 'contact' });
+
+describe('CORS', () => {
+  it('answers the preflight for any origin (it carries no key), echoing it, never with credentials', async () => {
+    for (const url of ['/api/v1.0/email/send', '/api/v1.0/email/send-form']) {
+      const res = await server.app.inject({
+        method: 'OPTIONS',
+        url,
+        headers: { origin: 'https://anywhere.example', 'access-control-request-method': 'POST' },
+      });
+      expect(res.statusCode).toBe(204);
+      expect(res.headers).toMatchObject({
+        'access-control-allow-origin': 'https://anywhere.example',
+        'access-control-allow-methods': 'POST',
+        'access-control-allow-headers': 'Content-Type, Idempotency-Key',
+        vary: 'Origin',
+      });
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+    }
+  });
+
+  it('lets the page read a refusal, unless the refusal is of its origin', async () => {
+    const unknownKey = await send(fields('gp_public_nope'), { origin: 'https://anywhere.example' });
+    expect(unknownKey.statusCode).toBe(400);
+    expect(unknownKey.headers['access-control-allow-origin']).toBe('https://anywhere.example');
+    expect(unknownKey.headers['access-control-expose-headers']).toContain('Gatepost-Error-Code');
+
+    const foreign = await send(fields(keys.shopOnly), { origin: 'https://anywhere.example' });
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.body).toBe("This key does not send from https://anywhere.example; add it to the key's allowed_origins");
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+    expect(foreign.headers['access-control-expose-headers']).toBeUndefined();
+    expect(foreign.headers['gatepost-error-code']).toBe('origin_not_allowed');
+  });
+
+  it('refuses a request naming no origin when the key has an allow-list (only a browser can be held to one)', async () => {
+    const res = await send(fields(keys.shopOnly));
+    expect(res.statusCode).toBe(403);
+    expect(res.body).toBe('This key only sends from its allowed origins, and the request named none');
+  });
+});
+
+describe('answers', () => {
+  it('are plain text', async () => {
+    const res = await send({});
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.body).toBe('The user_id parameter is required');
+    expect(res.headers['gatepost-error-code']).toBe('missing_api_key');
+  });
+
+  it('refuse what is not JSON on send, and what is not a form on send-form', async () => {
+    const plain = await send('{"user_id":"x"}', { 'content-type': 'text/plain' });
+    expect([plain.statusCode, plain.body]).toEqual([
+      400,
+      'The send endpoint takes JSON (Content-Type: application/json); send-form takes multipart/form-data',
+    ]);
+    expect((await send('{"user_id":')).body).toBe('The request body is not valid JSON');
+    const form = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1.0/email/send-form',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(fields(keys.anyOrigin)),
+    });
+    expect([form.statusCode, form.body]).toEqual([400, 'The send-form endpoint takes multipart/form-data (a FormData body)']);
+  });
+
+  it('refuse a form field too long to keep whole (413), never truncating it', async () => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields(keys.anyOrigin))) form.append(name, value);
+    form.append('message', 'x'.repeat(300 * 1024));
+    const request = new Request('http://x/', { method: 'POST', body: form });
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1.0/email/send-form',
+      headers: { 'content-type': request.headers.get('content-type')! },
+      payload: Buffer.from(await request.arrayBuffer()),
+    });
+    expect([res.statusCode, res.body]).toEqual([413, 'The form field message is over 262144 bytes']);
+  });
+
+  it('refuse a live key with 403, and a bad Idempotency-Key with 400', async () => {
+    const live = await send(fields(keys.live));
+    expect([live.statusCode, live.body]).toEqual([
+      403,
+      'The browser SDK endpoints take a public key (gp_public_), never a live key.',
+    ]);
+    const key = await send(fields(keys.anyOrigin), { 'idempotency-key': 'has spaces' });
+    expect(key.statusCode).toBe(400);
+    expect(key.body).toMatch(/^Invalid Idempotency-Key header/);
+  });
+});

@@ -1,0 +1,142 @@
+// Style M: a Mailgun message as Gatepost SendDrafts. A Gatepost message has exactly one `to`, so
+// every recipient gets a message of its own (as Mailgun's batch sending does), each carrying the
+// cc and bcc. Parameters at fault are named as Mailgun names them.
+import { GatepostError, invalid, type ErrorDetail } from '../../../errors/errors.catalog.ts';
+import type { SendDraft } from '../../../gate/gate.ts';
+import { parseMailbox, splitAddressList } from '../../../mail/address.ts';
+import { htmlFromText } from '../../../mail/content.ts';
+import { zodDetails } from '../../rest/route.ts';
+import { scheduledAt, type FannedOut } from '../compat.admission.ts';
+import type { Form } from './style-m.form.ts';
+import { MAX_RECIPIENTS, MailgunMessage, REPEATABLE } from './style-m.schema.ts';
+
+export interface MailgunItem extends FannedOut {
+  /** This message's recipient, as the request gave it. */
+  recipient: string;
+}
+
+const VARIABLES_HEADER = 'X-Mailgun-Variables';
+const KNOWN = new Set(Object.keys(MailgunMessage.shape));
+// Mailgun's recipient variables, %recipient.name%, as the renderer's placeholders.
+const RECIPIENT_VARIABLE = /%recipient\.([A-Za-z0-9_-]+)%/g;
+
+/** The form as the schema takes it: repeatable parameters as lists, the others given once. */
+export function parseMessage(form: Form): MailgunMessage {
+  const problems: ErrorDetail[] = [];
+  const input: Record<string, string | string[]> = {};
+  for (const [name, values] of form.values) {
+    if (REPEATABLE.has(name)) input[name] = values;
+    else if (values.length > 1) problems.push({ field: name, message: 'must be given once' });
+    else input[name] = values[0]!;
+  }
+  for (const name of Object.keys(input)) {
+    if (!KNOWN.has(name) && !/^[hv]:./.test(name)) problems.push({ field: name, message: 'is not supported by Gatepost' });
+  }
+  const parsed = MailgunMessage.safeParse(input);
+  if (!parsed.success) {
+    problems.push(...zodDetails(parsed.error).map((d) => (input[d.field] === undefined ? { ...d, message: 'is missing' } : d)));
+  }
+  if (problems.length > 0) throw invalid(problems);
+  return parsed.data!;
+}
+
+function jsonObject(name: string, text: string | undefined, problems: ErrorDetail[]): Record<string, unknown> {
+  if (text === undefined) return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // not JSON: refused below
+  }
+  problems.push({ field: name, message: 'must be a JSON object' });
+  return {};
+}
+
+const prefixed = (message: MailgunMessage, prefix: string) =>
+  Object.entries(message)
+    .filter(([name]) => name.startsWith(prefix))
+    .map(([name, value]) => [name.slice(prefix.length), value as string] as const);
+
+/** The messages of a request, one per recipient, in the order the recipients were given. */
+export function itemsOf(message: MailgunMessage, attachments: number, now = Date.now()): MailgunItem[] {
+  const problems: ErrorDetail[] = [];
+  const recipients = message.to.flatMap(splitAddressList);
+  if (recipients.length === 0) problems.push({ field: 'to', message: 'is missing' });
+  if (recipients.length > MAX_RECIPIENTS) problems.push({ field: 'to', message: `allows at most ${MAX_RECIPIENTS} recipients` });
+  if (message.html === undefined && message.text === undefined && message.template === undefined) {
+    problems.push({ field: '', message: "Need at least one of 'text', 'html' or 'template' parameters specified" });
+  }
+  const headers: Record<string, string> = {};
+  let replyTo: string | undefined;
+  let headerVariables: Record<string, unknown> = {};
+  for (const [name, value] of prefixed(message, 'h:')) {
+    if (name.toLowerCase() === 'reply-to') replyTo = value;
+    else if (name.toLowerCase() === VARIABLES_HEADER.toLowerCase()) headerVariables = jsonObject(`h:${name}`, value, problems);
+    else headers[name] = value;
+  }
+  const templateVariables = jsonObject('t:variables', message['t:variables'], problems);
+  const recipientVariables = jsonObject('recipient-variables', message['recipient-variables'], problems);
+  if (problems.length > 0) throw invalid(problems);
+  // Mailgun's custom data (v:) travels in the X-Mailgun-Variables header, as Mailgun sends it.
+  const variables = { ...headerVariables, ...Object.fromEntries(prefixed(message, 'v:')) };
+  if (Object.keys(variables).length > 0) headers[VARIABLES_HEADER] = JSON.stringify(variables);
+
+  const batch = message['recipient-variables'] !== undefined;
+  // Addresses are matched whatever their case, as suppression matches them.
+  const byAddress = new Map(Object.entries(recipientVariables).map(([address, vars]) => [address.toLowerCase(), vars]));
+  const placeholders = (source: string | undefined) =>
+    batch ? source?.replace(RECIPIENT_VARIABLE, '{{recipient.[$1]}}') : source;
+  const text = placeholders(message.text);
+  const html =
+    placeholders(message.html) ?? (text !== undefined && message.template === undefined ? htmlFromText(text) : undefined);
+  const copies = (list: string[] | undefined) => (list ? list.flatMap(splitAddressList) : undefined);
+  const sendAt = message['o:deliverytime'];
+  const testMode = message['o:testmode'] === 'yes' || message['o:testmode'] === 'true';
+
+  return recipients.map((recipient, i) => {
+    const data = {
+      ...variables,
+      ...templateVariables,
+      ...(batch ? { recipient: byAddress.get((parseMailbox(recipient)?.address ?? recipient).toLowerCase()) ?? {} } : {}),
+    };
+    const draft: SendDraft = {
+      from: message.from,
+      to: recipient,
+      cc: copies(message.cc),
+      bcc: copies(message.bcc),
+      reply_to: replyTo,
+      subject: placeholders(message.subject),
+      html,
+      text,
+      template: message.template,
+      data: Object.keys(data).length > 0 ? data : undefined,
+      headers: Object.keys(headers).length > 0 ? headers : undefined,
+      tags: message['o:tag'],
+      send_at: sendAt === undefined ? undefined : scheduledAt(new Date(sendAt), now),
+      attachments,
+      sandbox: testMode || undefined,
+    };
+    return { draft, keySuffix: String(i), recipient };
+  });
+}
+
+/** The Mailgun parameter a field the gate names in a message's terms came from. */
+function parameterOf(field: string): string {
+  const copy = /^(cc|bcc)\b/.exec(field);
+  if (copy) return copy[1]!;
+  if (field === 'reply_to') return 'h:Reply-To';
+  if (field === 'send_at') return 'o:deliverytime';
+  if (field.startsWith('headers.')) return `h:${field.slice('headers.'.length)}`;
+  return field;
+}
+
+/** A refusal of one message, its fields named as the request named them. */
+export function inRequestTerms(error: GatepostError, item: MailgunItem): GatepostError {
+  return new GatepostError(error.code, error.message, {
+    details: error.details?.map((d) => ({
+      field: parameterOf(d.field),
+      message: d.field === 'to' ? `${d.message} (${item.recipient})` : d.message,
+    })),
+    retryAfter: error.retryAfter,
+  });
+}

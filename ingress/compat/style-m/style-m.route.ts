@@ -1,0 +1,88 @@
+// Style M: Mailgun's messages API, `POST /v3/:domain/messages` as multipart/form-data or
+// urlencoded with HTTP Basic `api:<key>`, so that mailgun.js works unchanged against Gatepost.
+// Answers `{"id", "message": "Queued. Thank you."}`, or Mailgun's `{"message"}` errors.
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { GatepostError } from '../../../errors/errors.catalog.ts';
+import { ItemRefused, type Sender } from '../../../gate/gate.ts';
+import type { KeyRing } from '../../../tenancy/keys.ts';
+import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
+import { admitAllOrNothing, admittedHeaders, idempotencyKeyOf, sendingKey } from '../compat.admission.ts';
+import { codedError } from '../compat.errors.ts';
+import { MAX_FORM_BYTES, readForm } from './style-m.form.ts';
+import { inRequestTerms, itemsOf, parseMessage } from './style-m.map.ts';
+import { sendMailgunError } from './style-m.errors.ts';
+import { Forbidden, MailgunErrorBody, MailgunMessage, MailgunQueued } from './style-m.schema.ts';
+
+const URL = '/v3/:domain/messages';
+
+/** HTTP Basic with the user `api` and the key as the password, as Mailgun takes its keys. */
+async function authenticate(keys: KeyRing, request: FastifyRequest): Promise<Sender> {
+  const header = request.headers.authorization;
+  if (!header) throw new GatepostError('missing_api_key');
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  const credentials = m ? Buffer.from(m[1]!, 'base64').toString() : '';
+  const colon = credentials.indexOf(':');
+  if (colon < 0 || credentials.slice(0, colon) !== 'api') throw new GatepostError('invalid_api_key');
+  return sendingKey(await keys.resolve(credentials.slice(colon + 1)));
+}
+
+export function styleM(deps: CompatDeps): CompatIngress {
+  const plugin: FastifyPluginAsync = async (app) => {
+    // Form bodies only, in this scope: Mailgun takes no JSON.
+    app.removeContentTypeParser('application/json');
+    await app.register(formbody);
+    await app.register(multipart, { limits: { fieldSize: MAX_FORM_BYTES, parts: 5000 } });
+    app.setErrorHandler((error, _request, reply) =>
+      sendMailgunError(
+        reply,
+        codedError(error, 'Send the message as multipart/form-data or application/x-www-form-urlencoded.', deps.log),
+      ),
+    );
+    app.post<{ Params: { domain: string } }>(URL, async (request, reply) => {
+      const sender = await authenticate(deps.keys, request);
+      const form = await readForm(request);
+      const items = itemsOf(parseMessage(form), form.attachments);
+      const admitted = await admitAllOrNothing(deps.gate, {
+        sender,
+        ingress: 'style_m',
+        items,
+        idempotencyKey: idempotencyKeyOf(request),
+      }).catch((error: unknown) => {
+        throw error instanceof ItemRefused ? inRequestTerms(error, items[error.item]!) : error;
+      });
+      admittedHeaders(reply, admitted);
+      // Mailgun names a request's messages by one id; Gatepost gives the first message's, in
+      // Mailgun's form, and every message's in Gatepost-Message-Ids.
+      return { id: `<${admitted.responses[0]!.id}@${request.params.domain}>`, message: 'Queued. Thank you.' };
+    });
+  };
+
+  const error = (description: string) => ({ description, schema: MailgunErrorBody });
+  return {
+    plugin,
+    operations: [
+      {
+        method: 'POST',
+        url: URL,
+        tag: 'Style M (Mailgun)',
+        summary: 'Send a message as Mailgun does (one message per recipient, all or none)',
+        auth: 'HTTP Basic, user `api`, password a gp_live_ or gp_sandbox_ key. Any domain is accepted',
+        body: { 'multipart/form-data': MailgunMessage, 'application/x-www-form-urlencoded': MailgunMessage },
+        responses: {
+          200: {
+            description: 'Every message committed. `Gatepost-Message-Ids`: every message id (msg_…), in order.',
+            schema: MailgunQueued,
+          },
+          400: error('Invalid, or refused by policy (suppressed recipient, attachments, unknown template): nothing was sent.'),
+          401: { description: 'Missing, unknown or revoked key.', schema: Forbidden, contentType: 'text/plain' },
+          403: error('This key may not send mail (public keys are for the browser SDK).'),
+          409: error('A request with this Idempotency-Key is still under way.'),
+          413: error('The request or a rendered message is too large.'),
+          429: error("Over the tenant's quota; see `Retry-After`."),
+        },
+      },
+    ],
+  };
+}

@@ -1,0 +1,144 @@
+// The Style P routes (Postmark's email API): POST /email, /email/batch, /email/withTemplate and
+// /email/batchWithTemplates, in a scope of their own with the server-token authentication and
+// the `{ErrorCode, Message}` error format, so that Postmark's official clients work unchanged.
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { GatepostError } from '../../../errors/errors.catalog.ts';
+import type { BatchResult, SendDraft, Sender } from '../../../gate/gate.ts';
+import type { KeyRing } from '../../../tenancy/keys.ts';
+import { parseOrThrow } from '../../rest/route.ts';
+import { IdempotencyKey } from '../../rest/schemas.ts';
+import type { CompatDeps } from '../compat.ingress.ts';
+import { POSTMARK, stylePFailure, wireFailure, type StylePFailure } from './style-p.errors.ts';
+import { allReplayed, draftsOf, resultOf, type StylePSource } from './style-p.map.ts';
+import { BatchOf, MAX_BATCH, StylePMessage, StylePTemplatedMessage, TemplatedBatchOf } from './style-p.schema.ts';
+
+/** The header Postmark's clients send, and the spec's neutral name for it; either carries the key. */
+export const TOKEN_HEADERS = ['x-postmark-server-token', 'x-compat-server-token'] as const;
+
+async function authenticate(keys: KeyRing, request: FastifyRequest): Promise<Sender> {
+  const given = new Set(
+    TOKEN_HEADERS.map((name) => request.headers[name]).flatMap((v) => (typeof v === 'string' && v.trim() ? [v.trim()] : [])),
+  );
+  if (given.size === 0) {
+    throw new GatepostError('missing_api_key', 'No server token: send the API key in the X-Postmark-Server-Token header.');
+  }
+  if (given.size > 1) {
+    throw new GatepostError('invalid_api_key', 'X-Postmark-Server-Token and X-Compat-Server-Token hold different keys.');
+  }
+  const sender = await keys.resolve([...given][0]!);
+  if (sender.key.kind === 'public') {
+    throw new GatepostError('key_not_allowed', 'A public key only works with the browser SDK; use a live or sandbox key.');
+  }
+  return sender;
+}
+
+function refuse(reply: FastifyReply, { status, body, retryAfter }: StylePFailure): FastifyReply {
+  if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter));
+  return reply.code(status).send(body);
+}
+
+const idempotencyKeyOf = (request: FastifyRequest): string | undefined => {
+  const raw = request.headers['idempotency-key'];
+  return raw === undefined ? undefined : parseOrThrow(IdempotencyKey, raw, 'Idempotency-Key header');
+};
+
+/** The key of one message of a keyed request: `<key>:<j>` on /email, `<key>:<i>:<j>` in a batch. */
+const derivedKey = (key: string | undefined, ...at: number[]) => (key === undefined ? undefined : [key, ...at].join(':'));
+
+const sourceOf = (templated: boolean, raw: unknown): StylePSource =>
+  templated
+    ? { templated, message: parseOrThrow(StylePTemplatedMessage, raw, 'body') }
+    : { templated, message: parseOrThrow(StylePMessage, raw, 'body') };
+
+export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsync {
+  const senders = new WeakMap<FastifyRequest, Sender>();
+
+  function answer(reply: FastifyReply, outcomes: BatchResult[], body: unknown): FastifyReply {
+    if (allReplayed(outcomes)) reply.header('Idempotent-Replayed', 'true');
+    return reply.code(200).send(body);
+  }
+
+  /** One message: each To address its own message, all admitted or none (spec part 4 rule 4). */
+  async function sendOne(request: FastifyRequest, reply: FastifyReply, source: StylePSource) {
+    const key = idempotencyKeyOf(request);
+    const drafts = draftsOf(source);
+    const outcomes = await gate.admitAll({
+      sender: senders.get(request)!,
+      ingress: 'style_p',
+      items: drafts.map((draft, j) => ({ draft, idempotencyKey: derivedKey(key, j) })),
+      batchKey: key,
+      refusals: 'all',
+    });
+    return answer(reply, outcomes, resultOf(source.message.To, drafts, outcomes));
+  }
+
+  /**
+   * A batch: every message of every item in one all-or-nothing admission, so a crash or a store
+   * failure rolls the whole request back; a refused message is its item's result (HTTP 200).
+   */
+  async function sendBatch(request: FastifyRequest, reply: FastifyReply, raws: unknown[], templated: boolean) {
+    if (raws.length > MAX_BATCH) {
+      return refuse(reply, {
+        status: 422,
+        body: { ErrorCode: POSTMARK.tooManyBatchMessages, Message: `A batch holds at most ${MAX_BATCH} messages.` },
+      });
+    }
+    const key = idempotencyKeyOf(request);
+    const parsed = raws.map((raw): { source: StylePSource; drafts: SendDraft[] } | { refused: GatepostError } => {
+      try {
+        const source = sourceOf(templated, raw);
+        return { source, drafts: draftsOf(source) };
+      } catch (error) {
+        if (error instanceof GatepostError) return { refused: error };
+        throw error;
+      }
+    });
+    const items = parsed.flatMap((p, i) =>
+      'refused' in p ? [] : p.drafts.map((draft, j) => ({ draft, idempotencyKey: derivedKey(key, i, j) })),
+    );
+    const outcomes =
+      items.length === 0
+        ? []
+        : await gate.admitAll({ sender: senders.get(request)!, ingress: 'style_p', items, batchKey: key, refusals: 'per_item' });
+    let at = 0;
+    const results = parsed.map((p) => {
+      if ('refused' in p) return stylePFailure(p.refused).body;
+      const mine = outcomes.slice(at, (at += p.drafts.length));
+      return resultOf(p.source.message.To, p.drafts, mine);
+    });
+    return answer(reply, outcomes, results);
+  }
+
+  return async (app) => {
+    await app.register(
+      async (scope) => {
+        scope.addHook('onRequest', async (request) => void senders.set(request, await authenticate(keys, request)));
+        scope.setErrorHandler((error, _request, reply) => {
+          if (error instanceof GatepostError) return refuse(reply, stylePFailure(error));
+          const wire = wireFailure(error as FastifyError);
+          if (wire) return refuse(reply, wire);
+          log('Style P request failed', error);
+          return refuse(reply, stylePFailure(new GatepostError('internal_error')));
+        });
+        scope.setNotFoundHandler((request, reply) =>
+          refuse(
+            reply,
+            stylePFailure(
+              new GatepostError(
+                'not_found',
+                `No route ${request.method} ${request.url.split('?')[0]}: Style P serves POST /email, /email/batch, /email/withTemplate and /email/batchWithTemplates.`,
+              ),
+            ),
+          ),
+        );
+        scope.post('', (request, reply) => sendOne(request, reply, sourceOf(false, request.body)));
+        scope.post('/withTemplate', (request, reply) => sendOne(request, reply, sourceOf(true, request.body)));
+        scope.post('/batch', (request, reply) => sendBatch(request, reply, parseOrThrow(BatchOf, request.body, 'body'), false));
+        scope.post('/batchWithTemplates', (request, reply) =>
+          sendBatch(request, reply, parseOrThrow(TemplatedBatchOf, request.body, 'body').Messages, true),
+        );
+      },
+      { prefix: '/email' },
+    );
+  };
+}

@@ -1,0 +1,40 @@
+// What the end-to-end files of the compatibility styles look at besides the provider's answer:
+// the relay (what arrived, and what did not), the timeline, and the sandbox capture inbox.
+import { expect } from 'vitest';
+import { eventually } from './gatepost.harness.ts';
+import type { Suite } from './suite.harness.ts';
+
+/** An address no other test uses, so what the relay holds for it is this test's alone. */
+export const uniqueAddress = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+/** The error a send was refused with; fails the test if it was not refused. */
+export async function refusalOf<E>(send: Promise<unknown>): Promise<E> {
+  const error = await send.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error, 'the send should have been refused').not.toBeNull();
+  return error as E;
+}
+
+export function observe(suite: Suite) {
+  return {
+    receivedFor: (to: string) => eventually(() => suite.relay.received.find((r) => r.to.includes(to))),
+    /** How many mails the relay has taken for an address so far. */
+    delivered: (to: string) => suite.relay.received.filter((r) => r.to.includes(to)).length,
+    /** Time for a mail that should not come to have come, before checking that it did not. */
+    settle: () => new Promise((r) => setTimeout(r, 300)),
+    /** The message once sent, with its timeline. */
+    sent: (id: string, key = suite.tenant.live) =>
+      eventually(async () => {
+        const t = await suite.gp.request('GET', `/v1/messages/${id}`, { key });
+        return t.body.status === 'sent' ? t.body : undefined;
+      }),
+    /** The sandbox capture of the message to an address. */
+    captured: (key: string, to: string) =>
+      eventually(async () => {
+        const inbox = await suite.gp.request('GET', '/v1/sandbox/messages', { key });
+        return inbox.body.data.find((m: { to: string }) => m.to === to);
+      }),
+  };
+}
