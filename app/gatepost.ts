@@ -106,7 +106,14 @@ export function registerActors(
   runtime.subscribe(EMAIL_EVENTS, async ({ data }) => {
     const { tenant_id, event } = data as { tenant_id: string; event: EventEnvelope };
     const endpoints = await deps.catalog.webhooksFor(tenant_id, event.type);
-    await Promise.all(endpoints.map((e) => webhookClient(runtime, e.id).enqueue({ tenant_id, event })));
+    await Promise.all(
+      endpoints.map(async (e) => {
+        // Handed straight to this process's lanes: no publication, one commit less per delivery.
+        const { enqueued } = await webhookClient(runtime, e.id).enqueue({ tenant_id, event, publish: false });
+        // Draining, the lanes take nothing: the event's watchdog reminder brings it back.
+        if (enqueued && !lanes.draining) lanes.push(e.id, event.id);
+      }),
+    );
   });
   runtime.subscribe(WEBHOOK_DUE, async ({ data }) => {
     const { endpoint_id, event_id } = data as WebhookDue;

@@ -165,8 +165,15 @@ export function webhookActor(deps: WebhookActorDeps) {
   return defineActor({
     type: WEBHOOK_ACTOR,
     methods: {
-      /** Takes an event for the endpoint, once: a repeat of an evt_ id it has (pub/sub redelivers) changes nothing. */
-      async enqueue(turn, args: { tenant_id: string; event: WebhookEnvelope }): Promise<{ enqueued: boolean }> {
+      /**
+       * Takes an event for the endpoint, once: a repeat of an evt_ id it has (pub/sub redelivers)
+       * changes nothing. The event is published as due, unless the caller says it hands the event
+       * to its own lanes (`publish: false`); either way its watchdog reminder is armed.
+       */
+      async enqueue(
+        turn,
+        args: { tenant_id: string; event: WebhookEnvelope; publish?: boolean },
+      ): Promise<{ enqueued: boolean }> {
         const key = eventKey(args.event.id);
         if (await turn.get<EventState>(key)) return { enqueued: false };
         turn.set(key, {
@@ -179,7 +186,8 @@ export function webhookActor(deps: WebhookActorDeps) {
           lease_until: null,
           keep_until: null,
         } satisfies EventState);
-        due(turn, args.event.id, WATCH_MS);
+        if (args.publish === false) turn.setReminder(key, Date.now() + WATCH_MS, { watch: WATCH_MS });
+        else due(turn, args.event.id, WATCH_MS);
         return { enqueued: true };
       },
 

@@ -47,13 +47,18 @@ export function signingSecrets(endpoint: WebhookEndpoint, now = Date.now()): str
 export class WebhookLanes {
   private readonly lanes = new Map<string, Lane>();
   private readonly underWay = new Set<Promise<void>>();
-  private draining = false;
+  private stopping = false;
 
   constructor(private readonly deps: LaneDeps) {}
 
+  /** True once drain() began: no attempt starts any more. */
+  get draining(): boolean {
+    return this.stopping;
+  }
+
   /** Queues an attempt of `eventId` to `endpointId`. Throws while draining, so the publication is kept for later. */
   push(endpointId: string, eventId: string): void {
-    if (this.draining) throw new Error('webhook lanes are draining');
+    if (this.stopping) throw new Error('webhook lanes are draining');
     let lane = this.lanes.get(endpointId);
     if (!lane) {
       lane = { waiting: new Fifo(), held: new Set(), running: 0 };
@@ -66,7 +71,7 @@ export class WebhookLanes {
   }
 
   private pump(endpointId: string, lane: Lane): void {
-    while (!this.draining && lane.running < PER_ENDPOINT && lane.waiting.length > 0) {
+    while (!this.stopping && lane.running < PER_ENDPOINT && lane.waiting.length > 0) {
       const eventId = lane.waiting.shift()!;
       lane.running++;
       const run = this.attempt(endpointId, eventId)
@@ -124,7 +129,7 @@ export class WebhookLanes {
 
   /** Starts no more attempts and waits for those under way (each ends by its deadline). */
   async drain(): Promise<void> {
-    this.draining = true;
+    this.stopping = true;
     while (this.underWay.size > 0) await Promise.allSettled([...this.underWay]);
     this.lanes.clear();
   }
