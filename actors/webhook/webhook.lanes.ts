@@ -1,8 +1,10 @@
 // Where webhook attempts run: outside any actor turn, in this process, one lane per endpoint with
-// at most PER_ENDPOINT attempts at a time. A `webhook.due` publication only puts the event in its
-// endpoint's lane and is acknowledged at once, so a slow or dead endpoint holds its own lane and
-// nothing else: no pub/sub dispatch slot, no other endpoint's attempts, no actor turn. An event
-// that waits in a lane when the process dies is not lost: its actor's reminder publishes it again.
+// at most PER_ENDPOINT attempts at a time. An event comes in from the lifecycle-event subscriber
+// (just enqueued on its actor) or from a `webhook.due` publication (a retry, a test event, a
+// watchdog); either only puts it in its endpoint's lane and returns at once, so a slow or dead
+// endpoint holds its own lane and nothing else: no pub/sub dispatch slot, no other endpoint's
+// attempts, no actor turn. An event waiting in a lane when the process dies is not lost: its
+// actor's reminder publishes it again.
 import type { Invoker } from '../../dapr/runtime.port.ts';
 import { Fifo } from '../../lib/fifo.ts';
 import type { Catalog, WebhookEndpoint } from '../../store/catalog.port.ts';
