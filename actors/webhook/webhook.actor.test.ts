@@ -221,6 +221,26 @@ describe('WebhookActor', () => {
     expect(entries[1]!.error).toContain('cut short');
   });
 
+  it('an event its lanes lost (the process died before the attempt began) is published again by its watchdog', async () => {
+    const { tenant, runtime, receiver, endpoint } = await setup();
+    const w = await endpoint();
+    const event = envelope();
+    // Taken by the actor for lanes that never got it.
+    expect(await webhookClient(runtime, w.id).enqueue({ tenant_id: tenant.id, event, publish: false })).toEqual({
+      enqueued: true,
+    });
+    await drains.pop()!();
+    await runtimes.pop()!.stop();
+    expect(receiver.received).toEqual([]);
+    // Its watchdog comes due while Gatepost is down.
+    const db = new Database(h.file);
+    db.prepare('UPDATE reminders SET due_at = 0 WHERE actor_type = ? AND name = ?').run(WEBHOOK_ACTOR, `e:${event.id}`);
+    db.close();
+    const again = await start();
+    await eventually(async () => (await log(again, w.id))[0]?.result === 'delivered');
+    expect(receiver.received.map((d) => JSON.parse(d.body).id)).toEqual([event.id]);
+  });
+
   it('tells the message timeline the final outcome, once; that is not a lifecycle event', async () => {
     const { tenant, runtime, receiver, endpoint } = await setup();
     const w = await endpoint();
