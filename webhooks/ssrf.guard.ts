@@ -9,8 +9,7 @@
 // forms that embed an IPv4 address (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d,
 // NAT64 64:ff9b::/96, 6to4 2002::/16) are judged by the address they embed.
 import { BlockList, isIP } from 'node:net';
-import { lookup as systemLookup } from 'node:dns/promises';
-import { Resolver } from 'node:dns/promises';
+import { lookup as systemLookup, Resolver } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
 import { GatepostError } from '../errors/errors.catalog.ts';
 

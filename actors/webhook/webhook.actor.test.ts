@@ -16,6 +16,7 @@ import { messageActor } from '../message/message.actor.ts';
 import { LIFECYCLE_EVENTS } from '../message/message.state.ts';
 import { admitArgs } from '../message/message.testkit.ts';
 import { WEBHOOK_ACTOR, webhookClient } from './webhook.actor.ts';
+import { signingSecrets } from './webhook.lanes.ts';
 import type { AttemptLogEntry, WebhookEnvelope } from './webhook.state.ts';
 
 let h: Harness;
@@ -297,5 +298,29 @@ describe('WebhookActor', () => {
     // Closing it ends the attempts under way (connection reset): they are logged and retried.
     await stuck.close();
     await eventually(async () => (await log(runtime, slow.id)).length > 0);
+  });
+});
+
+describe('signingSecrets', () => {
+  it('signs with the previous secret too until it expires, then with the current one only', () => {
+    const at = Date.parse('2026-11-21T10:00:00.000Z');
+    const endpoint = {
+      id: 'whk_1',
+      tenant_id: 'ten_1',
+      url: 'https://hooks.example.com/',
+      events: ['email.sent'],
+      enabled: true,
+      disabled_reason: null,
+      disabled_at: null,
+      secret: 'whsec_new',
+      previous_secret: 'whsec_old',
+      previous_secret_expires_at: '2026-11-22T10:00:00.000Z',
+      created_at: '2026-11-20T10:00:00.000Z',
+      updated_at: '2026-11-21T10:00:00.000Z',
+    };
+    expect(signingSecrets(endpoint, at)).toEqual(['whsec_new', 'whsec_old']);
+    expect(signingSecrets(endpoint, at + 24 * 3600_000 - 1)).toEqual(['whsec_new', 'whsec_old']);
+    expect(signingSecrets(endpoint, at + 24 * 3600_000)).toEqual(['whsec_new']);
+    expect(signingSecrets({ ...endpoint, previous_secret: null, previous_secret_expires_at: null }, at)).toEqual(['whsec_new']);
   });
 });
