@@ -16,10 +16,16 @@ import {
   SUPPRESSION_CHANGED,
   type SuppressionChanged,
 } from '../actors/recipient/recipient.actor.ts';
-import { MESSAGE_EXPIRED, MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';
+import { EMAIL_EVENTS, MESSAGE_EXPIRED, MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';
 import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
-import type { MessageReady } from '../actors/message/message.state.ts';
+import type { EventEnvelope, MessageReady } from '../actors/message/message.state.ts';
+import { webhookActor, webhookClient } from '../actors/webhook/webhook.actor.ts';
+import { PER_ENDPOINT, WebhookLanes } from '../actors/webhook/webhook.lanes.ts';
+import { WEBHOOK_DUE, type WebhookDue } from '../actors/webhook/webhook.state.ts';
+import { loadConfig } from '../config/config.ts';
+import { SsrfGuard } from '../webhooks/ssrf.guard.ts';
+import { WebhookPoster } from '../webhooks/webhook.http.ts';
 import { smtpRelay, type Relay } from '../mta/relay.smtp.ts';
 import { createGate } from '../gate/gate.ts';
 import { KeyRing } from '../tenancy/keys.ts';
@@ -43,11 +49,29 @@ const VERSION = (
 
 const log = (message: string, error?: unknown) => console.error(`[gatepost] ${message}`, error ?? '');
 
+export interface WebhookSettings {
+  guard: SsrfGuard;
+  retrySchedule: number[];
+  timeoutMs: number;
+  disableAfterMs: number;
+}
+
+/** The defaults of the operator contract, with nothing allowed past the SSRF guard. */
+function defaultWebhookSettings(): WebhookSettings {
+  const c = loadConfig({});
+  return {
+    guard: new SsrfGuard(),
+    retrySchedule: c.webhookRetrySchedule,
+    timeoutMs: c.webhookTimeoutMs,
+    disableAfterMs: c.webhookDisableAfterMs,
+  };
+}
+
 /** Wires the actors and subscriptions onto a runtime: the same for every adapter. */
 export function registerActors(
   runtime: ActorRuntime,
-  deps: { catalog: Catalog; relay: Relay | null; retrySchedule: number[] },
-): void {
+  deps: { catalog: Catalog; relay: Relay | null; retrySchedule: number[]; webhooks?: WebhookSettings },
+): { drain(): Promise<void> } {
   runtime.register(tenantActor);
   runtime.register(recipientActor);
   runtime.register(messageActor);
@@ -72,6 +96,35 @@ export function registerActors(
     if (current) await deps.catalog.putSuppression(current);
     else await deps.catalog.deleteSuppression(tenant_id, address);
   });
+
+  // Webhooks: each lifecycle event goes to the actor of every enabled endpoint subscribed to it
+  // (enqueue is idempotent by evt_ id: pub/sub may deliver twice); attempts run in the lanes.
+  const webhooks = deps.webhooks ?? defaultWebhookSettings();
+  runtime.register(webhookActor({ catalog: deps.catalog, ...webhooks }));
+  const poster = new WebhookPoster(webhooks.guard, { socketsPerDestination: PER_ENDPOINT });
+  const lanes = new WebhookLanes({ invoker: runtime, catalog: deps.catalog, poster, timeoutMs: webhooks.timeoutMs, log });
+  runtime.subscribe(EMAIL_EVENTS, async ({ data }) => {
+    const { tenant_id, event } = data as { tenant_id: string; event: EventEnvelope };
+    const endpoints = await deps.catalog.webhooksFor(tenant_id, event.type);
+    await Promise.all(
+      endpoints.map(async (e) => {
+        // Handed straight to this process's lanes: no publication, one commit less per delivery.
+        const { enqueued } = await webhookClient(runtime, e.id).enqueue({ tenant_id, event, publish: false });
+        // Draining, the lanes take nothing: the event's watchdog reminder brings it back.
+        if (enqueued && !lanes.draining) lanes.push(e.id, event.id);
+      }),
+    );
+  });
+  runtime.subscribe(WEBHOOK_DUE, async ({ data }) => {
+    const { endpoint_id, event_id } = data as WebhookDue;
+    lanes.push(endpoint_id, event_id);
+  });
+  return {
+    async drain() {
+      await lanes.drain();
+      poster.close();
+    },
+  };
 }
 
 function openCatalog(config: Config): Promise<Catalog> {
@@ -96,7 +149,22 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const catalog = await openCatalog(config);
   const runtime = openRuntime(config);
   const relay = hostsActors && config.smtpRelay ? smtpRelay(config.smtpRelay) : null;
-  if (hostsActors) registerActors(runtime, { catalog, relay, retrySchedule: config.deliveryRetrySchedule });
+  const guard = new SsrfGuard({ allow: config.webhookAllow, dnsServers: config.dnsServers });
+  // Deliveries must never reach Gatepost's own API or its Dapr sidecar on this machine.
+  guard.protectPorts(config.port, ...(config.runtime === 'dapr' ? [config.daprHttpPort, config.appPort] : []));
+  const actors = hostsActors
+    ? registerActors(runtime, {
+        catalog,
+        relay,
+        retrySchedule: config.deliveryRetrySchedule,
+        webhooks: {
+          guard,
+          retrySchedule: config.webhookRetrySchedule,
+          timeoutMs: config.webhookTimeoutMs,
+          disableAfterMs: config.webhookDisableAfterMs,
+        },
+      })
+    : null;
 
   const keys = new KeyRing(catalog);
   let ready = false;
@@ -106,6 +174,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         invoker: runtime,
         catalog,
         keys,
+        webhookGuard: guard,
         adminToken: config.adminToken,
         ready: () => ready,
         version: VERSION,
@@ -116,6 +185,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   await runtime.start();
   const bootstrap = servesApi ? await bootstrapDefaultTenant(catalog, keys, config.hostname) : null;
   const address = rest ? await rest.app.listen({ port: config.port, host: config.host }) : null;
+  if (address) guard.protectPorts(Number(new URL(address).port));
   ready = true;
 
   let stopping: Promise<void> | null = null;
@@ -128,6 +198,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
       stopping ??= (async () => {
         ready = false;
         await rest?.drain();
+        await actors?.drain();
         await runtime.stop();
         relay?.close();
         await catalog.close();

@@ -91,7 +91,7 @@ export interface BenchGatepost extends Child {
   stop(): Promise<void>;
 }
 
-export async function startGatepost(extraNodeArgs: string[] = []): Promise<BenchGatepost> {
+export async function startGatepost(extraNodeArgs: string[] = [], env: Record<string, string> = {}): Promise<BenchGatepost> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gatepost-bench-'));
   dataDirs.add(dataDir);
   const removeData = () => (rmSync(dataDir, { recursive: true, force: true }), dataDirs.delete(dataDir));
@@ -101,6 +101,7 @@ export async function startGatepost(extraNodeArgs: string[] = []): Promise<Bench
     HOST: '127.0.0.1',
     GATEPOST_DATA_DIR: dataDir,
     GATEPOST_ADMIN_TOKEN: adminToken,
+    ...env,
   });
   try {
     const tenant = await call(child.url, 'POST', '/v1/admin/tenants', adminToken, {

@@ -24,10 +24,31 @@ export interface Config {
   hostname: string;
   /** Waits between delivery attempts after a transient failure, in ms. */
   deliveryRetrySchedule: number[];
+  /** DNS servers (`ip` or `ip:port`) for Gatepost's own look-ups (webhook hosts); null: the system resolver. */
+  dnsServers: string[] | null;
+  /** Networks (CIDRs) webhooks may reach despite the SSRF guard, plain http included: for development and tests. */
+  webhookAllow: string[];
+  /** Waits between webhook attempts, in ms: attempts = waits + 1, at most 15. */
+  webhookRetrySchedule: number[];
+  /** One webhook attempt's deadline, ms. */
+  webhookTimeoutMs: number;
+  /** A webhook endpoint failing with no success this long is disabled, ms. */
+  webhookDisableAfterMs: number;
 }
 
 // About four days in all, as MTAs keep a deferred message (Postfix: 5 days).
 const DEFAULT_RETRY_SCHEDULE = '1m,5m,15m,30m,1h,2h,4h,8h,16h,24h,24h';
+
+// 15 attempts over about three days (69.9 h before jitter of ±20% per wait), as spec part 8 allows.
+const DEFAULT_WEBHOOK_RETRY = '5s,1m,5m,15m,30m,1h,2h,4h,6h,8h,10h,12h,12h,14h';
+const DEFAULT_WEBHOOK_TIMEOUT = '15s';
+const DEFAULT_WEBHOOK_DISABLE_AFTER = '5d';
+
+const list = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -37,6 +58,12 @@ export function parseDurations(name: string, text: string): number[] {
     if (!m) throw new Error(`${name}: "${part}" is not a duration like 30s, 5m or 2h`);
     return Number(m[1]) * UNITS[m[2]!]!;
   });
+}
+
+function oneDuration(name: string, text: string): number {
+  const [ms, ...more] = parseDurations(name, text);
+  if (more.length > 0) throw new Error(`${name}: one duration, not a list`);
+  return ms!;
 }
 
 function portOf(name: string, value: string | undefined, fallback: number): number {
@@ -55,6 +82,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (runtime === 'embedded' && role !== 'all') throw new Error('GATEPOST_ROLE needs GATEPOST_RUNTIME=dapr');
   if (runtime === 'dapr' && !env.DATABASE_URL) throw new Error('GATEPOST_RUNTIME=dapr needs DATABASE_URL (PostgreSQL)');
+  const webhookRetrySchedule = parseDurations('GATEPOST_WEBHOOK_RETRY', env.GATEPOST_WEBHOOK_RETRY ?? DEFAULT_WEBHOOK_RETRY);
+  if (webhookRetrySchedule.length > 14) throw new Error('GATEPOST_WEBHOOK_RETRY: at most 14 waits (15 attempts in all)');
   return {
     port,
     host: env.HOST ?? '0.0.0.0',
@@ -69,5 +98,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpRelay: env.GATEPOST_SMTP_RELAY || null,
     hostname: env.GATEPOST_HOSTNAME ?? hostname(),
     deliveryRetrySchedule: parseDurations('GATEPOST_DELIVERY_RETRY', env.GATEPOST_DELIVERY_RETRY ?? DEFAULT_RETRY_SCHEDULE),
+    dnsServers: list(env.GATEPOST_DNS_SERVERS).length > 0 ? list(env.GATEPOST_DNS_SERVERS) : null,
+    webhookAllow: list(env.GATEPOST_WEBHOOK_ALLOW),
+    webhookRetrySchedule,
+    webhookTimeoutMs: oneDuration('GATEPOST_WEBHOOK_TIMEOUT', env.GATEPOST_WEBHOOK_TIMEOUT ?? DEFAULT_WEBHOOK_TIMEOUT),
+    webhookDisableAfterMs: oneDuration(
+      'GATEPOST_WEBHOOK_DISABLE_AFTER',
+      env.GATEPOST_WEBHOOK_DISABLE_AFTER ?? DEFAULT_WEBHOOK_DISABLE_AFTER,
+    ),
   };
 }

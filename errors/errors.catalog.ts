@@ -18,6 +18,12 @@ export const errorCatalog = {
   },
   not_found: { status: 404, smtp: [550, '5.1.0'], message: 'Not found.' },
   template_exists: { status: 409, smtp: [554, '5.6.0'], message: 'A template with that slug already exists.' },
+  webhook_disabled: { status: 409, smtp: [554, '5.6.0'], message: 'The webhook endpoint is disabled.' },
+  webhook_delivery_not_failed: {
+    status: 409,
+    smtp: [554, '5.6.0'],
+    message: 'Only an event whose delivery failed can be redelivered by hand.',
+  },
   idempotency_key_in_flight: {
     status: 409,
     smtp: [451, '4.5.0'],
@@ -38,6 +44,11 @@ export const errorCatalog = {
     status: 422,
     smtp: [554, '5.5.0'],
     message: 'This idempotency key was already used with a different request.',
+  },
+  webhook_url_refused: {
+    status: 422,
+    smtp: [554, '5.7.1'],
+    message: 'The webhook URL is refused: it must be https and reach a public address.',
   },
   recipient_not_allowed: {
     status: 422,

@@ -4,7 +4,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { GatepostError, type ErrorCode } from '../errors/errors.catalog.ts';
-import type { CapturedMessage, Catalog, Page, Suppression, Template, TemplateFields, Tenant } from './catalog.port.ts';
+import type {
+  CapturedMessage,
+  Catalog,
+  Page,
+  Suppression,
+  Template,
+  TemplateFields,
+  Tenant,
+  WebhookCreate,
+} from './catalog.port.ts';
 import { encodeCursor } from './cursor.ts';
 
 /** The format of `new Date().toISOString()`. */
@@ -625,6 +634,123 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
           const error = await expectError(catalog.listCaptures(t.id, { limit: 1, cursor }), 'invalid_request');
           expect(error.details).toEqual([{ field: 'cursor', message: expect.any(String) }]);
         }
+      });
+    });
+
+    describe('webhook endpoints', () => {
+      const endpoint = (tenant_id: string, more: Partial<WebhookCreate> = {}): WebhookCreate => ({
+        id: unique('whk'),
+        tenant_id,
+        url: 'https://hooks.example.com/gatepost?token=a%20b',
+        events: ['email.sent', 'email.bounced'],
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        ...more,
+      });
+
+      it('creates an enabled endpoint with its secret and reads it back as created', async () => {
+        const t = await newTenant();
+        const fields = endpoint(t.id);
+        const created = await catalog.createWebhook(fields);
+        expect(created).toEqual({
+          ...fields,
+          enabled: true,
+          disabled_reason: null,
+          disabled_at: null,
+          previous_secret: null,
+          previous_secret_expires_at: null,
+          created_at: expect.stringMatching(ISO),
+          updated_at: created.created_at,
+        });
+        expect(await catalog.getWebhook(t.id, fields.id)).toEqual(created);
+        expect(await catalog.getWebhook(unique('ten'), fields.id)).toBeNull();
+        expect(await catalog.getWebhook(t.id, unique('whk'))).toBeNull();
+      });
+
+      it("lists a tenant's endpoints oldest first, and finds the enabled ones subscribed to an event type", async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const sent = await catalog.createWebhook(endpoint(a.id, { events: ['email.sent'] }));
+        const both = await catalog.createWebhook(endpoint(a.id));
+        const bounced = await catalog.createWebhook(endpoint(a.id, { events: ['email.bounced'] }));
+        const off = await catalog.createWebhook(endpoint(a.id, { events: ['email.sent'] }));
+        const theirs = await catalog.createWebhook(endpoint(b.id, { events: ['email.sent'] }));
+        await catalog.updateWebhook(a.id, off.id, { enabled: false });
+
+        expect((await catalog.listWebhooks(a.id)).map((w) => w.id)).toEqual(
+          [sent, both, bounced, off].sort(byCreation).map((w) => w.id),
+        );
+        expect((await catalog.webhooksFor(a.id, 'email.sent')).map((w) => w.id)).toEqual(
+          [sent, both].sort(byCreation).map((w) => w.id),
+        );
+        expect((await catalog.webhooksFor(a.id, 'email.bounced')).map((w) => w.id)).toEqual(
+          [both, bounced].sort(byCreation).map((w) => w.id),
+        );
+        expect(await catalog.webhooksFor(a.id, 'email.opened')).toEqual([]);
+        // An event type is matched whole, not as a substring or a pattern.
+        expect(await catalog.webhooksFor(a.id, 'email.%')).toEqual([]);
+        expect(await catalog.webhooksFor(a.id, 'sent')).toEqual([]);
+        expect((await catalog.webhooksFor(b.id, 'email.sent')).map((w) => w.id)).toEqual([theirs.id]);
+      });
+
+      it('updates url and events; enabling clears a disabled reason; disabling by hand says manual', async () => {
+        const t = await newTenant();
+        const w = await catalog.createWebhook(endpoint(t.id));
+        const changed = await catalog.updateWebhook(t.id, w.id, { url: 'https://new.example.com/h', events: ['email.opened'] });
+        expect(changed).toEqual({
+          ...w,
+          url: 'https://new.example.com/h',
+          events: ['email.opened'],
+          updated_at: expect.stringMatching(ISO),
+        });
+        expect(await catalog.getWebhook(t.id, w.id)).toEqual(changed);
+
+        const off = await catalog.updateWebhook(t.id, w.id, { enabled: false });
+        expect(off).toMatchObject({ enabled: false, disabled_reason: 'manual', disabled_at: expect.stringMatching(ISO) });
+        const on = await catalog.updateWebhook(t.id, w.id, { enabled: true });
+        expect(on).toMatchObject({ enabled: true, disabled_reason: null, disabled_at: null });
+        expect(await catalog.getWebhook(t.id, w.id)).toEqual(on);
+        expect(await catalog.updateWebhook(t.id, unique('whk'), { enabled: false })).toBeNull();
+        expect(await catalog.updateWebhook(unique('ten'), w.id, { enabled: false })).toBeNull();
+      });
+
+      it('disables for a reason once: the first reason stays', async () => {
+        const t = await newTenant();
+        const w = await catalog.createWebhook(endpoint(t.id));
+        const gone = await catalog.disableWebhook(t.id, w.id, 'gone');
+        expect(gone).toMatchObject({ enabled: false, disabled_reason: 'gone', disabled_at: expect.stringMatching(ISO) });
+        expect(await catalog.disableWebhook(t.id, w.id, 'failing')).toEqual(gone);
+        expect(await catalog.updateWebhook(t.id, w.id, { enabled: false })).toMatchObject({ disabled_reason: 'gone' });
+        expect(await catalog.getWebhook(t.id, w.id)).toMatchObject({ disabled_reason: 'gone', disabled_at: gone!.disabled_at });
+        expect(await catalog.webhooksFor(t.id, 'email.sent')).toEqual([]);
+        expect(await catalog.disableWebhook(t.id, unique('whk'), 'gone')).toBeNull();
+      });
+
+      it('rotates the secret: the current one becomes the previous one, with its expiry', async () => {
+        const t = await newTenant();
+        const w = await catalog.createWebhook(endpoint(t.id));
+        const expires = '2026-11-22T10:00:00.000Z';
+        const rotated = await catalog.rotateWebhookSecret(t.id, w.id, 'whsec_plJ3nmyCDGBKInavdOK15jsl', expires);
+        expect(rotated).toEqual({
+          ...w,
+          secret: 'whsec_plJ3nmyCDGBKInavdOK15jsl',
+          previous_secret: w.secret,
+          previous_secret_expires_at: expires,
+          updated_at: expect.stringMatching(ISO),
+        });
+        expect(await catalog.getWebhook(t.id, w.id)).toEqual(rotated);
+        const again = await catalog.rotateWebhookSecret(t.id, w.id, 'whsec_third', '2026-11-23T10:00:00.000Z');
+        expect(again).toMatchObject({ secret: 'whsec_third', previous_secret: 'whsec_plJ3nmyCDGBKInavdOK15jsl' });
+        expect(await catalog.rotateWebhookSecret(unique('ten'), w.id, 'whsec_x', expires)).toBeNull();
+      });
+
+      it('deletes one endpoint of one tenant', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const w = await catalog.createWebhook(endpoint(a.id));
+        const keep = await catalog.createWebhook(endpoint(a.id));
+        expect(await catalog.deleteWebhook(b.id, w.id)).toBe(false);
+        expect(await catalog.deleteWebhook(a.id, w.id)).toBe(true);
+        expect(await catalog.deleteWebhook(a.id, w.id)).toBe(false);
+        expect(await catalog.getWebhook(a.id, w.id)).toBeNull();
+        expect(await catalog.listWebhooks(a.id)).toEqual([keep]);
       });
     });
   });

@@ -1,4 +1,4 @@
-// The catalog: tenants, API keys, templates, and the queryable indexes that actors feed
+// The catalog: tenants, API keys, templates, webhook endpoints, and the queryable indexes that actors feed
 // (suppression list, sandbox capture inbox). One interface; SQLite (embedded) and PostgreSQL
 // (cluster) implement it. Methods are async so both can.
 
@@ -94,6 +94,32 @@ export interface CapturedMessage {
   captured_at: string;
 }
 
+/** Why a webhook endpoint is disabled: by hand, it answered 410 Gone, or it failed with no success for days. */
+export type WebhookDisabledReason = 'manual' | 'gone' | 'failing';
+
+export interface WebhookEndpoint {
+  id: string;
+  tenant_id: string;
+  url: string;
+  /** The event types it is subscribed to. */
+  events: string[];
+  enabled: boolean;
+  disabled_reason: WebhookDisabledReason | null;
+  disabled_at: string | null;
+  /** The signing secret, whsec_…: an HMAC key, so it is stored as it is (unlike API keys, which are hashed). */
+  secret: string;
+  /** The secret before the last rotation: deliveries are signed with it too until it expires. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type WebhookCreate = Pick<WebhookEndpoint, 'id' | 'tenant_id' | 'url' | 'events' | 'secret'>;
+
+/** `enabled: true` clears the disabled reason; `enabled: false` disables by hand ('manual'). */
+export type WebhookPatch = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'enabled'>>;
+
 export interface Page<T> {
   data: T[];
   /** Pass as `cursor` to get the next page; null on the last page. */
@@ -127,6 +153,19 @@ export interface Catalog {
   putCapture(c: CapturedMessage): Promise<void>;
   listCaptures(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<CapturedMessage>>;
   getCapture(tenantId: string, messageId: string): Promise<CapturedMessage | null>;
+
+  createWebhook(w: WebhookCreate): Promise<WebhookEndpoint>;
+  getWebhook(tenantId: string, id: string): Promise<WebhookEndpoint | null>;
+  /** Every endpoint of the tenant, oldest first (then by id). */
+  listWebhooks(tenantId: string): Promise<WebhookEndpoint[]>;
+  /** The tenant's enabled endpoints subscribed to `eventType`, oldest first. */
+  webhooksFor(tenantId: string, eventType: string): Promise<WebhookEndpoint[]>;
+  updateWebhook(tenantId: string, id: string, patch: WebhookPatch): Promise<WebhookEndpoint | null>;
+  /** Disables an enabled endpoint for `reason`; one already disabled keeps its first reason. */
+  disableWebhook(tenantId: string, id: string, reason: WebhookDisabledReason): Promise<WebhookEndpoint | null>;
+  /** Makes `secret` current; the current one becomes previous, signing until `previousExpiresAt`. */
+  rotateWebhookSecret(tenantId: string, id: string, secret: string, previousExpiresAt: string): Promise<WebhookEndpoint | null>;
+  deleteWebhook(tenantId: string, id: string): Promise<boolean>;
 
   close(): Promise<void>;
 }

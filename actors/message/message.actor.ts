@@ -207,6 +207,33 @@ export const messageActor = defineActor({
       }
       turn.set('record', record);
     },
+
+    /**
+     * Records a webhook endpoint's final outcome for one of this message's events: delivered, or
+     * failed (attempts ran out, or the endpoint was disabled). Not a lifecycle event: not published.
+     */
+    async recordWebhook(
+      turn,
+      outcome: {
+        delivered: boolean;
+        endpoint_id: string;
+        event_id: string;
+        event_type: string;
+        attempts: number;
+        status_code: number | null;
+        error: string | null;
+      },
+    ): Promise<void> {
+      const record = await loadRecord(turn);
+      const type = outcome.delivered ? 'webhook.delivered' : 'webhook.failed';
+      const { delivered: _, ...data } = outcome;
+      const same = (e: EventEnvelope) =>
+        e.type === type && e.data.endpoint_id === outcome.endpoint_id && e.data.event_id === outcome.event_id;
+      // Told twice (a retried call): the timeline has it already.
+      if (record.events.some(same)) return;
+      appendEvent(turn, record, type, data);
+      turn.set('record', record);
+    },
   },
 
   async onReminder(turn, name) {

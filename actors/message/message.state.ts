@@ -8,7 +8,14 @@ export type MessageStatus = 'held' | 'scheduled' | 'queued' | 'deferred' | 'sent
 
 /** Timeline events. The `email.*` kinds of spec part 6 are also published for webhooks. */
 export type EventType =
-  'message.accepted' | 'message.scheduled' | 'message.queued' | 'message.deferred' | 'email.sent' | 'email.bounced';
+  | 'message.accepted'
+  | 'message.scheduled'
+  | 'message.queued'
+  | 'message.deferred'
+  | 'email.sent'
+  | 'email.bounced'
+  | 'webhook.delivered'
+  | 'webhook.failed';
 
 /** Event kinds pushed to customers (spec part 6); the others stay on the timeline. */
 export const LIFECYCLE_EVENTS: ReadonlySet<EventType> = new Set(['email.sent', 'email.bounced']);

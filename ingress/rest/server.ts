@@ -6,6 +6,7 @@ import type { Gate } from '../../gate/gate.ts';
 import type { Invoker } from '../../dapr/runtime.port.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
+import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { adminRoutes } from './admin.route.ts';
 import { emailRoutes } from './emails.route.ts';
 import { messageRoutes } from './messages.route.ts';
@@ -14,6 +15,7 @@ import { sandboxRoutes } from './sandbox.route.ts';
 import { suppressionRoutes } from './suppressions.route.ts';
 import { systemRoutes } from './system.route.ts';
 import { templateRoutes } from './templates.route.ts';
+import { webhookRoutes } from './webhooks.route.ts';
 import { compatIngresses } from '../compat/compat.registry.ts';
 import type { CompatOperation } from '../compat/compat.ingress.ts';
 
@@ -28,6 +30,8 @@ export interface RestDeps {
   invoker: Invoker;
   catalog: Catalog;
   keys: KeyRing;
+  /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS); by default nothing non-public is allowed. */
+  webhookGuard?: SsrfGuard;
   adminToken: string | null;
   ready: () => boolean;
   version: string;
@@ -41,6 +45,7 @@ export function restRoutes(deps: RestDeps, compat: CompatOperation[]): AnyRoute[
     ...templateRoutes(deps.catalog),
     ...suppressionRoutes(deps.invoker, deps.catalog),
     ...sandboxRoutes(deps.catalog),
+    ...webhookRoutes({ invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard ?? new SsrfGuard() }),
     ...(deps.adminToken ? adminRoutes(deps.catalog, deps.keys) : []),
   ];
   routes.push(...systemRoutes({ ready: deps.ready, routes: () => routes, compat, version: deps.version }));

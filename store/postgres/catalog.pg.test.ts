@@ -104,6 +104,7 @@ describe('PgCatalog migrations', () => {
       expect(await sql(db.url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
         { version: 1, name: '001_catalog.sql' },
         { version: 2, name: '002_browser_keys.sql' },
+        { version: 3, name: '003_webhooks.sql' },
       ]);
       // Each of them works against the one schema.
       const tenant = await catalogs[0]!.createTenant({

@@ -18,9 +18,14 @@ import type {
   Template,
   TemplateFields,
   Tenant,
+  WebhookCreate,
+  WebhookDisabledReason,
+  WebhookEndpoint,
+  WebhookPatch,
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
+import { applyWebhookPatch, disabledEndpoint, newEndpoint, rotatedEndpoint } from '../webhooks.patch.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 
@@ -83,6 +88,9 @@ function slugTaken(error: unknown, slug: string): unknown {
     : error;
 }
 
+const WEBHOOK_COLUMNS =
+  'id, tenant_id, url, events, enabled, disabled_reason, disabled_at, secret, previous_secret, previous_secret_expires_at, created_at, updated_at';
+
 /** A capture as stored: headers as [name, value] pairs, because jsonb would reorder an object's keys. */
 type StoredCapture = Omit<CapturedMessage, 'headers'> & { headers: [string, string][] };
 
@@ -136,6 +144,22 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<numb
     throw error;
   }
 }
+
+/** An endpoint's columns in WEBHOOK_COLUMNS order. */
+const webhookValues = (w: WebhookEndpoint): unknown[] => [
+  w.id,
+  w.tenant_id,
+  w.url,
+  w.events,
+  w.enabled,
+  w.disabled_reason,
+  w.disabled_at,
+  w.secret,
+  w.previous_secret,
+  w.previous_secret_expires_at,
+  w.created_at,
+  w.updated_at,
+];
 
 export class PgCatalog implements Catalog {
   /** Uses `pool` as it is: migrate it first (or use open). */
@@ -371,6 +395,94 @@ export class PgCatalog implements Catalog {
       [tenantId, messageId],
     );
     return row ? fromStored(row.body) : null;
+  }
+
+  async createWebhook(w: WebhookCreate): Promise<WebhookEndpoint> {
+    const endpoint = newEndpoint(w, now());
+    await this.query(
+      `INSERT INTO webhooks (${WEBHOOK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      webhookValues(endpoint),
+    );
+    return endpoint;
+  }
+
+  async getWebhook(tenantId: string, id: string): Promise<WebhookEndpoint | null> {
+    const [row] = await this.query<WebhookEndpoint>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1 AND id = $2`, [
+      tenantId,
+      id,
+    ]);
+    return row ?? null;
+  }
+
+  async listWebhooks(tenantId: string): Promise<WebhookEndpoint[]> {
+    return this.query<WebhookEndpoint>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1 ORDER BY created_at, id`, [
+      tenantId,
+    ]);
+  }
+
+  async webhooksFor(tenantId: string, eventType: string): Promise<WebhookEndpoint[]> {
+    return this.query<WebhookEndpoint>(
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1 AND enabled AND $2 = ANY (events) ORDER BY created_at, id`,
+      [tenantId, eventType],
+    );
+  }
+
+  /** Read (FOR UPDATE), change and write in one transaction: a concurrent change waits, and is not lost. */
+  private async changeWebhook(
+    tenantId: string,
+    id: string,
+    change: (w: WebhookEndpoint) => WebhookEndpoint,
+  ): Promise<WebhookEndpoint | null> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<WebhookEndpoint>({
+        text: `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
+        values: [tenantId, id],
+        types: TYPES,
+      });
+      const current = rows[0];
+      const next = current ? change(current) : null;
+      if (current && next && next !== current) {
+        await client.query(
+          `UPDATE webhooks SET url = $3, events = $4, enabled = $5, disabled_reason = $6, disabled_at = $7, secret = $8,
+             previous_secret = $9, previous_secret_expires_at = $10, updated_at = $11 WHERE id = $1 AND tenant_id = $2`,
+          [...webhookValues(next).slice(0, 10), next.updated_at],
+        );
+      }
+      await client.query('COMMIT');
+      client.release();
+      return next;
+    } catch (error) {
+      const rolledBack = await client.query('ROLLBACK').then(
+        () => true,
+        () => false,
+      );
+      client.release(!rolledBack);
+      throw error;
+    }
+  }
+
+  async updateWebhook(tenantId: string, id: string, patch: WebhookPatch): Promise<WebhookEndpoint | null> {
+    return this.changeWebhook(tenantId, id, (w) => applyWebhookPatch(w, patch, now()));
+  }
+
+  async disableWebhook(tenantId: string, id: string, reason: WebhookDisabledReason): Promise<WebhookEndpoint | null> {
+    return this.changeWebhook(tenantId, id, (w) => disabledEndpoint(w, reason, now()));
+  }
+
+  async rotateWebhookSecret(
+    tenantId: string,
+    id: string,
+    secret: string,
+    previousExpiresAt: string,
+  ): Promise<WebhookEndpoint | null> {
+    return this.changeWebhook(tenantId, id, (w) => rotatedEndpoint(w, secret, previousExpiresAt, now()));
+  }
+
+  async deleteWebhook(tenantId: string, id: string): Promise<boolean> {
+    const result = await this.pool.query('DELETE FROM webhooks WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+    return (result.rowCount ?? 0) > 0;
   }
 
   async close(): Promise<void> {

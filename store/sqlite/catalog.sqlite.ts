@@ -15,9 +15,14 @@ import type {
   Template,
   TemplateFields,
   Tenant,
+  WebhookCreate,
+  WebhookDisabledReason,
+  WebhookEndpoint,
+  WebhookPatch,
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
+import { applyWebhookPatch, disabledEndpoint, newEndpoint, rotatedEndpoint } from '../webhooks.patch.ts';
 
 interface TenantRow {
   id: string;
@@ -48,6 +53,15 @@ const TEMPLATE_COLUMNS =
   'id, tenant_id, slug, name, subject, html, text, from_addr AS "from", to_addr AS "to", reply_to, created_at, updated_at';
 
 const now = () => new Date().toISOString();
+
+type WebhookRow = Omit<WebhookEndpoint, 'events' | 'enabled'> & { events: string; enabled: number };
+
+const toWebhook = (r: WebhookRow): WebhookEndpoint => ({
+  ...r,
+  events: JSON.parse(r.events) as string[],
+  enabled: r.enabled === 1,
+});
+const fromWebhook = (w: WebhookEndpoint): WebhookRow => ({ ...w, events: JSON.stringify(w.events), enabled: w.enabled ? 1 : 0 });
 
 /** A unique-constraint failure on a template is a taken slug; anything else stays what it is. */
 function slugTaken(error: unknown, slug: string): unknown {
@@ -289,6 +303,72 @@ export class SqliteCatalog implements Catalog {
     const row = this.sql('SELECT body FROM captures WHERE tenant_id = ? AND message_id = ?').get(tenantId, messageId) as
       { body: string } | undefined;
     return row ? (JSON.parse(row.body) as CapturedMessage) : null;
+  }
+
+  async createWebhook(w: WebhookCreate): Promise<WebhookEndpoint> {
+    const endpoint = newEndpoint(w, now());
+    this.sql(
+      `INSERT INTO webhooks (id, tenant_id, url, events, enabled, disabled_reason, disabled_at, secret, previous_secret,
+         previous_secret_expires_at, created_at, updated_at)
+       VALUES (@id, @tenant_id, @url, @events, @enabled, @disabled_reason, @disabled_at, @secret, @previous_secret,
+         @previous_secret_expires_at, @created_at, @updated_at)`,
+    ).run(fromWebhook(endpoint));
+    return endpoint;
+  }
+
+  async getWebhook(tenantId: string, id: string): Promise<WebhookEndpoint | null> {
+    const row = this.sql('SELECT * FROM webhooks WHERE tenant_id = ? AND id = ?').get(tenantId, id) as WebhookRow | undefined;
+    return row ? toWebhook(row) : null;
+  }
+
+  async listWebhooks(tenantId: string): Promise<WebhookEndpoint[]> {
+    return (this.sql('SELECT * FROM webhooks WHERE tenant_id = ? ORDER BY created_at, id').all(tenantId) as WebhookRow[]).map(
+      toWebhook,
+    );
+  }
+
+  async webhooksFor(tenantId: string, eventType: string): Promise<WebhookEndpoint[]> {
+    const rows = this.sql(
+      `SELECT * FROM webhooks WHERE tenant_id = ? AND enabled = 1
+         AND EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?) ORDER BY created_at, id`,
+    ).all(tenantId, eventType) as WebhookRow[];
+    return rows.map(toWebhook);
+  }
+
+  /** Read, change and write with no await between: a concurrent change cannot slip in and be lost. */
+  private changeWebhook(tenantId: string, id: string, change: (w: WebhookEndpoint) => WebhookEndpoint): WebhookEndpoint | null {
+    const row = this.sql('SELECT * FROM webhooks WHERE tenant_id = ? AND id = ?').get(tenantId, id) as WebhookRow | undefined;
+    if (!row) return null;
+    const current = toWebhook(row);
+    const next = change(current);
+    if (next === current) return current;
+    this.sql(
+      `UPDATE webhooks SET url = @url, events = @events, enabled = @enabled, disabled_reason = @disabled_reason,
+         disabled_at = @disabled_at, secret = @secret, previous_secret = @previous_secret,
+         previous_secret_expires_at = @previous_secret_expires_at, updated_at = @updated_at WHERE id = @id`,
+    ).run(fromWebhook(next));
+    return next;
+  }
+
+  async updateWebhook(tenantId: string, id: string, patch: WebhookPatch): Promise<WebhookEndpoint | null> {
+    return this.changeWebhook(tenantId, id, (w) => applyWebhookPatch(w, patch, now()));
+  }
+
+  async disableWebhook(tenantId: string, id: string, reason: WebhookDisabledReason): Promise<WebhookEndpoint | null> {
+    return this.changeWebhook(tenantId, id, (w) => disabledEndpoint(w, reason, now()));
+  }
+
+  async rotateWebhookSecret(
+    tenantId: string,
+    id: string,
+    secret: string,
+    previousExpiresAt: string,
+  ): Promise<WebhookEndpoint | null> {
+    return this.changeWebhook(tenantId, id, (w) => rotatedEndpoint(w, secret, previousExpiresAt, now()));
+  }
+
+  async deleteWebhook(tenantId: string, id: string): Promise<boolean> {
+    return this.sql('DELETE FROM webhooks WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
   }
 
   async close(): Promise<void> {

@@ -87,6 +87,13 @@ export class GatepostClient {
 export abstract class GatepostProcess extends GatepostClient {
   /** What Gatepost printed since it last started (first-start keys, warnings). */
   output = '';
+  /** The environment Gatepost is started with (besides the test process's own). */
+  abstract readonly env: Record<string, string>;
+
+  /** Changes the environment of the next start; takes effect on restart. */
+  setEnv(changes: Record<string, string>): void {
+    Object.assign(this.env, changes);
+  }
 
   abstract start(): Promise<void>;
   /** SIGTERM: drain and exit; resolves with the exit code. */
@@ -115,7 +122,7 @@ class EmbeddedProcess extends GatepostProcess {
 
   constructor(
     readonly dataDir: string,
-    private readonly env: Record<string, string>,
+    readonly env: Record<string, string>,
   ) {
     super();
   }
@@ -173,7 +180,7 @@ class DaprProcess extends GatepostProcess {
   private cluster: DaprCluster | null = null;
   private databaseUrl = '';
 
-  constructor(private readonly env: Record<string, string>) {
+  constructor(readonly env: Record<string, string>) {
     super();
   }
 

@@ -25,6 +25,10 @@ const table: Record<ErrorCode, Answer> = {
   origin_not_allowed: { status: 403 },
   not_found: { status: 404 },
   template_exists: { status: 400 },
+  // The webhook API is native only: these never reach this ingress, but every code has a row.
+  webhook_disabled: { status: 409 },
+  webhook_delivery_not_failed: { status: 409 },
+  webhook_url_refused: { status: 400 },
   idempotency_key_in_flight: { status: 409 },
   message_too_large: { status: 413 },
   recipient_suppressed: { status: 400 },

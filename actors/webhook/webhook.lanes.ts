@@ -1,0 +1,149 @@
+// Where webhook attempts run: outside any actor turn, in this process, one lane per endpoint with
+// at most PER_ENDPOINT attempts at a time. An event comes in from the lifecycle-event subscriber
+// (just enqueued on its actor) or from a `webhook.due` publication (a retry, a test event, a
+// watchdog); either only puts it in its endpoint's lane and returns at once, so a slow or dead
+// endpoint holds its own lane and nothing else: no pub/sub dispatch slot, no other endpoint's
+// attempts, no actor turn. An event waiting in a lane when the process dies is not lost: its
+// actor's reminder publishes it again.
+import type { Invoker } from '../../dapr/runtime.port.ts';
+import { Fifo } from '../../lib/fifo.ts';
+import type { Catalog, WebhookEndpoint } from '../../store/catalog.port.ts';
+import type { WebhookPoster } from '../../webhooks/webhook.http.ts';
+import { signatureHeaders } from '../../webhooks/webhook.signing.ts';
+import { webhookClient } from './webhook.actor.ts';
+import type { AttemptOutcome, BegunAttempt } from './webhook.state.ts';
+
+/** Attempts under way at once to one endpoint. */
+export const PER_ENDPOINT = 8;
+/**
+ * Events one lane holds at most. Past it (a receiver that hangs while events keep coming) a
+ * publication is dropped here: the event waits in its actor's state, whose reminder publishes it
+ * again later, so memory stays bounded and nothing is lost.
+ */
+export const MAX_WAITING = 10_000;
+
+export interface LaneDeps {
+  invoker: Invoker;
+  catalog: Catalog;
+  poster: WebhookPoster;
+  timeoutMs: number;
+  log: (message: string, error?: unknown) => void;
+}
+
+interface Lane {
+  waiting: Fifo<string>;
+  /** Events waiting or under way here: a second publication of one of them adds nothing. */
+  held: Set<string>;
+  running: number;
+}
+
+/** The secrets that sign now: the current one, and the previous one until it expires. */
+export function signingSecrets(endpoint: WebhookEndpoint, now = Date.now()): string[] {
+  const previous =
+    endpoint.previous_secret && endpoint.previous_secret_expires_at && Date.parse(endpoint.previous_secret_expires_at) > now
+      ? [endpoint.previous_secret]
+      : [];
+  return [endpoint.secret, ...previous];
+}
+
+export class WebhookLanes {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly underWay = new Set<Promise<void>>();
+  private stopping = false;
+
+  constructor(private readonly deps: LaneDeps) {}
+
+  /** True once drain() began: no attempt starts any more. */
+  get draining(): boolean {
+    return this.stopping;
+  }
+
+  /** Queues an attempt of `eventId` to `endpointId`. Throws while draining, so the publication is kept for later. */
+  push(endpointId: string, eventId: string): void {
+    if (this.stopping) throw new Error('webhook lanes are draining');
+    let lane = this.lanes.get(endpointId);
+    if (!lane) {
+      lane = { waiting: new Fifo(), held: new Set(), running: 0 };
+      this.lanes.set(endpointId, lane);
+    }
+    if (lane.held.has(eventId) || lane.waiting.length >= MAX_WAITING) return;
+    lane.held.add(eventId);
+    lane.waiting.push(eventId);
+    this.pump(endpointId, lane);
+  }
+
+  private pump(endpointId: string, lane: Lane): void {
+    while (!this.stopping && lane.running < PER_ENDPOINT && lane.waiting.length > 0) {
+      const eventId = lane.waiting.shift()!;
+      lane.running++;
+      const run = this.attempt(endpointId, eventId)
+        .catch((error) => this.deps.log(`webhook attempt ${endpointId}/${eventId} failed; its reminder will retry`, error))
+        .finally(() => {
+          this.underWay.delete(run);
+          lane.running--;
+          lane.held.delete(eventId);
+          if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(endpointId);
+          else this.pump(endpointId, lane);
+        });
+      this.underWay.add(run);
+    }
+  }
+
+  /** begin (a turn), the request (no turn), finish (a turn). */
+  private async attempt(endpointId: string, eventId: string): Promise<void> {
+    const client = webhookClient(this.deps.invoker, endpointId);
+    const begun = await client.begin({ event_id: eventId });
+    if (!begun) return;
+    await client.finish(await this.send(endpointId, begun));
+  }
+
+  private async send(endpointId: string, { tenant_id, event, attempt }: BegunAttempt): Promise<AttemptOutcome> {
+    const at = new Date();
+    const base = { event_id: event.id, attempt, at: at.toISOString(), duration_ms: 0, status_code: null, retry_after_ms: null };
+    const endpoint = await this.deps.catalog.getWebhook(tenant_id, endpointId);
+    if (!endpoint) return { ...base, error: 'the endpoint was deleted', skipped: 'deleted' };
+    if (!endpoint.enabled) {
+      return { ...base, error: `the endpoint is disabled (${endpoint.disabled_reason ?? 'manual'})`, skipped: 'disabled' };
+    }
+    const body = JSON.stringify(event);
+    const headers = signatureHeaders({
+      eventId: event.id,
+      eventType: event.type,
+      body,
+      secrets: signingSecrets(endpoint),
+      timestamp: Math.floor(Date.now() / 1000),
+    });
+    const answer = await this.deps.poster.post({
+      pool: endpointId,
+      url: endpoint.url,
+      body,
+      headers,
+      timeoutMs: this.deps.timeoutMs,
+    });
+    return {
+      ...base,
+      duration_ms: answer.durationMs,
+      status_code: answer.status,
+      error: answer.error,
+      retry_after_ms: answer.retryAfterMs,
+    };
+  }
+
+  /** Starts no more attempts and waits for those under way (each ends by its deadline). */
+  async drain(): Promise<void> {
+    this.stopping = true;
+    while (this.underWay.size > 0) await Promise.allSettled([...this.underWay]);
+    this.lanes.clear();
+  }
+
+  /** Lanes with work, events waiting or under way: for tests and benchmarks. */
+  stats() {
+    let waiting = 0;
+    let running = 0;
+    for (const lane of this.lanes.values()) {
+      waiting += lane.waiting.length;
+      running += lane.running;
+    }
+    return { lanes: this.lanes.size, waiting, running };
+  }
+}

@@ -1,0 +1,41 @@
+// The webhook settings of the operator contract: defaults, parsing and what is refused.
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.ts';
+
+describe('loadConfig: webhooks', () => {
+  it('defaults to 15 attempts over about three days, a 15 s deadline, disabling after 5 days, nothing allowed', () => {
+    const c = loadConfig({});
+    expect(c.webhookRetrySchedule).toHaveLength(14);
+    const hours = c.webhookRetrySchedule.reduce((a, b) => a + b, 0) / 3_600_000;
+    expect(hours).toBeGreaterThan(60);
+    expect(hours).toBeLessThan(80);
+    expect(c.webhookTimeoutMs).toBe(15_000);
+    expect(c.webhookDisableAfterMs).toBe(5 * 86_400_000);
+    expect(c.webhookAllow).toEqual([]);
+    expect(c.dnsServers).toBeNull();
+  });
+
+  it('reads the environment', () => {
+    const c = loadConfig({
+      GATEPOST_WEBHOOK_RETRY: '200ms, 1s',
+      GATEPOST_WEBHOOK_TIMEOUT: '2s',
+      GATEPOST_WEBHOOK_DISABLE_AFTER: '1h',
+      GATEPOST_WEBHOOK_ALLOW: '127.0.0.0/8, ::1',
+      GATEPOST_DNS_SERVERS: '127.0.0.1:5353',
+    });
+    expect(c).toMatchObject({
+      webhookRetrySchedule: [200, 1000],
+      webhookTimeoutMs: 2000,
+      webhookDisableAfterMs: 3_600_000,
+      webhookAllow: ['127.0.0.0/8', '::1'],
+      dnsServers: ['127.0.0.1:5353'],
+    });
+    expect(loadConfig({ GATEPOST_WEBHOOK_ALLOW: '' }).webhookAllow).toEqual([]);
+  });
+
+  it('refuses more than 14 waits (15 attempts in all) and a list where one duration is wanted', () => {
+    expect(() => loadConfig({ GATEPOST_WEBHOOK_RETRY: Array(15).fill('1s').join(',') })).toThrow(/at most 14 waits/);
+    expect(() => loadConfig({ GATEPOST_WEBHOOK_TIMEOUT: '1s,2s' })).toThrow(/one duration/);
+    expect(() => loadConfig({ GATEPOST_WEBHOOK_RETRY: 'soon' })).toThrow(/GATEPOST_WEBHOOK_RETRY/);
+  });
+});

@@ -1,0 +1,287 @@
+// /v1/webhooks: endpoints that lifecycle events are pushed to, signed (docs/webhooks.md). The
+// secret is answered once, at creation and at each rotation. Every URL passes the SSRF guard
+// here, and again before every delivery attempt.
+import { z } from 'zod';
+import type { Invoker } from '../../dapr/runtime.port.ts';
+import { GatepostError } from '../../errors/errors.catalog.ts';
+import { newId } from '../../lib/ids.ts';
+import { webhookClient } from '../../actors/webhook/webhook.actor.ts';
+import { LOG_SIZE, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, type WebhookEnvelope } from '../../actors/webhook/webhook.state.ts';
+import type { Catalog, WebhookEndpoint } from '../../store/catalog.port.ts';
+import type { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
+import { newSecret } from '../../webhooks/webhook.signing.ts';
+import { ErrorBody, route, type AnyRoute } from './route.ts';
+import { EventEnvelope, listOf } from './schemas.ts';
+
+/** After a rotation the previous secret signs too, this long. */
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+
+const Url = z
+  .string()
+  .min(1)
+  .max(2048)
+  .meta({ description: 'https URL of the receiver (a public address: see the SSRF guard).' });
+const Events = z
+  .array(z.enum(WEBHOOK_EVENT_TYPES))
+  .min(1)
+  .max(WEBHOOK_EVENT_TYPES.length)
+  .meta({ description: 'Event types to receive (spec part 6).' });
+
+const WebhookCreate = z.object({ url: Url, events: Events }).strict();
+const WebhookUpdate = z
+  .object({
+    url: Url.optional(),
+    events: Events.optional(),
+    enabled: z.boolean().optional().meta({ description: 'false disables by hand; true enables again (and clears the reason).' }),
+  })
+  .strict();
+
+const WebhookView = z.object({
+  id: z.string().meta({ description: 'whk_…' }),
+  url: z.string(),
+  events: z.array(z.string()),
+  enabled: z.boolean(),
+  disabled_reason: z
+    .enum(['manual', 'gone', 'failing'])
+    .nullable()
+    .meta({ description: 'manual (PATCH), gone (it answered 410) or failing (no success for days).' }),
+  disabled_at: z.string().nullable(),
+  previous_secret_expires_at: z
+    .string()
+    .nullable()
+    .meta({ description: 'While a rotation overlaps: until when deliveries carry a signature with the previous secret too.' }),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const WebhookCreated = WebhookView.extend({
+  secret: z.string().meta({ description: 'The signing secret, whsec_…: shown this once.' }),
+});
+
+const Rotated = z.object({
+  id: z.string(),
+  secret: z.string().meta({ description: 'The new signing secret, whsec_…: shown this once.' }),
+  previous_secret_expires_at: z.string().meta({ description: 'Until then, deliveries are signed with both secrets.' }),
+});
+
+const DeliveryView = z.object({
+  event_id: z.string(),
+  event_type: z.string(),
+  attempt: z.number().int(),
+  at: z.string(),
+  duration_ms: z.number().int(),
+  status_code: z.number().int().nullable().meta({ description: "The receiver's HTTP status; null when there was no answer." }),
+  error: z.string().nullable().meta({ description: 'Why it was not a success (timeout, refused address, HTTP status…).' }),
+  result: z.enum(['delivered', 'retrying', 'failed']),
+  next_attempt_at: z.string().nullable(),
+});
+
+const WebhookParams = z.object({ id: z.string().min(1).max(128) });
+const DeliveryParams = z.object({ id: z.string().min(1).max(128), evt: z.string().min(1).max(128) });
+const DeliveriesQuery = z.object({ limit: z.coerce.number().int().min(1).max(LOG_SIZE).default(LOG_SIZE) });
+
+const view = (w: WebhookEndpoint) => ({
+  id: w.id,
+  url: w.url,
+  events: w.events,
+  enabled: w.enabled,
+  disabled_reason: w.disabled_reason,
+  disabled_at: w.disabled_at,
+  previous_secret_expires_at:
+    w.previous_secret_expires_at && Date.parse(w.previous_secret_expires_at) > Date.now() ? w.previous_secret_expires_at : null,
+  created_at: w.created_at,
+  updated_at: w.updated_at,
+});
+
+export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard: SsrfGuard }): AnyRoute[] {
+  const { invoker, catalog, guard } = deps;
+  const notFound = (id: string) => new GatepostError('not_found', `No webhook endpoint ${id} exists for this tenant.`);
+  const load = async (tenantId: string, id: string) => {
+    const w = /^whk_[0-9a-z]{26}$/.test(id) ? await catalog.getWebhook(tenantId, id) : null;
+    if (!w) throw notFound(id);
+    return w;
+  };
+  const tag = 'Webhooks';
+  return [
+    route({
+      method: 'POST',
+      url: '/v1/webhooks',
+      tag,
+      summary: 'Create a webhook endpoint',
+      auth: 'key',
+      body: WebhookCreate,
+      responses: {
+        201: { description: 'The endpoint, with its secret (shown this once).', schema: WebhookCreated },
+        400: { description: 'Invalid fields.', schema: ErrorBody },
+        422: { description: 'The URL is refused by the SSRF guard (webhook_url_refused).', schema: ErrorBody },
+      },
+      handler: async ({ body, sender }) => {
+        await guard.check(body.url);
+        const secret = newSecret();
+        const w = await catalog.createWebhook({
+          id: newId('whk'),
+          tenant_id: sender.tenant.id,
+          url: body.url,
+          events: [...new Set(body.events)],
+          secret,
+        });
+        return { status: 201, body: { ...view(w), secret } };
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/v1/webhooks',
+      tag,
+      summary: 'List webhook endpoints',
+      auth: 'key',
+      responses: { 200: { description: 'Every endpoint of the tenant, oldest first.', schema: listOf(WebhookView) } },
+      handler: async ({ sender }) => ({ status: 200, body: { data: (await catalog.listWebhooks(sender.tenant.id)).map(view) } }),
+    }),
+    route({
+      method: 'GET',
+      url: '/v1/webhooks/:id',
+      tag,
+      summary: 'Get a webhook endpoint',
+      auth: 'key',
+      params: WebhookParams,
+      responses: {
+        200: { description: 'The endpoint (never its secret).', schema: WebhookView },
+        404: { description: 'No such endpoint.', schema: ErrorBody },
+      },
+      handler: async ({ params, sender }) => ({ status: 200, body: view(await load(sender.tenant.id, params.id)) }),
+    }),
+    route({
+      method: 'PATCH',
+      url: '/v1/webhooks/:id',
+      tag,
+      summary: 'Update a webhook endpoint (url, events, enabled)',
+      auth: 'key',
+      params: WebhookParams,
+      body: WebhookUpdate,
+      responses: {
+        200: { description: 'The updated endpoint.', schema: WebhookView },
+        400: { description: 'Invalid fields.', schema: ErrorBody },
+        404: { description: 'No such endpoint.', schema: ErrorBody },
+        422: { description: 'The URL is refused by the SSRF guard (webhook_url_refused).', schema: ErrorBody },
+      },
+      handler: async ({ params, body, sender }) => {
+        await load(sender.tenant.id, params.id);
+        if (body.url !== undefined) await guard.check(body.url);
+        const w = await catalog.updateWebhook(sender.tenant.id, params.id, {
+          ...body,
+          ...(body.events ? { events: [...new Set(body.events)] } : {}),
+        });
+        if (!w) throw notFound(params.id);
+        // Enabled (again): its failures so far no longer count towards disabling it.
+        if (body.enabled === true) await webhookClient(invoker, w.id).reset(undefined);
+        return { status: 200, body: view(w) };
+      },
+    }),
+    route({
+      method: 'DELETE',
+      url: '/v1/webhooks/:id',
+      tag,
+      summary: 'Delete a webhook endpoint',
+      auth: 'key',
+      params: WebhookParams,
+      responses: {
+        204: { description: 'Deleted: nothing more is delivered to it.' },
+        404: { description: 'No such endpoint.', schema: ErrorBody },
+      },
+      handler: async ({ params, sender }) => {
+        await load(sender.tenant.id, params.id);
+        if (!(await catalog.deleteWebhook(sender.tenant.id, params.id))) throw notFound(params.id);
+        await webhookClient(invoker, params.id).forget(undefined);
+        return { status: 204 };
+      },
+    }),
+    route({
+      method: 'POST',
+      url: '/v1/webhooks/:id/rotate',
+      tag,
+      summary: 'Rotate the signing secret',
+      auth: 'key',
+      params: WebhookParams,
+      responses: {
+        200: { description: 'The new secret (shown this once); the previous one keeps signing for 24 hours.', schema: Rotated },
+        404: { description: 'No such endpoint.', schema: ErrorBody },
+      },
+      handler: async ({ params, sender }) => {
+        await load(sender.tenant.id, params.id);
+        const expires = new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString();
+        const w = await catalog.rotateWebhookSecret(sender.tenant.id, params.id, newSecret(), expires);
+        if (!w) throw notFound(params.id);
+        return { status: 200, body: { id: w.id, secret: w.secret, previous_secret_expires_at: expires } };
+      },
+    }),
+    route({
+      method: 'POST',
+      url: '/v1/webhooks/:id/test',
+      tag,
+      summary: `Send a test event (type ${TEST_EVENT_TYPE})`,
+      auth: 'key',
+      params: WebhookParams,
+      responses: {
+        202: {
+          description: 'The test event, queued: delivered, signed and retried like any other; see the deliveries.',
+          schema: z.object({ event: EventEnvelope }),
+        },
+        404: { description: 'No such endpoint.', schema: ErrorBody },
+        409: { description: 'The endpoint is disabled (webhook_disabled).', schema: ErrorBody },
+      },
+      handler: async ({ params, sender }) => {
+        const w = await load(sender.tenant.id, params.id);
+        if (!w.enabled) throw new GatepostError('webhook_disabled', `The endpoint ${w.id} is disabled (${w.disabled_reason}).`);
+        const event: WebhookEnvelope = {
+          id: newId('evt'),
+          type: TEST_EVENT_TYPE,
+          created_at: new Date().toISOString(),
+          data: { endpoint_id: w.id, message: 'A test event from Gatepost, signed like every delivery.' },
+        };
+        await webhookClient(invoker, w.id).enqueue({ tenant_id: sender.tenant.id, event });
+        return { status: 202, body: { event } };
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/v1/webhooks/:id/deliveries',
+      tag,
+      summary: 'Recent delivery attempts',
+      auth: 'key',
+      params: WebhookParams,
+      query: DeliveriesQuery,
+      responses: {
+        200: { description: `The last attempts (up to ${LOG_SIZE}), newest first.`, schema: listOf(DeliveryView) },
+        404: { description: 'No such endpoint.', schema: ErrorBody },
+      },
+      handler: async ({ params, query, sender }) => {
+        await load(sender.tenant.id, params.id);
+        return { status: 200, body: { data: await webhookClient(invoker, params.id).deliveries({ limit: query.limit }) } };
+      },
+    }),
+    route({
+      method: 'POST',
+      url: '/v1/webhooks/:id/deliveries/:evt/retry',
+      tag,
+      summary: 'Redeliver a failed event by hand',
+      auth: 'key',
+      params: DeliveryParams,
+      responses: {
+        202: {
+          description: 'One more attempt is queued, now, with the same evt_ id.',
+          schema: z.object({ event_id: z.string(), status: z.literal('pending') }),
+        },
+        404: { description: 'No such endpoint, or no failed delivery of that event is kept (30 days).', schema: ErrorBody },
+        409: { description: 'The event has not failed (webhook_delivery_not_failed).', schema: ErrorBody },
+      },
+      handler: async ({ params, sender }) => {
+        await load(sender.tenant.id, params.id);
+        if (!/^evt_[0-9a-z]{26}$/.test(params.evt)) {
+          throw new GatepostError('not_found', `No failed delivery of ${params.evt} is kept for this endpoint.`);
+        }
+        await webhookClient(invoker, params.id).redeliver({ event_id: params.evt });
+        return { status: 202, body: { event_id: params.evt, status: 'pending' } };
+      },
+    }),
+  ];
+}
