@@ -83,8 +83,8 @@ export function registerActors(
     const { message_id, sandbox } = data as MessageReady;
     const d = actor(runtime, delivery, message_id);
     if (sandbox) return void (await d.attempt({ interrupted: false }));
-    const { attempt, interrupted } = await d.begin(undefined);
-    if (attempt) await d.attempt({ interrupted });
+    const { attempt, interrupted, number } = await d.begin(undefined);
+    if (attempt) await d.attempt({ interrupted, number });
   });
   runtime.subscribe(MESSAGE_EXPIRED, async ({ data }) => {
     await actor(runtime, delivery, (data as { message_id: string }).message_id).forget(undefined);

@@ -14,7 +14,15 @@ import { recipientActor, recipientActorId } from '../recipient/recipient.actor.t
 export const DELIVERY_ACTOR = 'DeliveryActor';
 
 interface DeliveryState {
+  /** Attempts whose outcome is known. */
   attempts: number;
+  /**
+   * Attempts begun, so each gets a number of its own. On Dapr an attempt cut off by a placement
+   * change may still finish on its old host while its retry runs on the new one: both send, and
+   * the retry (begun after the first, so it sees its in-flight mark) must be recorded as a second
+   * attempt, marked, not dropped as a repeat of the first.
+   */
+  begun?: number;
   done: boolean;
   /** Set, durably, before an attempt starts and cleared by its outcome: found set, a crash cut one short. */
   in_flight: boolean;
@@ -63,15 +71,17 @@ export function deliveryActor(deps: DeliveryDeps) {
        * Marks an attempt as started, in its own durable turn, so that after a crash the next
        * attempt knows this one may have reached the relay. Answers whether to attempt at all.
        */
-      async begin(turn): Promise<{ attempt: boolean; interrupted: boolean }> {
+      async begin(turn): Promise<{ attempt: boolean; interrupted: boolean; number?: number }> {
         const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
         if (s.done) return { attempt: false, interrupted: false };
         const interrupted = s.in_flight;
-        turn.set('delivery', { ...s, in_flight: true });
-        return { attempt: true, interrupted };
+        const number = Math.max(s.begun ?? 0, s.attempts) + 1;
+        turn.set('delivery', { ...s, begun: number, in_flight: true } satisfies DeliveryState);
+        return { attempt: true, interrupted, number };
       },
 
-      async attempt(turn, args: { interrupted: boolean }): Promise<AttemptOutcome['result'] | 'skipped'> {
+      /** `number`: the attempt's number from `begin` (a sandbox capture has none: it takes the next). */
+      async attempt(turn, args: { interrupted: boolean; number?: number }): Promise<AttemptOutcome['result'] | 'skipped'> {
         const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
         if (s.done) return 'skipped';
         const message = actor(turn, messageActor, turn.actorId);
@@ -85,7 +95,7 @@ export function deliveryActor(deps: DeliveryDeps) {
           return 'skipped';
         }
         const { record, content } = view;
-        const attempt = s.attempts + 1;
+        const attempt = args.number ?? s.attempts + 1;
         const to = record.response.to;
         let outcome: AttemptOutcome;
 

@@ -89,4 +89,62 @@ describe('two actor hosts', () => {
     // The survivor now hosts what it takes to answer for every message.
     expect(await activeOn('actors', 'MessageActor')).toBeGreaterThan(0);
   }, 300_000);
+
+  it('take a host that joins under load, and lose nothing when it is killed under load', async () => {
+    const t = await client.tenant();
+    const acknowledged = new Map<string, string>(); // idempotency key → message id
+    const unanswered: string[] = []; // keys that got no 202: their clients retry them
+    const send = (key: string) =>
+      client.request('POST', '/v1/emails', {
+        key: t.live,
+        body: { to: `${key}@example.com`, subject: key, html: `<p>${key}</p>`, idempotency_key: key },
+      });
+    let phase: 'before' | 'joined' | 'killed' | 'done' = 'before';
+    const sender = async (c: number) => {
+      for (let i = 0; phase !== 'done'; i++) {
+        const key = `l${c}-${i}`;
+        const res = await send(key).catch(() => null);
+        if (res?.status === 202) acknowledged.set(key, res.body.id);
+        else unanswered.push(key);
+      }
+    };
+    const senders = Promise.all(Array.from({ length: 8 }, (_, c) => sender(c)));
+    const acks = (n: number) => eventually(() => acknowledged.size >= n, 120_000);
+
+    await acks(40);
+    // actors2 (killed above) starts again and joins: placement moves some actors to it.
+    await cluster.restart('actors2-daprd');
+    await cluster.restart('actors2');
+    phase = 'joined';
+    await eventually(async () => (await activeOn('actors2', 'MessageActor')) > 0, 120_000);
+    await acks(acknowledged.size + 40);
+    // Killed with sends under way: app and sidecar, SIGKILL.
+    await Promise.all([cluster.kill('actors2'), cluster.kill('actors2-daprd')]);
+    phase = 'killed';
+    await acks(acknowledged.size + 40);
+    phase = 'done';
+    await senders;
+
+    for (const key of unanswered) {
+      const res = await send(key);
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      acknowledged.set(key, res.body.id);
+    }
+    const wanted = new Map([...acknowledged.values()].map((id) => [`<${id}@sender.example>`, id]));
+    await eventually(() => [...wanted.keys()].every((mid) => relay.byMessageId().has(mid)), 120_000);
+    for (const [mid, id] of wanted) {
+      const n = relay.byMessageId().get(mid)!;
+      if (n === 1) continue;
+      expect(n).toBe(2);
+      const timeline = (await client.request('GET', `/v1/messages/${id}`, { key: t.live })).body;
+      expect(JSON.stringify(timeline.events)).toContain('cut short by a restart');
+    }
+    // Nothing this tenant's clients did not ask for reached the relay.
+    const ours = relay.received.filter((r) => r.to[0]!.startsWith('l')).map((r) => r.messageId);
+    expect(new Set(ours)).toEqual(new Set(wanted.keys()));
+    console.log(
+      `join and kill under load: ${acknowledged.size} acknowledged (${unanswered.length} retried after no 202), ` +
+        `${ours.length} received`,
+    );
+  }, 400_000);
 });
