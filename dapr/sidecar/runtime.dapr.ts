@@ -11,6 +11,7 @@
 //   3. reminders the turn deleted are deleted.
 //   4. a follow-up turn publishes `__outbox` and clears it (and its reminder).
 // Dapr's transactional outbox does not cover actor state, hence `__outbox`.
+import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
@@ -148,17 +149,23 @@ export class DaprRuntime implements ActorRuntime {
     });
     app.put<{ Params: { type: string; id: string; name: string }; Body: { data?: unknown } | null }>(
       '/actors/:type/:id/method/remind/:name',
-      async (request) => {
+      async (request, reply) => {
         const { type, id, name } = request.params;
         const data = request.body?.data ?? null;
         try {
           await this.tracked(() =>
             name === OUTBOX
               ? this.flushOutbox(this.hostedActor(type, id))
-              : this.turn(type, id, [], async (def, turn) => {
-                  if (!def.onReminder) throw new Error(`actor type ${type} has no reminder handler`);
-                  await def.onReminder(turn, name, data === null ? undefined : data);
-                }),
+              : this.turn(
+                  type,
+                  id,
+                  [],
+                  async (def, turn) => {
+                    if (!def.onReminder) throw new Error(`actor type ${type} has no reminder handler`);
+                    await def.onReminder(turn, name, data === null ? undefined : data);
+                  },
+                  cutOff(reply.raw),
+                ),
           );
         } catch (error) {
           // Try again later ourselves: what the scheduler does with a failed callback varies.
@@ -171,16 +178,22 @@ export class DaprRuntime implements ActorRuntime {
     app.put('/actors/:type/:id/method/timer/:name', async () => ({}));
     app.put<{ Params: { type: string; id: string; method: string }; Body: unknown }>(
       '/actors/:type/:id/method/:method',
-      async (request) => {
+      async (request, reply) => {
         const { type, id, method } = request.params;
         const header = request.headers[CHAIN_HEADER];
         const chain = typeof header === 'string' && header !== '' ? header.split(',').map(decodeURIComponent) : [];
         try {
-          const value = await this.turn(type, id, chain, (def, turn) => {
-            const fn = def.methods[method];
-            if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
-            return fn(turn, request.body);
-          });
+          const value = await this.turn(
+            type,
+            id,
+            chain,
+            (def, turn) => {
+              const fn = def.methods[method];
+              if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
+              return fn(turn, request.body);
+            },
+            cutOff(reply.raw),
+          );
           return { ok: value ?? null } satisfies MethodEnvelope;
         } catch (error) {
           if (error instanceof GatepostError) return { error: error.toBody() } satisfies MethodEnvelope;
@@ -220,12 +233,13 @@ export class DaprRuntime implements ActorRuntime {
     id: string,
     chain: string[],
     body: (def: ActorDefinition, turn: DaprTurn) => Promise<R>,
+    signal?: AbortSignal,
   ): Promise<R> {
     const def = this.definitions.get(type);
     if (!def) return Promise.reject(new Error(`this app hosts no actor type ${type}`));
     const actor = this.hostedActor(type, id);
     const run = actor.tail.then(async () => {
-      const turn = new DaprTurn(this, actor, [...chain, `${type}/${id}`]);
+      const turn = new DaprTurn(this, actor, [...chain, `${type}/${id}`], signal);
       const result = await body(def, turn);
       const published = await this.commit(actor, turn);
       if (published) void this.flushOutbox(actor);
@@ -301,6 +315,8 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
     private readonly a: HostedActor,
     /** This actor and those waiting on it, outermost first, as `type/id`. */
     private readonly chain: string[],
+    /** Aborted when daprd gave up on the call this turn answers (see cutOff). */
+    private readonly signal?: AbortSignal,
   ) {
     super();
   }
@@ -336,6 +352,35 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
     if (this.chain.includes(`${actorType}/${actorId}`)) {
       return Promise.reject(new Error(`reentrant actor call refused: ${[...this.chain, `${actorType}/${actorId}`].join(' → ')}`));
     }
-    return this.runtime.sidecar.invokeActor<R>(actorType, actorId, method, args, this.chain);
+    return (async () => {
+      this.stopIfCutOff();
+      const value = await this.runtime.sidecar.invokeActor<R>(actorType, actorId, method, args, this.chain, this.signal);
+      this.stopIfCutOff();
+      return value;
+    })();
   }
+
+  /**
+   * A turn whose call daprd gave up on stops at its next call to another actor, before doing
+   * anything it would do with that call's answer (a delivery attempt: sending the mail). Its
+   * caller has had an error and tries again, maybe on another host; a turn that went on here
+   * would run beside that retry. It fails there like any turn that throws: it commits nothing,
+   * unless the actor's code catches the error (a delivery attempt that has sent keeps its outcome
+   * for a reminder to record).
+   */
+  private stopIfCutOff(): void {
+    if (this.signal?.aborted) throw new Error(`the call to ${this.actorType}/${this.actorId} was cut off by daprd`);
+  }
+}
+
+/**
+ * Aborted when daprd closes the connection of a call before it has its answer: it gave up on it
+ * (placement moved or drained the actor, or the caller's deadline passed).
+ */
+function cutOff(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }

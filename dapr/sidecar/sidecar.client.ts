@@ -16,10 +16,14 @@ export type MethodEnvelope = { ok: unknown } | { error: unknown } | { failed: st
 const INVOKE_TIMEOUT_MS = 120_000;
 const CALL_TIMEOUT_MS = 30_000;
 
-/** fetch with a deadline, so a sidecar that never answers fails the call instead of hanging it. */
-async function call(url: string, init: RequestInit = {}, timeoutMs = CALL_TIMEOUT_MS): Promise<Response> {
+/**
+ * fetch with a deadline, so a sidecar that never answers fails the call instead of hanging it;
+ * `signal` ends it sooner (the turn making the call was cut off).
+ */
+async function call(url: string, init: RequestInit = {}, timeoutMs = CALL_TIMEOUT_MS, signal?: AbortSignal): Promise<Response> {
+  const deadline = AbortSignal.timeout(timeoutMs);
   try {
-    return await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    return await fetch(url, { ...init, signal: signal ? AbortSignal.any([deadline, signal]) : deadline });
   } catch (error) {
     throw new Error(`${init.method ?? 'GET'} ${url}: ${(error as Error).message}`, { cause: error });
   }
@@ -43,7 +47,14 @@ export class SidecarClient {
     this.base = `http://${host}:${daprHttpPort}/v1.0`;
   }
 
-  async invokeActor<R>(type: string, id: string, method: string, args: unknown, chain: string[] = []): Promise<R> {
+  async invokeActor<R>(
+    type: string,
+    id: string,
+    method: string,
+    args: unknown,
+    chain: string[] = [],
+    signal?: AbortSignal,
+  ): Promise<R> {
     const url = `${this.base}/actors/${enc(type)}/${enc(id)}/method/${enc(method)}`;
     const body = JSON.stringify(args ?? null);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -51,7 +62,7 @@ export class SidecarClient {
     let res: Response;
     let text: string;
     for (let waited = 0; ; waited += PLACEMENT_WAIT_STEP_MS) {
-      res = await call(url, { method: 'PUT', headers, body }, INVOKE_TIMEOUT_MS);
+      res = await call(url, { method: 'PUT', headers, body }, INVOKE_TIMEOUT_MS, signal);
       text = await res.text();
       // While placement moves actors (a host joined or died) the sidecar may not know where an
       // actor lives. The call reached no actor, so trying again is always safe.

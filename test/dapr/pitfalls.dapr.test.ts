@@ -50,6 +50,9 @@ const redisCli = (...args: string[]) =>
 const refuseWrites = () => redisCli('config', 'set', 'maxmemory', '1');
 const acceptWrites = () => redisCli('config', 'set', 'maxmemory', '0');
 
+/** What `waitForGate` waits for; the test replaces it before each use. */
+const gate = { waiting: false, open: Promise.resolve(), release: () => {} };
+
 // No class anywhere: the type is this string, and nothing else names it.
 const probeActor = defineActor({
   type: PROBE,
@@ -69,6 +72,16 @@ const probeActor = defineActor({
     },
     async remindAt(turn, { name, dueAt }: { name: string; dueAt: number }) {
       turn.setReminder(name, dueAt);
+    },
+    /** Waits until the test opens the gate (set by the test before the call). */
+    async waitForGate() {
+      gate.waiting = true;
+      await gate.open;
+    },
+    /** Calls `target` (which waits for the gate), then sets `touched` on `then`. */
+    async callThenTouch(turn, { target, then }: { target: string; then: string }) {
+      await turn.invoke(PROBE, target, 'waitForGate', {});
+      await turn.invoke(PROBE, then, 'set', { key: 'touched', value: true });
     },
     /** Calls `target`, passing `then` on: a chain of calls that may come back to an actor. */
     async relay(turn, { target, then }: { target?: string; then: string[] }): Promise<string> {
@@ -203,6 +216,27 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     expect(res.status).toBe(200);
     const reminder = (await res.json()) as { dueTime?: string };
     expect(Date.parse(reminder.dueTime!)).toBe(Math.round(dueAt));
+  });
+
+  it('stops a turn that daprd gave up on before it goes on to call another actor', async () => {
+    gate.waiting = false;
+    gate.open = new Promise<void>((resolve) => (gate.release = resolve));
+    // p9 calls p11, which waits; meanwhile p9's caller goes away, so daprd cancels p9's call.
+    const caller = new AbortController();
+    const call = fetch(`http://127.0.0.1:${cluster.ports.probeHttp}/v1.0/actors/${PROBE}/p9/method/callThenTouch`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ target: 'p11', then: 'p10' }),
+      signal: caller.signal,
+    });
+    await eventually(() => gate.waiting);
+    caller.abort();
+    await expect(call).rejects.toThrow();
+    gate.release();
+    // The next call to p9 runs after the cut-off turn has ended (the app runs p9's turns in order).
+    expect(await probe.invoke(PROBE, 'p9', 'read', { key: 'touched' })).toBeNull();
+    // That turn went no further than the call it was waiting on: p10 was never touched.
+    expect(await probe.sidecar.getState(PROBE, 'p10', 'touched')).toBeUndefined();
   });
 
   it('refuses a reentrant call at once instead of waiting on its own caller', async () => {
