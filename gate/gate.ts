@@ -7,10 +7,11 @@ import { GatepostError, invalid, type ErrorDetail } from '../errors/errors.catal
 import { canonicalJson } from '../lib/canonical.ts';
 import { derivedId, newId, sha256Hex } from '../lib/ids.ts';
 import { renderField } from '../mail/render.ts';
-import type { RenderedContent } from '../mail/content.ts';
+import type { RenderedContent, ShownRecipients } from '../mail/content.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import type { AdmitArgs, AdmitResult, Stream } from '../actors/message/message.state.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
+import { recipientActor, recipientActorId } from '../actors/recipient/recipient.actor.ts';
 import type { ApiKey, Catalog, Tenant } from '../store/catalog.port.ts';
 import { checkAttachments, checkHeaders, checkSendAt } from './policy.ts';
 
@@ -43,6 +44,15 @@ export interface SendDraft {
   send_at?: string;
   /** How many attachments the request carried: any at all is refused, never dropped. */
   attachments?: number;
+  /**
+   * The To and Cc headers as the sender wrote them, when they are not the message's recipients:
+   * an SMTP submission, where the envelope decides who receives (RFC 5321 §3.3) and each
+   * envelope recipient is a message of its own. Shown only: nobody receives the message for
+   * being listed here.
+   */
+  shown?: ShownRecipients;
+  /** The content is final (an SMTP submission): no merge variables are rendered into it. */
+  verbatim?: boolean;
 }
 
 export interface Admission {
@@ -84,6 +94,12 @@ export interface Gate {
    * Answers one result per item, in order.
    */
   admitAll(admission: BatchAdmission): Promise<BatchResult[]>;
+  /**
+   * Read-only, ahead of admission: throws `recipient_suppressed` if the sender's tenant has
+   * suppressed the address, so an ingress can refuse that recipient alone (SMTP answers each
+   * RCPT TO). Admission checks again; this only answers earlier.
+   */
+  checkRecipient(sender: Sender, address: string): Promise<void>;
 }
 
 export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
@@ -182,6 +198,16 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
         return { ok: { response: a.value!.response, replayed: a.value!.replayed || committed } };
       });
     },
+
+    async checkRecipient({ tenant }, address) {
+      const suppression = await actor(deps.invoker, recipientActor, recipientActorId(tenant.id, address)).check(undefined);
+      if (suppression) {
+        throw new GatepostError(
+          'recipient_suppressed',
+          `${address} is suppressed (${suppression.reason}); nothing is sent to it.`,
+        );
+      }
+    },
   };
 }
 
@@ -237,15 +263,18 @@ async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft, ingres
   if (missing.length > 0) throw invalid(missing.map((field) => ({ field, message: 'is required' })));
   const from = source.from ?? tenant.default_from;
   if (!from) throw new GatepostError('sender_required');
+  const fill = (field: string, text: string, kind: 'html' | 'text') =>
+    draft.verbatim ? text : renderField(field, text, data, kind);
   return {
     from,
     to: source.to!,
     ...(draft.cc?.length ? { cc: draft.cc } : {}),
     ...(draft.bcc?.length ? { bcc: draft.bcc } : {}),
+    ...(draft.shown ? { shown: draft.shown } : {}),
     reply_to: source.reply_to ?? null,
-    subject: renderField('subject', source.subject!, data, 'text'),
-    html: renderField('html', source.html!, data, 'html'),
-    text: source.text === undefined ? null : renderField('text', source.text, data, 'text'),
+    subject: fill('subject', source.subject!, 'text'),
+    html: fill('html', source.html!, 'html'),
+    text: source.text === undefined ? null : fill('text', source.text, 'text'),
     headers: draft.headers ?? {},
   };
 }
