@@ -2,8 +2,10 @@
 // adapter that sends one message and reports the error code it was refused with (or null);
 // a new ingress adds one adapter here and inherits every check.
 import { describe, expect, it } from 'vitest';
+import { errorCatalog } from '../../errors/errors.catalog.ts';
 import { eventually } from '../harness/gatepost.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
+import { submission } from '../harness/submission.harness.ts';
 
 const suite = gatepostWithRelay();
 
@@ -29,6 +31,17 @@ const nativeBody = (a: Attempt) => ({
   ...(a.attachment ? { attachments: [{ filename: 'a.txt', content: 'aGVsbG8=' }] } : {}),
 });
 
+/**
+ * The catalogue code an SMTP reply stands for: the one whose reply code and enhanced status code
+ * it carries, or, where codes share them (554 5.6.0), whose sentence it starts with.
+ */
+function catalogCodeOf(reply: string): string {
+  const [, code, enhanced, text] = /^(\d{3}) (\d\.\d{1,3}\.\d{1,3}) (.*)$/s.exec(reply) ?? [];
+  const matching = Object.entries(errorCatalog).filter(([, e]) => e.smtp[0] === Number(code) && e.smtp[1] === enhanced);
+  const found = matching.length === 1 ? matching[0] : matching.find(([, e]) => text?.startsWith(e.message));
+  return found?.[0] ?? `unmapped reply: ${reply}`;
+}
+
 const ingresses: Ingress[] = [
   {
     name: 'POST /v1/emails',
@@ -45,6 +58,28 @@ const ingresses: Ingress[] = [
       expect(res.status).toBe(200);
       const item = res.body.results[0];
       return item.error ? { code: item.error.code, status: res.status, retryAfter: null } : null;
+    },
+  },
+  {
+    name: 'SMTP submission',
+    async send(a) {
+      const message = {
+        from: 'app@sender.example',
+        to: a.to,
+        subject: a.subject ?? 'Gate',
+        html: '<p>gate</p>',
+        // SMTP's idempotency key is the Message-ID.
+        ...(a.idempotencyKey ? { messageId: `<${a.idempotencyKey}@gate.test>` } : {}),
+        ...(a.attachment ? { attachments: [{ filename: 'a.txt', content: 'hello' }] } : {}),
+      };
+      try {
+        await submission(suite.gp, a.key).sendMail(message);
+        return null;
+      } catch (error) {
+        const { response, responseCode } = error as { response?: string; responseCode?: number };
+        if (!response) throw error;
+        return { code: catalogCodeOf(response), status: responseCode!, retryAfter: null };
+      }
     },
   },
 ];

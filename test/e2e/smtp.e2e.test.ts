@@ -269,6 +269,28 @@ describe('SMTP submission', () => {
     );
     expect(refused.response).toBe('552 5.3.4 The message is over 10485760 bytes, the SIZE this server accepts.');
     expect(await deliveriesTo(to)).toEqual([0]);
+
+    // A client that declares its size is refused before it sends the message.
+    const d = await dialog(suite.gp.smtpPort);
+    expect(await d.say('EHLO client.test')).toMatch(/^250[ -]SIZE 10485760$/m);
+    await d.say(authPlain(suite.tenant.live));
+    expect(await d.say('MAIL FROM:<app@sender.example> SIZE=20000000')).toMatch(/^552 /);
+    d.close();
+  });
+
+  it('refuses headers Gatepost does not send on, naming them', async () => {
+    const to = unique('reply');
+    const refused = await refusal(
+      submission(suite.gp, suite.tenant.live).sendMail({
+        from: 'app@sender.example',
+        to,
+        subject: 'Re: thread',
+        text: 'a reply',
+        inReplyTo: '<earlier@sender.example>',
+      }),
+    );
+    expect(refused.response).toMatch(/^501 5\.5\.4 The request is invalid: headers\.In-Reply-To set by Gatepost/);
+    expect(await deliveriesTo(to)).toEqual([0]);
   });
 
   it('works with swaks as it is', async () => {
