@@ -6,6 +6,7 @@ import { actor, type Invoker } from '../dapr/runtime.port.ts';
 import { GatepostError, invalid, type ErrorDetail } from '../errors/errors.catalog.ts';
 import { canonicalJson } from '../lib/canonical.ts';
 import { derivedId, newId, sha256Hex } from '../lib/ids.ts';
+import { normalizeAddress } from '../mail/address.ts';
 import { renderField } from '../mail/render.ts';
 import type { RenderedContent, ShownRecipients } from '../mail/content.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
@@ -97,7 +98,8 @@ export interface Gate {
   /**
    * Read-only, ahead of admission: throws `recipient_suppressed` if the sender's tenant has
    * suppressed the address, so an ingress can refuse that recipient alone (SMTP answers each
-   * RCPT TO). Admission checks again; this only answers earlier.
+   * RCPT TO). Admission checks again; this only answers earlier, and may miss a suppression
+   * made a moment ago, which admission then refuses.
    */
   checkRecipient(sender: Sender, address: string): Promise<void>;
 }
@@ -200,6 +202,9 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
     },
 
     async checkRecipient({ tenant }, address) {
+      // The catalog's list answers at once; only a hit asks the actor, whose word is final, so
+      // a lagging list never refuses an address just taken off it.
+      if (!(await deps.catalog.getSuppression(tenant.id, normalizeAddress(address)))) return;
       const suppression = await actor(deps.invoker, recipientActor, recipientActorId(tenant.id, address)).check(undefined);
       if (suppression) {
         throw new GatepostError(

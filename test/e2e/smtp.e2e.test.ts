@@ -217,6 +217,8 @@ describe('SMTP submission', () => {
     const t = await suite.gp.tenant();
     const [gone, ok] = [unique('gone'), unique('ok')];
     expect((await suite.gp.request('POST', '/v1/suppressions', { key: t.live, body: { address: gone } })).status).toBe(201);
+    // RCPT TO reads the suppression list, which follows a change a moment later.
+    await eventually(async () => (await suite.gp.request('GET', '/v1/suppressions', { key: t.live })).body.data.length === 1);
     const info = await submission(suite.gp, t.live).sendMail({
       from: 'app@sender.example',
       to: [ok, gone],
