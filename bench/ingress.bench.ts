@@ -1,10 +1,11 @@
-// npm run bench:ingress [-- --messages 10000 --warmup 1000 --connections 20 --tls]
+// npm run bench:ingress [-- --messages 10000 --warmup 1000 --connections 20 --rounds 3 --tls]
 // Accepted messages per second through each way in, on the same machine in the same run:
 // - SMTP submission: `connections` persistent SMTP connections, each sending 1 KB messages (one
 //   recipient each, a Message-ID each) one after another until `messages` are accepted; against
 //   Gatepost (sandbox key) and, under the same load, Debian's Postfix, which like Gatepost makes
 //   a message durable (its queue file, fsync) before its 250 and here only accepts and queues
-//   (default_transport = discard); with --tls both also over STARTTLS;
+//   (default_transport = discard); the two take turns, `rounds` times; with --tls both also
+//   over STARTTLS;
 // - POST /v1/emails/batch, 500 messages a request, 4 requests in flight;
 // - POST /v1/emails, one message a request, on `connections` keep-alive connections.
 import autocannon from 'autocannon';
@@ -39,11 +40,15 @@ const { values: flags } = parseArgs({
     connections: { type: 'string', default: '20' },
     /** Also measure both SMTP servers over STARTTLS. */
     tls: { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const MESSAGES = Number(flags.messages);
 const WARMUP = Number(flags.warmup);
 const CONNECTIONS = Number(flags.connections);
+const ROUNDS = Number(flags.rounds);
+/** Each measurement waits up to this long for the rest of the machine to fall quiet. */
+const QUIET_WAIT_MS = 180_000;
 const BATCH = 500;
 const RUN = Date.now().toString(36);
 
@@ -133,7 +138,7 @@ async function smtpLoad(target: SmtpTarget, first: number, count: number): Promi
 }
 
 async function measureSmtp(target: SmtpTarget): Promise<Row & { replies: string[] }> {
-  const busy = await waitForQuiet();
+  const busy = await waitForQuiet(15, QUIET_WAIT_MS);
   console.log(
     `${target.name}: ${WARMUP} messages of warm-up, then ${MESSAGES} at ${CONNECTIONS} connections (machine ${fmt(busy)}% busy before)`,
   );
@@ -373,7 +378,7 @@ async function gatepostBatchRow(): Promise<Row> {
       };
       await Promise.all(Array.from({ length: 4 }, worker));
     };
-    const busy = await waitForQuiet();
+    const busy = await waitForQuiet(15, QUIET_WAIT_MS);
     console.log(
       `Gatepost POST /v1/emails/batch: ${WARMUP} messages of warm-up, then ${MESSAGES}, ${BATCH} a request, 4 in flight (machine ${fmt(busy)}% busy before)`,
     );
@@ -424,7 +429,7 @@ async function gatepostSendRow(): Promise<Row> {
           (error, result) => (error ? reject(error) : resolve(result)),
         ),
       );
-    const busy = await waitForQuiet();
+    const busy = await waitForQuiet(15, QUIET_WAIT_MS);
     console.log(
       `Gatepost POST /v1/emails: ${WARMUP} requests of warm-up, then ${MESSAGES} at ${CONNECTIONS} connections (machine ${fmt(busy)}% busy before)`,
     );
@@ -454,22 +459,43 @@ async function gatepostSendRow(): Promise<Row> {
 
 // ---- the run ---------------------------------------------------------------------------------
 
+/** The median of the numbers (the mean of the middle two for an even count). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+const rateOf = (r: Row) => r.accepted / r.seconds;
+
 async function main() {
   console.log(
     `bench:ingress on ${cpus().length} cores, Node ${process.version}, Gatepost at ${gatepostRevision()}; ` +
-      `${MESSAGES} messages of about ${message(0).length} bytes after ${WARMUP} of warm-up\n`,
+      `${MESSAGES} messages of about ${message(0).length} bytes after ${WARMUP} of warm-up, ${ROUNDS} rounds\n`,
   );
+  const tls = flags.tls
+    ? await generate([{ name: 'commonName', value: 'localhost' }], {
+        keyType: 'ec',
+        algorithm: 'sha256',
+        extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+      })
+    : null;
+  // Postfix and Gatepost take turns, round after round, so that whatever else the machine does
+  // falls on both alike; each round's ratio compares two runs made back to back.
   const rows: Row[] = [];
-  rows.push(await postfixRow(null));
-  rows.push(await gatepostSmtpRow(false));
-  if (flags.tls) {
-    const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-      keyType: 'ec',
-      algorithm: 'sha256',
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
-    });
-    rows.push(await postfixRow({ cert: pems.cert, key: pems.private }));
-    rows.push(await gatepostSmtpRow(true));
+  const ratios: { plain: number[]; tls: number[] } = { plain: [], tls: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    const postfix = await postfixRow(null);
+    const gatepost = await gatepostSmtpRow(false);
+    ratios.plain.push(rateOf(gatepost) / rateOf(postfix));
+    rows.push(postfix, gatepost);
+    if (tls) {
+      const postfixTls = await postfixRow({ cert: tls.cert, key: tls.private });
+      const gatepostTls = await gatepostSmtpRow(true);
+      ratios.tls.push(rateOf(gatepostTls) / rateOf(postfixTls));
+      rows.push(postfixTls, gatepostTls);
+    }
+    for (const r of rows.slice(tls ? -4 : -2)) r.name = `${r.name}, round ${round}`;
   }
   rows.push(await gatepostBatchRow());
   rows.push(await gatepostSendRow());
@@ -480,7 +506,7 @@ async function main() {
         ['way in', 'accepted/s', 'accepted', 'refused', 'p50 ms', 'p99 ms', 'server CPU', 'load gen CPU', 'other CPU'],
         rows.map((r) => [
           r.name,
-          fmt(r.accepted / r.seconds),
+          fmt(rateOf(r)),
           fmt(r.accepted),
           fmt(r.refused),
           fmt(percentile(r.latencies, 50), 2),
@@ -491,19 +517,15 @@ async function main() {
         ]),
       ),
   );
-  const rate = (prefix: string) => {
-    const r = rows.find((row) => row.name.startsWith(prefix));
-    return r ? r.accepted / r.seconds : NaN;
-  };
-  console.log(`\nGatepost SMTP submission / Postfix: ${fmt(rate('Gatepost SMTP submission') / rate('Postfix'), 2)} (target ≥ 2)`);
-  if (flags.tls) {
-    const tlsRate = (prefix: string) => rows.find((r) => r.name.startsWith(prefix) && r.name.endsWith('(STARTTLS)'));
-    const [g, p] = [tlsRate('Gatepost'), tlsRate('Postfix')];
-    if (g && p) console.log(`over STARTTLS:                      ${fmt(g.accepted / g.seconds / (p.accepted / p.seconds), 2)}`);
-  }
+  const list = (xs: number[]) => xs.map((x) => fmt(x, 2)).join(', ');
+  console.log(
+    `\nGatepost SMTP submission / Postfix, each round: ${list(ratios.plain)}; median ${fmt(median(ratios.plain), 2)} (target ≥ 2)`,
+  );
+  if (tls)
+    console.log(`over STARTTLS, each round:                     ${list(ratios.tls)}; median ${fmt(median(ratios.tls), 2)}`);
   console.log(
     `(latencies: SMTP per message, MAIL FROM to the 250 after DATA; batch per request of ${BATCH}; ` +
-      'CPU in % of one core during the measured part; "other" is everything else on the machine)\n',
+      'CPU in % of one core during the measured part; "other" is everything else on the machine: a fair round has it near 0)\n',
   );
   for (const r of rows) for (const note of r.notes) console.log(`${r.name}: ${note}`);
 }
