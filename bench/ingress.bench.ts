@@ -88,21 +88,26 @@ interface SmtpTarget {
   pids: () => number[];
 }
 
-interface SmtpLoad {
+/** What one load (a warm-up or the measured part) got back. */
+interface Load {
   accepted: number;
   refused: number;
-  errors: string[];
+  /** Errors met, and anything else worth a line under the table. */
+  notes: string[];
+  /** Per message (SMTP) or per request (HTTP), ms; empty where the load tool keeps none. */
   latencies: number[];
-  /** The 250 replies, for checking what was accepted. */
-  replies: string[];
+  /** What was accepted, to check afterwards: Gatepost's msg_ ids, Postfix's 250 replies. */
+  receipts: string[];
 }
+
+const emptyLoad = (): Load => ({ accepted: 0, refused: 0, notes: [], latencies: [], receipts: [] });
 
 const promised = <T>(fn: (cb: (error: Error | null, value: T) => void) => void) =>
   new Promise<T>((resolve, reject) => fn((error, value) => (error ? reject(error) : resolve(value))));
 
 /** Sends messages first..first+count-1 over CONNECTIONS persistent connections, each in turn. */
-async function smtpLoad(target: SmtpTarget, first: number, count: number): Promise<SmtpLoad> {
-  const load: SmtpLoad = { accepted: 0, refused: 0, errors: [], latencies: [], replies: [] };
+async function smtpLoad(target: SmtpTarget, first: number, count: number): Promise<Load> {
+  const load = emptyLoad();
   let next = first;
   const end = first + count;
   const client = async () => {
@@ -112,7 +117,7 @@ async function smtpLoad(target: SmtpTarget, first: number, count: number): Promi
       name: 'loadgen.bench.test',
       ...(target.ca ? { requireTLS: true, tls: { ca: target.ca } } : { ignoreTLS: true }),
     });
-    c.on('error', (error: Error) => load.errors.push(error.message));
+    c.on('error', (error: Error) => load.notes.push(`error: ${error.message}`));
     await promised<void>((cb) => c.connect(() => cb(null, undefined)));
     if (target.auth) await promised<true>((cb) => c.login(target.auth!, cb as never));
     while (next < end) {
@@ -124,41 +129,47 @@ async function smtpLoad(target: SmtpTarget, first: number, count: number): Promi
         );
         load.latencies.push(performance.now() - started);
         load.accepted++;
-        load.replies.push(info.response);
+        load.receipts.push(info.response);
       } catch (error) {
         load.refused++;
-        load.errors.push((error as Error).message);
+        load.notes.push(`error: ${(error as Error).message}`);
       }
     }
     c.quit();
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, client));
-  load.latencies.sort((a, b) => a - b);
   return load;
 }
 
-async function measureSmtp(target: SmtpTarget): Promise<Row & { replies: string[] }> {
+/** A warm-up, then the measured part; `pids` are the processes that serve (for the CPU columns). */
+async function measure(
+  name: string,
+  how: string,
+  pids: () => number[],
+  load: (first: number, count: number) => Promise<Load>,
+): Promise<Row & { receipts: string[] }> {
   const busy = await waitForQuiet(15, QUIET_WAIT_MS);
-  console.log(
-    `${target.name}: ${WARMUP} messages of warm-up, then ${MESSAGES} at ${CONNECTIONS} connections (machine ${fmt(busy)}% busy before)`,
-  );
-  const warm = await smtpLoad(target, 0, WARMUP);
-  const cpu = cpuSnapshot(target.pids());
+  console.log(`${name}: ${WARMUP} of warm-up, then ${MESSAGES} messages, ${how} (machine ${fmt(busy)}% busy before)`);
+  const warm = await load(0, WARMUP);
+  const cpu = cpuSnapshot(pids());
   const started = performance.now();
-  const load = await smtpLoad(target, WARMUP, MESSAGES);
+  const run = await load(WARMUP, MESSAGES);
   const seconds = (performance.now() - started) / 1000;
-  const errors = [...new Set([...warm.errors, ...load.errors])].slice(0, 3);
   return {
-    name: target.name,
-    accepted: load.accepted,
+    name,
+    accepted: run.accepted,
     seconds,
-    refused: load.refused + warm.refused,
-    latencies: load.latencies,
+    refused: warm.refused + run.refused,
+    latencies: run.latencies.sort((a, b) => a - b),
     cpu: cpuSince(cpu),
-    notes: errors.map((e) => `error: ${e}`),
-    replies: [...warm.replies, ...load.replies],
+    // The warm-up's errors count; its other notes (its latencies) do not.
+    notes: [...new Set([...warm.notes.filter((n) => n.startsWith('error:')), ...run.notes])].slice(0, 3),
+    receipts: [...warm.receipts, ...run.receipts],
   };
 }
+
+const measureSmtp = (target: SmtpTarget) =>
+  measure(target.name, `${CONNECTIONS} SMTP connections`, target.pids, (first, count) => smtpLoad(target, first, count));
 
 // ---- Postfix ---------------------------------------------------------------------------------
 
@@ -303,7 +314,7 @@ async function postfixRow(tls: { cert: string; key: string } | null): Promise<Ro
   try {
     const name = `Postfix ${postfix.version}${tls ? ' (STARTTLS)' : ''}`;
     const row = await measureSmtp({ name, port: postfix.port, ca: tls?.cert ?? null, auth: null, pids: postfix.pids });
-    const queued = row.replies.filter((r) => /^250 2\.0\.0 Ok: queued as /.test(r)).length;
+    const queued = row.receipts.filter((r) => /^250 2\.0\.0 Ok: queued as /.test(r)).length;
     const started = Date.now();
     while (postfix.discarded() < queued && Date.now() - started < 120_000) await sleep(500);
     row.notes.push(`250 "queued" answers: ${fmt(queued)}; taken from the queue (discarded) by then: ${fmt(postfix.discarded())}`);
@@ -333,36 +344,51 @@ async function verify(gp: BenchGatepost, ids: string[]): Promise<string[]> {
   ];
 }
 
-async function gatepostSmtpRow(tls: boolean): Promise<Row> {
+/** A fresh Gatepost measured under `load`; then every accepted id must reach the capture inbox. */
+async function gatepostRow(
+  name: string,
+  how: string,
+  load: (gp: BenchGatepost, first: number, count: number) => Promise<Load>,
+): Promise<Row> {
   const gp = await startGatepost();
   try {
-    const row = await measureSmtp({
-      name: `Gatepost SMTP submission${tls ? ' (STARTTLS)' : ''}`,
-      port: smtpPortOf(gp),
-      ca: tls ? certOf(gp) : null,
-      // Loopback: AUTH without TLS is allowed, as for Postfix's trusted network.
-      auth: { user: 'bench', pass: gp.key },
-      pids: () => [gp.pid],
-    });
-    row.notes.push(
-      ...(await verify(
-        gp,
-        row.replies.flatMap((r) => r.match(/msg_[0-9a-z]{26}/g) ?? []),
-      )),
+    const row = await measure(
+      name,
+      how,
+      () => [gp.pid],
+      (first, count) => load(gp, first, count),
     );
+    row.notes.push(...(await verify(gp, row.receipts)));
     return row;
   } finally {
     await gp.stop();
   }
 }
 
-async function gatepostBatchRow(): Promise<Row> {
-  const gp = await startGatepost();
-  try {
-    const ids: string[] = [];
-    const latencies: number[] = [];
-    let refused = 0;
-    const submit = async (first: number, count: number) => {
+const gatepostSmtpRow = (tls: boolean) =>
+  gatepostRow(
+    `Gatepost SMTP submission${tls ? ' (STARTTLS)' : ''}`,
+    `${CONNECTIONS} SMTP connections`,
+    async (gp, first, count) => {
+      const target = {
+        name: 'Gatepost',
+        port: smtpPortOf(gp),
+        ca: tls ? certOf(gp) : null,
+        // Loopback: AUTH without TLS is allowed, as Postfix trusts its loopback network.
+        auth: { user: 'bench', pass: gp.key },
+        pids: () => [gp.pid],
+      };
+      const load = await smtpLoad(target, first, count);
+      return { ...load, receipts: load.receipts.flatMap((r) => r.match(/msg_[0-9a-z]{26}/g) ?? []) };
+    },
+  );
+
+const gatepostBatchRow = () =>
+  gatepostRow(
+    `Gatepost POST /v1/emails/batch (${BATCH} a request)`,
+    `${BATCH} a request, 4 requests in flight`,
+    async (gp, first, count) => {
+      const load = emptyLoad();
       let next = first;
       const worker = async () => {
         while (next < first + count) {
@@ -372,90 +398,50 @@ async function gatepostBatchRow(): Promise<Row> {
           const started = performance.now();
           const res = await call(gp.url, 'POST', '/v1/emails/batch', gp.key, items);
           if (res.status !== 200) throw new Error(`batch: ${res.status} ${JSON.stringify(res.body)}`);
-          latencies.push(performance.now() - started);
-          for (const r of res.body.results) 'id' in r ? ids.push(r.id) : refused++;
+          load.latencies.push(performance.now() - started);
+          for (const r of res.body.results) {
+            if ('id' in r) (load.receipts.push(r.id), load.accepted++);
+            else load.refused++;
+          }
         }
       };
       await Promise.all(Array.from({ length: 4 }, worker));
-    };
-    const busy = await waitForQuiet(15, QUIET_WAIT_MS);
-    console.log(
-      `Gatepost POST /v1/emails/batch: ${WARMUP} messages of warm-up, then ${MESSAGES}, ${BATCH} a request, 4 in flight (machine ${fmt(busy)}% busy before)`,
-    );
-    await submit(0, WARMUP);
-    latencies.length = 0;
-    const before = ids.length;
-    const cpu = cpuSnapshot([gp.pid]);
-    const started = performance.now();
-    await submit(WARMUP, MESSAGES);
-    const seconds = (performance.now() - started) / 1000;
-    const row: Row = {
-      name: `Gatepost POST /v1/emails/batch (${BATCH} a request)`,
-      accepted: ids.length - before,
-      seconds,
-      refused,
-      latencies: latencies.sort((a, b) => a - b),
-      cpu: cpuSince(cpu),
-      notes: [],
-    };
-    row.notes.push(...(await verify(gp, ids)));
-    return row;
-  } finally {
-    await gp.stop();
-  }
-}
+      return load;
+    },
+  );
 
-async function gatepostSendRow(): Promise<Row> {
-  const gp = await startGatepost();
-  try {
-    const ids: string[] = [];
-    const run = (amount: number, counter: { n: number }) =>
-      new Promise<autocannon.Result>((resolve, reject) =>
-        autocannon(
-          {
-            url: gp.url,
-            connections: CONNECTIONS,
-            amount,
-            requests: [
-              {
-                method: 'POST',
-                path: '/v1/emails',
-                headers: { authorization: `Bearer ${gp.key}`, 'content-type': 'application/json' },
-                setupRequest: (request) => ({ ...request, body: JSON.stringify(sendBody(counter.n++)) }),
-                onResponse: (status, body) => void (status === 202 && ids.push((JSON.parse(body) as { id: string }).id)),
+const gatepostSendRow = () =>
+  gatepostRow('Gatepost POST /v1/emails', `${CONNECTIONS} HTTP connections`, (gp, first, count) => {
+    const load = emptyLoad();
+    let n = first;
+    return new Promise((resolve, reject) =>
+      autocannon(
+        {
+          url: gp.url,
+          connections: CONNECTIONS,
+          amount: count,
+          requests: [
+            {
+              method: 'POST',
+              path: '/v1/emails',
+              headers: { authorization: `Bearer ${gp.key}`, 'content-type': 'application/json' },
+              setupRequest: (request) => ({ ...request, body: JSON.stringify(sendBody(n++)) }),
+              onResponse: (status, body) => {
+                if (status === 202) (load.receipts.push((JSON.parse(body) as { id: string }).id), load.accepted++);
+                else load.refused++;
               },
-            ],
-          },
-          (error, result) => (error ? reject(error) : resolve(result)),
-        ),
-      );
-    const busy = await waitForQuiet(15, QUIET_WAIT_MS);
-    console.log(
-      `Gatepost POST /v1/emails: ${WARMUP} requests of warm-up, then ${MESSAGES} at ${CONNECTIONS} connections (machine ${fmt(busy)}% busy before)`,
+            },
+          ],
+        },
+        // autocannon keeps a histogram, not each latency: its percentiles go in a note.
+        (error, result) => {
+          if (error) return reject(error);
+          load.notes.push(`latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (autocannon)`);
+          resolve(load);
+        },
+      ),
     );
-    const counter = { n: 0 };
-    await run(WARMUP, counter);
-    const before = ids.length;
-    const cpu = cpuSnapshot([gp.pid]);
-    const started = performance.now();
-    const result = await run(MESSAGES, counter);
-    const seconds = (performance.now() - started) / 1000;
-    const row: Row = {
-      name: 'Gatepost POST /v1/emails',
-      accepted: ids.length - before,
-      seconds,
-      refused: result.non2xx,
-      // autocannon keeps a histogram, not each latency: its percentiles stand in.
-      latencies: [],
-      cpu: cpuSince(cpu),
-      notes: [`latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (autocannon)`],
-    };
-    row.notes.push(...(await verify(gp, ids)));
-    return row;
-  } finally {
-    await gp.stop();
-  }
-}
+  });
 
 // ---- the run ---------------------------------------------------------------------------------
 

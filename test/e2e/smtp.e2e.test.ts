@@ -133,14 +133,21 @@ describe('SMTP submission', () => {
     expect(await deliveriesTo(to)).toEqual([0]);
   });
 
-  it('sends a message once when the client resends it with the same Message-ID', async () => {
+  it('sends each recipient a message once when the client resends it with the same Message-ID', async () => {
     const to = unique('again');
     const message = { from: 'app@sender.example', to, subject: 'Once', html: '<p>once</p>', messageId: `<${to}>` };
     const first = await submission(suite.gp, suite.tenant.live).sendMail(message);
     const second = await submission(suite.gp, suite.tenant.live).sendMail(message);
     expect(second.response).toBe(`250 2.0.0 Already queued as ${idsIn(first.response)[0]} (the same Message-ID was sent before)`);
-    await receivedFor(to);
-    expect(await deliveriesTo(to)).toEqual([1]);
+    // Several recipients are one batch, which a resend continues.
+    const both = { ...message, to: [unique('again-a'), unique('again-b')], messageId: `<both-${to}>` };
+    const firstBoth = await submission(suite.gp, suite.tenant.live).sendMail(both);
+    const secondBoth = await submission(suite.gp, suite.tenant.live).sendMail(both);
+    expect(secondBoth.response).toBe(
+      `250 2.0.0 Already queued 2 messages: ${idsIn(firstBoth.response).join(' ')} (the same Message-ID was sent before)`,
+    );
+    await Promise.all([to, ...both.to].map(receivedFor));
+    expect(await deliveriesTo(to, ...both.to)).toEqual([1, 1, 1]);
     const changed = await refusal(submission(suite.gp, suite.tenant.live).sendMail({ ...message, subject: 'Other' }));
     expect(changed.response).toMatch(/^554 5\.5\.0 A message with this Message-ID was already sent/);
   });
