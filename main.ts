@@ -19,6 +19,14 @@ if (gatepost.firstStartKeys) {
 }
 
 if (!config.smtpRelay) console.log('No GATEPOST_SMTP_RELAY set: live messages wait (deferred) until a relay is configured.');
+if (gatepost.smtp) {
+  const { host, port, selfSignedCert } = gatepost.smtp;
+  console.log(`SMTP submission listening on ${host}:${port} (STARTTLS, AUTH PLAIN or LOGIN with an API key as the password)`);
+  if (selfSignedCert)
+    console.log(
+      `  STARTTLS presents a self-signed certificate, ${selfSignedCert}: trust it, or set GATEPOST_SMTP_TLS_CERT and GATEPOST_SMTP_TLS_KEY.`,
+    );
+}
 // Last, so that whoever waits for this line has everything above it.
 if (gatepost.url) {
   const where = config.runtime === 'embedded' ? `data in ${config.dataDir}` : `role ${config.role}`;

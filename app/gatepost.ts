@@ -31,10 +31,14 @@ import { createGate } from '../gate/gate.ts';
 import { KeyRing } from '../tenancy/keys.ts';
 import { bootstrapDefaultTenant } from '../tenancy/tenants.ts';
 import { restServer } from '../ingress/rest/server.ts';
+import { submissionServer } from '../ingress/smtp/submission.smtp.ts';
+import { submissionTls } from '../ingress/smtp/submission.tls.ts';
 
 export interface Gatepost {
   /** The base URL the HTTP API listens on; null for a process that only hosts actors. */
   url: string | null;
+  /** Where SMTP submission listens; null for a process that only hosts actors. */
+  smtp: { host: string; port: number; selfSignedCert: string | null } | null;
   runtime: ActorRuntime;
   catalog: Catalog;
   /** Keys made by a first start (empty data directory), to show the person starting it. */
@@ -167,10 +171,11 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     : null;
 
   const keys = new KeyRing(catalog);
+  const gate = createGate({ invoker: runtime, catalog });
   let ready = false;
   const rest = servesApi
     ? restServer({
-        gate: createGate({ invoker: runtime, catalog }),
+        gate,
         invoker: runtime,
         catalog,
         keys,
@@ -182,22 +187,30 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
       })
     : null;
 
+  const tls = servesApi
+    ? await submissionTls({ configured: config.smtpTls, dataDir: config.dataDir, hostname: config.hostname })
+    : null;
+  const smtp = tls ? submissionServer({ gate, keys, log, tls, hostname: config.hostname }) : null;
+
   await runtime.start();
   const bootstrap = servesApi ? await bootstrapDefaultTenant(catalog, keys, config.hostname) : null;
   const address = rest ? await rest.app.listen({ port: config.port, host: config.host }) : null;
   if (address) guard.protectPorts(Number(new URL(address).port));
+  const smtpAddress = smtp ? await smtp.listen(config.smtpPort, config.smtpHost) : null;
+  if (smtpAddress) guard.protectPorts(smtpAddress.port);
   ready = true;
 
   let stopping: Promise<void> | null = null;
   return {
     url: address && address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
+    smtp: smtpAddress && { ...smtpAddress, selfSignedCert: tls!.selfSignedPath },
     runtime,
     catalog,
     firstStartKeys: bootstrap ? { tenant_id: bootstrap.tenant.id, live: bootstrap.live, sandbox: bootstrap.sandbox } : null,
     stop() {
       stopping ??= (async () => {
         ready = false;
-        await rest?.drain();
+        await Promise.all([rest?.drain(), smtp?.drain()]);
         await actors?.drain();
         await runtime.stop();
         relay?.close();

@@ -101,6 +101,7 @@ export async function startGatepost(extraNodeArgs: string[] = [], env: Record<st
     HOST: '127.0.0.1',
     GATEPOST_DATA_DIR: dataDir,
     GATEPOST_ADMIN_TOKEN: adminToken,
+    GATEPOST_SMTP_PORT: '0',
     ...env,
   });
   try {

@@ -20,6 +20,14 @@ export interface Config {
   databaseUrl: string | null;
   adminToken: string | null;
   smtpRelay: string | null;
+  /** SMTP submission (roles that serve the API): where it listens; port 0 picks a free port. */
+  smtpPort: number;
+  smtpHost: string;
+  /**
+   * PEM files of the certificate STARTTLS presents; null: a self-signed one for development,
+   * generated at start and kept in the data directory.
+   */
+  smtpTls: { cert: string; key: string } | null;
   /** The host name Gatepost names itself by (Message-ID fallback, greetings). */
   hostname: string;
   /** Waits between delivery attempts after a transient failure, in ms. */
@@ -84,9 +92,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (runtime === 'dapr' && !env.DATABASE_URL) throw new Error('GATEPOST_RUNTIME=dapr needs DATABASE_URL (PostgreSQL)');
   const webhookRetrySchedule = parseDurations('GATEPOST_WEBHOOK_RETRY', env.GATEPOST_WEBHOOK_RETRY ?? DEFAULT_WEBHOOK_RETRY);
   if (webhookRetrySchedule.length > 14) throw new Error('GATEPOST_WEBHOOK_RETRY: at most 14 waits (15 attempts in all)');
+  const { GATEPOST_SMTP_TLS_CERT: cert, GATEPOST_SMTP_TLS_KEY: key } = env;
+  if (!cert !== !key) throw new Error('GATEPOST_SMTP_TLS_CERT and GATEPOST_SMTP_TLS_KEY go together: set both or neither');
+  const host = env.HOST ?? '0.0.0.0';
   return {
     port,
-    host: env.HOST ?? '0.0.0.0',
+    host,
     dataDir: resolve(env.GATEPOST_DATA_DIR ?? './data'),
     runtime,
     role,
@@ -96,6 +107,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || null,
     adminToken: env.GATEPOST_ADMIN_TOKEN || null,
     smtpRelay: env.GATEPOST_SMTP_RELAY || null,
+    smtpPort: portOf('GATEPOST_SMTP_PORT', env.GATEPOST_SMTP_PORT, 2587),
+    smtpHost: env.GATEPOST_SMTP_HOST ?? host,
+    smtpTls: cert && key ? { cert: resolve(cert), key: resolve(key) } : null,
     hostname: env.GATEPOST_HOSTNAME ?? hostname(),
     deliveryRetrySchedule: parseDurations('GATEPOST_DELIVERY_RETRY', env.GATEPOST_DELIVERY_RETRY ?? DEFAULT_RETRY_SCHEDULE),
     dnsServers: list(env.GATEPOST_DNS_SERVERS).length > 0 ? list(env.GATEPOST_DNS_SERVERS) : null,

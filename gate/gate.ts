@@ -6,11 +6,13 @@ import { actor, type Invoker } from '../dapr/runtime.port.ts';
 import { GatepostError, invalid, type ErrorDetail } from '../errors/errors.catalog.ts';
 import { canonicalJson } from '../lib/canonical.ts';
 import { derivedId, newId, sha256Hex } from '../lib/ids.ts';
+import { normalizeAddress } from '../mail/address.ts';
 import { renderField } from '../mail/render.ts';
-import type { RenderedContent } from '../mail/content.ts';
+import type { RenderedContent, ShownRecipients } from '../mail/content.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import type { AdmitArgs, AdmitResult, Stream } from '../actors/message/message.state.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
+import { recipientActor, recipientActorId } from '../actors/recipient/recipient.actor.ts';
 import type { ApiKey, Catalog, Tenant } from '../store/catalog.port.ts';
 import { checkAttachments, checkHeaders, checkSendAt } from './policy.ts';
 
@@ -45,7 +47,8 @@ export interface SendDraft {
   attachments?: number;
   /**
    * Send subject, html and text exactly as given, filling no {{placeholders}}: for providers whose
-   * plain sends are not templates (a literal "{{" there is content, not a merge field).
+   * plain sends are not templates and for SMTP submissions (a literal "{{" there is content, not
+   * a merge field).
    */
   literal?: boolean;
   /**
@@ -53,6 +56,13 @@ export interface SendDraft {
    * `sandbox_mode`, Mailgun's `o:testmode`). A sandbox key always captures.
    */
   sandbox?: boolean;
+  /**
+   * The To and Cc headers as the sender wrote them, when they are not the message's recipients:
+   * an SMTP submission, where the envelope decides who receives (RFC 5321 §3.3) and each
+   * envelope recipient is a message of its own. Shown only: nobody receives the message for
+   * being listed here.
+   */
+  shown?: ShownRecipients;
 }
 
 export interface Admission {
@@ -105,6 +115,13 @@ export interface Gate {
    * `ItemRefused` naming the item, so the ingress can point at the recipient at fault.
    */
   admitAll(admission: BatchAdmission): Promise<BatchResult[]>;
+  /**
+   * Read-only, ahead of admission: throws `recipient_suppressed` if the sender's tenant has
+   * suppressed the address, so an ingress can refuse that recipient alone (SMTP answers each
+   * RCPT TO). Admission checks again; this only answers earlier, and may miss a suppression
+   * made a moment ago, which admission then refuses.
+   */
+  checkRecipient(sender: Sender, address: string): Promise<void>;
 }
 
 export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
@@ -206,6 +223,19 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
         return { ok: { response: a.value!.response, replayed: a.value!.replayed || committed } };
       });
     },
+
+    async checkRecipient({ tenant }, address) {
+      // The catalog's list answers at once; only a hit asks the actor, whose word is final, so
+      // a lagging list never refuses an address just taken off it.
+      if (!(await deps.catalog.getSuppression(tenant.id, normalizeAddress(address)))) return;
+      const suppression = await actor(deps.invoker, recipientActor, recipientActorId(tenant.id, address)).check(undefined);
+      if (suppression) {
+        throw new GatepostError(
+          'recipient_suppressed',
+          `${address} is suppressed (${suppression.reason}); nothing is sent to it.`,
+        );
+      }
+    },
   };
 }
 
@@ -268,6 +298,7 @@ async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft, ingres
     to: source.to!,
     ...(draft.cc?.length ? { cc: draft.cc } : {}),
     ...(draft.bcc?.length ? { bcc: draft.bcc } : {}),
+    ...(draft.shown ? { shown: draft.shown } : {}),
     reply_to: source.reply_to ?? null,
     subject: fill('subject', source.subject!, 'text'),
     html: fill('html', source.html!, 'html'),

@@ -73,14 +73,17 @@ export function checkContent(content: RenderedContent): { from: Mailbox; to: Mai
   const to = parseMailbox(content.to);
   if (!from) problems.push({ field: 'from', message: 'not a valid email address' });
   if (!to) problems.push({ field: 'to', message: 'not a valid email address' });
-  const copies: Mailbox[] = [];
-  for (const field of ['cc', 'bcc'] as const) {
-    (content[field] ?? []).forEach((address, i) => {
+  /** The valid mailboxes of a list; each invalid one is a problem. */
+  const mailboxes = (field: string, addresses: string[] = []) =>
+    addresses.flatMap((address, i) => {
       const mailbox = parseMailbox(address);
-      if (mailbox) copies.push(mailbox);
-      else problems.push({ field: `${field}[${i}]`, message: 'not a valid email address' });
+      if (!mailbox) problems.push({ field: `${field}[${i}]`, message: 'not a valid email address' });
+      return mailbox ? [mailbox] : [];
     });
-  }
+  const copies = [...mailboxes('cc', content.cc), ...mailboxes('bcc', content.bcc)];
+  // Shown only, but they are headers: they must be mailboxes too.
+  mailboxes('shown.to', content.shown?.to);
+  mailboxes('shown.cc', content.shown?.cc);
   if (1 + copies.length > MAX_RECIPIENTS) problems.push({ field: 'cc', message: `at most ${MAX_RECIPIENTS} recipients in all` });
   if (content.reply_to !== null && !parseMailbox(content.reply_to))
     problems.push({ field: 'reply_to', message: 'not a valid email address' });

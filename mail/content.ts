@@ -2,6 +2,12 @@
 import { compile } from 'html-to-text';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 
+/** The To and Cc headers of a message whose recipients are not the ones it shows (SMTP submission). */
+export interface ShownRecipients {
+  to: string[];
+  cc: string[];
+}
+
 export interface RenderedContent {
   from: string;
   to: string;
@@ -9,6 +15,8 @@ export interface RenderedContent {
   cc?: string[];
   /** Receive the message without being shown in it. */
   bcc?: string[];
+  /** When present, the To and Cc headers show these instead, and `to`, `cc` and `bcc` are only the envelope. */
+  shown?: ShownRecipients;
   reply_to: string | null;
   subject: string;
   html: string;
@@ -35,11 +43,21 @@ export function htmlFromText(text: string): string {
 
 /** The nodemailer message for a rendered content: multipart/alternative, text then html. */
 export function mailOptions(content: RenderedContent, messageId: string, date: Date): Mail.Options {
-  return {
-    from: content.from,
+  const { shown } = content;
+  const recipients = {
     to: content.to,
     ...(content.cc?.length ? { cc: content.cc } : {}),
     ...(content.bcc?.length ? { bcc: content.bcc } : {}),
+  };
+  return {
+    from: content.from,
+    ...(shown
+      ? {
+          to: shown.to,
+          cc: shown.cc,
+          envelope: { from: content.from, to: [recipients.to, ...(recipients.cc ?? []), ...(recipients.bcc ?? [])] },
+        }
+      : recipients),
     ...(content.reply_to ? { replyTo: content.reply_to } : {}),
     subject: content.subject,
     text: content.text ?? textFromHtml(content.html),
@@ -54,5 +72,6 @@ export function mailOptions(content: RenderedContent, messageId: string, date: D
 export function contentBytes(content: RenderedContent): number {
   let n = Buffer.byteLength(content.subject) + Buffer.byteLength(content.html) + Buffer.byteLength(content.text ?? '');
   for (const [k, v] of Object.entries(content.headers)) n += Buffer.byteLength(k) + Buffer.byteLength(v) + 4;
+  for (const address of [...(content.shown?.to ?? []), ...(content.shown?.cc ?? [])]) n += Buffer.byteLength(address) + 2;
   return n;
 }

@@ -471,6 +471,16 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect(await catalog.listSuppressions(t.id, { limit: 10 })).toEqual({ data: [s], next_cursor: null });
       });
 
+      it('gets one suppression by address, for its own tenant only', async () => {
+        const [t, other] = [await newTenant(), await newTenant()];
+        const s = suppression(t.id, 'one@example.com', { created_at: '2024-03-01T12:00:00.000Z' });
+        await catalog.putSuppression(s);
+        expect(await catalog.getSuppression(t.id, 'one@example.com')).toEqual(s);
+        expect(await catalog.getSuppression(other.id, 'one@example.com')).toBeNull();
+        await catalog.deleteSuppression(t.id, 'one@example.com');
+        expect(await catalog.getSuppression(t.id, 'one@example.com')).toBeNull();
+      });
+
       it('upserts: putting the same address again replaces reason, detail and time', async () => {
         const t = await newTenant();
         await catalog.putSuppression(suppression(t.id, 'x@example.com', { created_at: '2024-03-01T12:00:00.000Z' }));

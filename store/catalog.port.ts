@@ -148,6 +148,8 @@ export interface Catalog {
 
   putSuppression(s: Suppression): Promise<void>;
   deleteSuppression(tenantId: string, address: string): Promise<void>;
+  /** The entry for this (normalized) address, as the list has it; it follows the RecipientActors a moment late. */
+  getSuppression(tenantId: string, address: string): Promise<Suppression | null>;
   listSuppressions(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<Suppression>>;
 
   putCapture(c: CapturedMessage): Promise<void>;

@@ -346,6 +346,14 @@ export class PgCatalog implements Catalog {
     await this.query('DELETE FROM suppressions WHERE tenant_id = $1 AND address = $2', [tenantId, address]);
   }
 
+  async getSuppression(tenantId: string, address: string): Promise<Suppression | null> {
+    const rows = await this.query<Suppression>(
+      `SELECT ${SUPPRESSION_COLUMNS} FROM suppressions WHERE tenant_id = $1 AND address = $2`,
+      [tenantId, address],
+    );
+    return rows[0] ?? null;
+  }
+
   async listSuppressions(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<Suppression>> {
     const after = decodeCursor(opts.cursor, 1)?.[0] ?? '';
     const rows = await this.query<Suppression>(

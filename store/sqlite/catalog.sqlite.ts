@@ -244,6 +244,12 @@ export class SqliteCatalog implements Catalog {
     this.sql('DELETE FROM suppressions WHERE tenant_id = ? AND address = ?').run(tenantId, address);
   }
 
+  async getSuppression(tenantId: string, address: string): Promise<Suppression | null> {
+    return (
+      (this.sql('SELECT * FROM suppressions WHERE tenant_id = ? AND address = ?').get(tenantId, address) as Suppression) ?? null
+    );
+  }
+
   async listSuppressions(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<Suppression>> {
     const after = decodeCursor(opts.cursor, 1)?.[0] ?? '';
     const rows = this.sql('SELECT * FROM suppressions WHERE tenant_id = ? AND address > ? ORDER BY address LIMIT ?').all(

@@ -4,9 +4,11 @@
 import { Errors } from 'postmark';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { errorCatalog } from '../../errors/errors.catalog.ts';
 import { eventually } from '../harness/gatepost.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 import { stylePClient } from '../harness/style-p.harness.ts';
+import { submission } from '../harness/submission.harness.ts';
 
 const suite = gatepostWithRelay();
 
@@ -39,6 +41,17 @@ function gateCodeOfStyleP({ code, message }: Errors.PostmarkError): string {
   if (code === 300 && /attachments/i.test(message)) return 'attachments_unsupported';
   if (code === 300 && /idempotency key/i.test(message)) return 'idempotency_key_reused';
   return `ErrorCode ${code}`;
+}
+
+/**
+ * The catalogue code an SMTP reply stands for: the one whose reply code and enhanced status code
+ * it carries, or, where codes share them (554 5.6.0), whose sentence it starts with.
+ */
+function catalogCodeOf(reply: string): string {
+  const [, code, enhanced, text] = /^(\d{3}) (\d\.\d{1,3}\.\d{1,3}) (.*)$/s.exec(reply) ?? [];
+  const matching = Object.entries(errorCatalog).filter(([, e]) => e.smtp[0] === Number(code) && e.smtp[1] === enhanced);
+  const found = matching.length === 1 ? matching[0] : matching.find(([, e]) => text?.startsWith(e.message));
+  return found?.[0] ?? `unmapped reply: ${reply}`;
 }
 
 const ingresses: Ingress[] = [
@@ -148,6 +161,28 @@ const ingresses: Ingress[] = [
       // Mailgun's {"message"}; the Gatepost code rides in a header.
       expect(res.body).toMatchObject({ message: expect.any(String) });
       return { code: res.headers.get('gatepost-error-code')!, status: res.status, retryAfter: res.headers.get('retry-after') };
+    },
+  },
+  {
+    name: 'SMTP submission',
+    async send(a) {
+      const message = {
+        from: 'app@sender.example',
+        to: a.to,
+        subject: a.subject ?? 'Gate',
+        html: '<p>gate</p>',
+        // SMTP's idempotency key is the Message-ID.
+        ...(a.idempotencyKey ? { messageId: `<${a.idempotencyKey}@gate.test>` } : {}),
+        ...(a.attachment ? { attachments: [{ filename: 'a.txt', content: 'hello' }] } : {}),
+      };
+      try {
+        await submission(suite.gp, a.key).sendMail(message);
+        return null;
+      } catch (error) {
+        const { response, responseCode } = error as { response?: string; responseCode?: number };
+        if (!response) throw error;
+        return { code: catalogCodeOf(response), status: responseCode!, retryAfter: null };
+      }
     },
   },
 ];

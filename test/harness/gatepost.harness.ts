@@ -95,6 +95,13 @@ export abstract class GatepostProcess extends GatepostClient {
     Object.assign(this.env, changes);
   }
 
+  /** The SMTP submission port, from the line Gatepost prints when it starts. */
+  get smtpPort(): number {
+    const m = /SMTP submission listening on \S+:(\d+)/.exec(this.output);
+    if (!m) throw new Error(`Gatepost printed no SMTP submission port:\n${this.output}`);
+    return Number(m[1]);
+  }
+
   abstract start(): Promise<void>;
   /** SIGTERM: drain and exit; resolves with the exit code. */
   abstract stop(): Promise<number | null>;
@@ -268,6 +275,7 @@ export async function startGatepost(opts: StartOptions = {}): Promise<GatepostPr
     GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN,
     GATEPOST_HOSTNAME: 'gatepost.test',
     GATEPOST_DELIVERY_RETRY: '1s,1s,1s',
+    GATEPOST_SMTP_PORT: '0',
     ...opts.env,
   };
   if (opts.relayUrl) env.GATEPOST_SMTP_RELAY = opts.relayUrl;

@@ -1,0 +1,94 @@
+// A submitted message as SendDrafts: the DATA parsed with mailparser, one draft per envelope
+// recipient. The envelope decides who receives (RFC 5321 §3.3); the To and Cc headers are kept
+// as the sender wrote them, so a recipient who is in neither is a Bcc.
+import { simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from 'mailparser';
+import { invalid, type ErrorDetail } from '../../errors/errors.catalog.ts';
+import type { BatchItem, SendDraft } from '../../gate/gate.ts';
+import { normalizeAddress } from '../../mail/address.ts';
+
+export interface Envelope {
+  /** MAIL FROM; null for the null sender `<>`. */
+  mailFrom: string | null;
+  rcptTo: string[];
+}
+
+export function parseMessage(raw: Buffer): Promise<ParsedMail> {
+  // Gatepost writes the plain-text part from the html itself when there is none; cid: images
+  // would be attachments, which are refused anyway.
+  return simpleParser(raw, { skipHtmlToText: true, skipImageLinks: true });
+}
+
+// Headers that become draft fields, or that Gatepost writes anew when it builds the message
+// (structure, date, Message-ID, trace, a signature the rebuilt message would break). Every
+// other header goes to the gate, which refuses those it does not let a sender set.
+const REBUILT =
+  /^(from|to|cc|bcc|reply-to|subject|date|message-id|mime-version|content-[a-z-]+|received|return-path|dkim-signature)$/i;
+
+/** The headers the sender set, unfolded (RFC 5322 §2.2.3); a repeated one is a problem. */
+function passedHeaders(mail: ParsedMail, problems: ErrorDetail[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const seen = new Set<string>();
+  for (const { key, line } of mail.headerLines) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).trim();
+    if (REBUILT.test(name)) continue;
+    if (seen.has(key)) problems.push({ field: `headers.${name}`, message: 'appears twice; Gatepost sends each header once' });
+    seen.add(key);
+    headers[name] = line
+      .slice(colon + 1)
+      .replace(/\r?\n(?=[ \t])/g, '')
+      .trim();
+  }
+  return headers;
+}
+
+/** Every mailbox of an address header, groups flattened, as "Name" <address>. */
+function mailboxes(field: AddressObject | AddressObject[] | undefined): string[] {
+  const flat = (e: EmailAddress): EmailAddress[] => (e.group ? e.group.flatMap(flat) : [e]);
+  return [field ?? []]
+    .flat()
+    .flatMap((o) => o.value.flatMap(flat))
+    .flatMap(({ name, address }) => (!address ? [] : name ? [`"${name.replace(/[\\"]/g, '\\$&')}" <${address}>`] : [address]));
+}
+
+/** At most one mailbox: From and Reply-To name one sender, one reply address. */
+function single(field: string, list: string[], problems: ErrorDetail[]): string | undefined {
+  if (list.length > 1) problems.push({ field, message: `names ${list.length} mailboxes; Gatepost takes one` });
+  return list[0];
+}
+
+/**
+ * One item per envelope recipient, all to be admitted together. The Message-ID, when there is
+ * one, is the idempotency key (SMTP has no other): a client that resends a message it got no
+ * answer for sends each recipient nothing twice.
+ */
+export function submissionItems(mail: ParsedMail, envelope: Envelope): { items: BatchItem[]; batchKey?: string } {
+  const problems: ErrorDetail[] = [];
+  const headers = passedHeaders(mail, problems);
+  const from = single('from', mailboxes(mail.from), problems) ?? envelope.mailFrom ?? undefined;
+  const replyTo = single('reply_to', mailboxes(mail.replyTo), problems);
+  const text = mail.text?.trim() ? mail.text : undefined;
+  // Text-only mail gets mailparser's html of the text: escaped, paragraphs kept, links made links.
+  const html = mail.html || (text ? mail.textAsHtml : undefined);
+  if (!html) problems.push({ field: 'body', message: 'is empty: send a text/plain or text/html part' });
+  if (problems.length > 0) throw invalid(problems, 'The message cannot be sent as it is.');
+
+  const base: Omit<SendDraft, 'to'> = {
+    ...(from ? { from } : {}),
+    ...(replyTo ? { reply_to: replyTo } : {}),
+    ...(mail.subject !== undefined ? { subject: mail.subject } : {}),
+    html,
+    ...(text ? { text } : {}),
+    headers,
+    attachments: mail.attachments.length,
+    shown: { to: mailboxes(mail.to), cc: mailboxes(mail.cc) },
+    literal: true,
+  };
+  const key = mail.messageId ? `smtp:${mail.messageId}` : undefined;
+  const items = envelope.rcptTo.map((to) => ({
+    draft: { ...base, to },
+    ...(key ? { idempotencyKey: `${key}:${normalizeAddress(to)}` } : {}),
+  }));
+  // One recipient is atomic by itself; several are one batch, continued by a resend.
+  return { items, ...(key && items.length > 1 ? { batchKey: key } : {}) };
+}

@@ -1,0 +1,100 @@
+// The SMTP verbs of a submission session as plain functions that answer replies, so each is
+// tested without a socket (STYLE 7); submission.smtp.ts hands them smtp-server's hooks.
+import { GatepostError } from '../../errors/errors.catalog.ts';
+import type { Gate, Sender } from '../../gate/gate.ts';
+import { isValidAddress } from '../../mail/address.ts';
+import type { KeyRing } from '../../tenancy/keys.ts';
+import { parseMessage, submissionItems, type Envelope } from './submission.drafts.ts';
+import { replies, replyFor, type SmtpReply } from './submission.replies.ts';
+
+export interface SubmissionDeps {
+  gate: Gate;
+  keys: KeyRing;
+  log: (message: string, error?: unknown) => void;
+}
+
+/** Recipients of one transaction; RFC 5321 §4.5.3.1.8 asks a server to take at least 100. */
+export const MAX_RECIPIENTS = 100;
+/** The largest DATA accepted, announced as SIZE (RFC 1870). The rendered message has its own 1 MiB limit. */
+export const MAX_DATA_BYTES = 10 * 1024 * 1024;
+
+/** A refusal as its reply; anything that is not one is ours, logged, and answered 451. */
+function refusal(deps: SubmissionDeps, error: unknown, what: string): SmtpReply {
+  if (error instanceof GatepostError) return replyFor(error);
+  deps.log(`SMTP submission: ${what} failed`, error);
+  return replies.failed;
+}
+
+export function isLoopback(address: string): boolean {
+  return /^(::ffff:)?127\./i.test(address) || address === '::1';
+}
+
+/** AUTH PLAIN or LOGIN: any user name, a Gatepost API key as the password, over TLS unless on loopback. */
+export async function authenticate(
+  deps: SubmissionDeps,
+  auth: { password: string | null | undefined; secure: boolean; remoteAddress: string },
+): Promise<{ sender: Sender } | { reply: SmtpReply }> {
+  if (!auth.secure && !isLoopback(auth.remoteAddress)) return { reply: replies.encryptionRequired };
+  try {
+    if (!auth.password) throw new GatepostError('missing_api_key');
+    const sender = await deps.keys.resolve(auth.password);
+    if (sender.key.kind === 'public') {
+      throw new GatepostError(
+        'key_not_allowed',
+        'A public key (gp_public_) only works with the browser SDK; use a live or sandbox key.',
+      );
+    }
+    return { sender };
+  } catch (error) {
+    return { reply: refusal(deps, error, 'AUTH') };
+  }
+}
+
+/**
+ * RCPT TO: a valid address, not suppressed by the tenant, within the recipients of one
+ * transaction. Null accepts it. Refusing a suppressed recipient here tells the client which
+ * one it is; the others of the message go on.
+ */
+export async function checkRecipient(
+  deps: SubmissionDeps,
+  sender: Sender,
+  address: string,
+  alreadyAccepted: number,
+): Promise<SmtpReply | null> {
+  if (alreadyAccepted >= MAX_RECIPIENTS) return replies.tooManyRecipients(MAX_RECIPIENTS);
+  try {
+    if (!isValidAddress(address)) {
+      throw new GatepostError('invalid_request', `<${address}> is not an address Gatepost can send to.`);
+    }
+    await deps.gate.checkRecipient(sender, address);
+    return null;
+  } catch (error) {
+    return refusal(deps, error, 'RCPT TO');
+  }
+}
+
+/**
+ * DATA: one message per envelope recipient, admitted all together, so the reply is true of every
+ * recipient: 250 when each message is committed, a refusal when none is.
+ */
+export async function submit(
+  deps: SubmissionDeps,
+  session: { sender: Sender; envelope: Envelope },
+  data: { raw: Buffer; oversized: boolean },
+): Promise<SmtpReply> {
+  try {
+    if (data.oversized) {
+      throw new GatepostError('message_too_large', `The message is over ${MAX_DATA_BYTES} bytes, the SIZE this server accepts.`);
+    }
+    const { items, batchKey } = submissionItems(await parseMessage(data.raw), session.envelope);
+    const results = await deps.gate.admitAll({ sender: session.sender, ingress: 'smtp', items, batchKey, refusals: 'all' });
+    const admitted = results.map((r) => {
+      // With refusals 'all' the gate throws any refusal; a refused result would be a gate bug.
+      if ('refused' in r) throw r.refused;
+      return r.ok;
+    });
+    return replies.queued(admitted);
+  } catch (error) {
+    return refusal(deps, error, 'DATA');
+  }
+}

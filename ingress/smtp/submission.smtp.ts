@@ -1,0 +1,110 @@
+// SMTP submission (GATEPOST_SMTP_PORT): smtp-server with STARTTLS, AUTH PLAIN and LOGIN, SIZE
+// and PIPELINING. The hooks stay thin: each calls a function of submission.session.ts and hands
+// the reply it answers to smtp-server.
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { GatepostError } from '../../errors/errors.catalog.ts';
+import type { Sender } from '../../gate/gate.ts';
+import type { Envelope } from './submission.drafts.ts';
+import { replyFor, replyLine, type SmtpReply } from './submission.replies.ts';
+import { authenticate, checkRecipient, MAX_DATA_BYTES, submit, type SubmissionDeps } from './submission.session.ts';
+import type { TlsIdentity } from './submission.tls.ts';
+
+/** How long a drain waits for messages under way before it closes their connections anyway. */
+const DRAIN_MS = 30_000;
+
+export interface SubmissionServer {
+  listen(port: number, host: string): Promise<{ host: string; port: number }>;
+  /** Stops accepting connections, answers every message under way, then closes every session. */
+  drain(): Promise<void>;
+}
+
+/** smtp-server's error shape: `responseCode` becomes the reply code. */
+const asError = (reply: SmtpReply) => Object.assign(new Error(replyLine(reply)), { responseCode: reply.code });
+
+// After AUTH, smtp-server keeps what onAuth answered as the session's user.
+const senderOf = (session: SMTPServerSession) => session.user as Sender;
+
+const envelopeOf = (session: SMTPServerSession): Envelope => ({
+  mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null,
+  rcptTo: session.envelope.rcptTo.map((r) => r.address),
+});
+
+/** The whole DATA, kept up to the limit; past it, only counted, so a huge message costs no memory. */
+async function receive(stream: SMTPServerDataStream): Promise<{ raw: Buffer; oversized: boolean }> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    if (bytes <= MAX_DATA_BYTES) chunks.push(chunk);
+  }
+  return { raw: Buffer.concat(chunks), oversized: stream.sizeExceeded };
+}
+
+export function submissionServer(deps: SubmissionDeps & { tls: TlsIdentity; hostname: string }): SubmissionServer {
+  let underWay = 0;
+  const server = new SMTPServer({
+    name: deps.hostname,
+    banner: 'Gatepost SMTP submission',
+    key: deps.tls.key,
+    cert: deps.tls.cert,
+    authMethods: ['PLAIN', 'LOGIN'],
+    // Allowed by smtp-server so that loopback clients may AUTH without TLS; onAuth refuses it
+    // from anywhere else (authenticate).
+    allowInsecureAuth: true,
+    authRequiredMessage: replyLine(replyFor(new GatepostError('missing_api_key'))),
+    size: MAX_DATA_BYTES,
+    logger: false,
+    onAuth(auth, session, callback) {
+      authenticate(deps, { password: auth.password, secure: session.secure, remoteAddress: session.remoteAddress }).then(
+        (answer) => ('sender' in answer ? callback(null, { user: answer.sender }) : callback(asError(answer.reply))),
+        callback,
+      );
+    },
+    onRcptTo(address, session, callback) {
+      checkRecipient(deps, senderOf(session), address.address, session.envelope.rcptTo.length).then(
+        (reply) => callback(reply ? asError(reply) : undefined),
+        callback,
+      );
+    },
+    onData(stream, session, callback) {
+      underWay++;
+      receive(stream)
+        .then((data) => submit(deps, { sender: senderOf(session), envelope: envelopeOf(session) }, data))
+        .then((reply) => (reply.code < 400 ? callback(null, replyLine(reply)) : callback(asError(reply))), callback)
+        .finally(() => underWay--);
+    },
+  });
+  // A client that drops its connection is no failure of ours; anything else is worth a line.
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE' && error.code !== 'ECONNECTION') {
+      deps.log('SMTP submission connection failed', error);
+    }
+  });
+
+  return {
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.server.once('error', reject);
+        server.listen(port, host, () => {
+          server.server.off('error', reject);
+          const address = server.server.address() as AddressInfo;
+          resolve({ host: address.address, port: address.port });
+        });
+      });
+    },
+
+    async drain() {
+      if (!server.server.listening) return;
+      // New connections are refused from here; a command on an idle session is answered 421.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const deadline = Date.now() + DRAIN_MS;
+      while (underWay > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      for (const connection of server.connections) {
+        connection.send(421, '4.3.2 Gatepost is shutting down; try again shortly.');
+        connection.close();
+      }
+      await closed;
+    },
+  };
+}
