@@ -1,7 +1,7 @@
 // The Dapr topology on one machine, loopback only: placement, scheduler, an actor-host app and
 // an ingress app, each app beside its own daprd. Used by `npm run start:dapr` and by the tests.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,13 +55,24 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, ms = 60_000): Promise<void> {
+/** Polls `check` until it holds; fails at once when `gone` names a process that has exited. */
+async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  ms = 60_000,
+  gone: () => string | undefined = () => undefined,
+): Promise<void> {
   const until = Date.now() + ms;
   while (!(await check().catch(() => false))) {
+    const dead = gone();
+    if (dead) throw new Error(`${what}: ${dead} exited`);
     if (Date.now() > until) throw new Error(`${what} did not come up within ${ms / 1000} s`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** How often start() tries again when a process could not bind the free port it was given. */
+const START_ATTEMPTS = 3;
 
 const answers = (url: string) => async () => (await fetch(url)).status < 300;
 
@@ -88,11 +99,34 @@ export class DaprCluster {
     for (const prefix of [...hosts, 'ingress', ...(opts.sidecars ?? [])]) {
       names.push(`${prefix}App`, `${prefix}Http`, `${prefix}Grpc`, `${prefix}Internal`, `${prefix}Public`);
     }
-    const ports: Record<string, number> = {};
-    for (const n of names) ports[n] = await freePort();
-    const cluster = new DaprCluster(bin, opts, ports);
-    await cluster.boot();
-    return cluster;
+    // A port found free may be taken by another process before daprd binds it (other topologies
+    // start on the same machine): then the whole topology starts again on new ports.
+    for (let attempt = 1; ; attempt++) {
+      const ports: Record<string, number> = {};
+      for (const n of names) ports[n] = await freePort();
+      const workDir = attempt === 1 || !opts.workDir ? opts.workDir : join(opts.workDir, `attempt-${attempt}`);
+      const cluster = new DaprCluster(bin, { ...opts, workDir }, ports);
+      try {
+        await cluster.boot();
+        return cluster;
+      } catch (error) {
+        await cluster.stop();
+        if (attempt === START_ATTEMPTS || !cluster.portWasTaken()) throw error;
+        console.error(`[dapr cluster] a port was taken while starting (${(error as Error).message}); starting again`);
+      }
+    }
+  }
+
+  /** Whether a member failed because its port was taken (its log says so). */
+  private portWasTaken(): boolean {
+    return readdirSync(this.workDir)
+      .filter((f) => f.endsWith('.log'))
+      .some((f) => readFileSync(join(this.workDir, f), 'utf8').includes('address already in use'));
+  }
+
+  /** The first of `names` that was launched and has exited since. */
+  private exited(...names: string[]): string | undefined {
+    return names.find((n) => this.members.get(n)?.child !== undefined && !this.running(n));
   }
 
   private components(): string {
@@ -234,6 +268,10 @@ export class DaprCluster {
         if (m) resolve(m[1]!);
       });
       log.once('exit', (code) => reject(new Error(`the ingress app exited with ${code}; see ${this.workDir}/ingress.log`)));
+      // Without its sidecar the app would wait a minute for it before giving up.
+      this.members
+        .get('ingress-daprd')
+        ?.exited?.then(() => reject(new Error(`ingress-daprd exited; see ${this.workDir}/ingress-daprd.log`)));
     });
   }
 
@@ -269,11 +307,16 @@ export class DaprCluster {
 
   /** Waits until the actor host's sidecar has registered its actor types with placement. */
   async actorHostReady(host = 'actors'): Promise<void> {
-    await waitFor(`actor host ${host}`, async () => {
-      const res = await fetch(`http://127.0.0.1:${this.ports[`${host}Http`]}/v1.0/metadata`);
-      const meta = (await res.json()) as { actorRuntime?: { hostReady?: boolean; placement?: string } };
-      return meta.actorRuntime?.hostReady === true && /connected/.test(meta.actorRuntime.placement ?? '');
-    });
+    await waitFor(
+      `actor host ${host}`,
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${this.ports[`${host}Http`]}/v1.0/metadata`);
+        const meta = (await res.json()) as { actorRuntime?: { hostReady?: boolean; placement?: string } };
+        return meta.actorRuntime?.hostReady === true && /connected/.test(meta.actorRuntime.placement ?? '');
+      },
+      60_000,
+      () => this.exited(`${host}-daprd`, host),
+    );
   }
 
   /** SIGKILL one member (crash tests). */
