@@ -140,7 +140,7 @@ export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () =>
   const cluster = await DaprCluster.start({
     databaseUrl,
     redisDb: await freshRedisDb(),
-    env: { GATEPOST_ADMIN_TOKEN: adminToken },
+    env: { GATEPOST_ADMIN_TOKEN: adminToken, GATEPOST_SMTP_PORT: '0' },
   });
   const stop = async () => {
     await cluster.stop();

@@ -180,6 +180,9 @@ export class DaprCluster {
       process.execPath,
       ['--import', 'tsx', 'main.ts'],
       {
+        // Each app's own files (the SMTP ingress's self-signed certificate) stay in the work
+        // directory, not in the repository's ./data that every topology would share.
+        GATEPOST_DATA_DIR: join(this.workDir, `${prefix}-data`),
         ...this.opts.env,
         GATEPOST_RUNTIME: 'dapr',
         GATEPOST_ROLE: role,

@@ -26,7 +26,13 @@ beforeAll(async () => {
   cluster = await DaprCluster.start({
     databaseUrl,
     redisDb: await freshRedisDb(),
-    env: { GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN, GATEPOST_SMTP_RELAY: relay.url, GATEPOST_DELIVERY_RETRY: '1s,1s,1s' },
+    env: {
+      GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN,
+      GATEPOST_SMTP_RELAY: relay.url,
+      GATEPOST_DELIVERY_RETRY: '1s,1s,1s',
+      // Any free port: SMTP submission's default (2587) is one per machine, and topologies run side by side.
+      GATEPOST_SMTP_PORT: '0',
+    },
   });
   client.url = cluster.url;
   console.log(`host-crash cluster logs: ${cluster.workDir}`);

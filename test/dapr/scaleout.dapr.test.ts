@@ -25,7 +25,13 @@ beforeAll(async () => {
     databaseUrl,
     redisDb: await freshRedisDb(),
     actorHosts: 2,
-    env: { GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN, GATEPOST_SMTP_RELAY: relay.url, GATEPOST_DELIVERY_RETRY: '1s,1s,1s' },
+    env: {
+      GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN,
+      GATEPOST_SMTP_RELAY: relay.url,
+      GATEPOST_DELIVERY_RETRY: '1s,1s,1s',
+      // Any free port: SMTP submission's default (2587) is one per machine, and topologies run side by side.
+      GATEPOST_SMTP_PORT: '0',
+    },
   });
   client.url = cluster.url;
   console.log(`scale-out cluster logs: ${cluster.workDir}`);
