@@ -1,4 +1,5 @@
 // npm run bench:ingress [-- --messages 10000 --warmup 1000 --connections 20 --rounds 3 --tls]
+//   [--gatepost-only] [--profile DIR]
 // Accepted messages per second through each way in, on the same machine in the same run:
 // - SMTP submission: `connections` persistent SMTP connections, each sending 1 KB messages (one
 //   recipient each, a Message-ID each) one after another until `messages` are accepted; against
@@ -41,6 +42,10 @@ const { values: flags } = parseArgs({
     /** Also measure both SMTP servers over STARTTLS. */
     tls: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '3' },
+    /** Only Gatepost's SMTP submission rows: no Postfix, no HTTP rows (for a quick comparison of commits). */
+    'gatepost-only': { type: 'boolean', default: false },
+    /** Write a CPU profile of each Gatepost (node --cpu-prof) into this directory. */
+    profile: { type: 'string' },
   },
 });
 const MESSAGES = Number(flags.messages);
@@ -350,7 +355,7 @@ async function gatepostRow(
   how: string,
   load: (gp: BenchGatepost, first: number, count: number) => Promise<Load>,
 ): Promise<Row> {
-  const gp = await startGatepost();
+  const gp = await startGatepost(flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${flags.profile}`] : []);
   try {
     const row = await measure(
       name,
@@ -468,23 +473,24 @@ async function main() {
     : null;
   // Postfix and Gatepost take turns, round after round, so that whatever else the machine does
   // falls on both alike; each round's ratio compares two runs made back to back.
+  const only = flags['gatepost-only'];
   const rows: Row[] = [];
   const ratios: { plain: number[]; tls: number[] } = { plain: [], tls: [] };
   for (let round = 1; round <= ROUNDS; round++) {
-    const postfix = await postfixRow(null);
-    const gatepost = await gatepostSmtpRow(false);
-    ratios.plain.push(rateOf(gatepost) / rateOf(postfix));
-    rows.push(postfix, gatepost);
-    if (tls) {
-      const postfixTls = await postfixRow({ cert: tls.cert, key: tls.private });
-      const gatepostTls = await gatepostSmtpRow(true);
-      ratios.tls.push(rateOf(gatepostTls) / rateOf(postfixTls));
-      rows.push(postfixTls, gatepostTls);
+    const roundRows: Row[] = [];
+    for (const secure of tls ? [false, true] : [false]) {
+      const postfix = only ? null : await postfixRow(secure ? { cert: tls!.cert, key: tls!.private } : null);
+      const gatepost = await gatepostSmtpRow(secure);
+      if (postfix) (secure ? ratios.tls : ratios.plain).push(rateOf(gatepost) / rateOf(postfix));
+      roundRows.push(...(postfix ? [postfix] : []), gatepost);
     }
-    for (const r of rows.slice(tls ? -4 : -2)) r.name = `${r.name}, round ${round}`;
+    for (const r of roundRows) r.name = `${r.name}, round ${round}`;
+    rows.push(...roundRows);
   }
-  rows.push(await gatepostBatchRow());
-  rows.push(await gatepostSendRow());
+  if (!only) {
+    rows.push(await gatepostBatchRow());
+    rows.push(await gatepostSendRow());
+  }
 
   console.log(
     '\n' +
@@ -504,10 +510,11 @@ async function main() {
       ),
   );
   const list = (xs: number[]) => xs.map((x) => fmt(x, 2)).join(', ');
-  console.log(
-    `\nGatepost SMTP submission / Postfix, each round: ${list(ratios.plain)}; median ${fmt(median(ratios.plain), 2)} (target ≥ 2)`,
-  );
-  if (tls)
+  if (!only)
+    console.log(
+      `\nGatepost SMTP submission / Postfix, each round: ${list(ratios.plain)}; median ${fmt(median(ratios.plain), 2)} (target ≥ 2)`,
+    );
+  if (tls && !only)
     console.log(`over STARTTLS, each round:                     ${list(ratios.tls)}; median ${fmt(median(ratios.tls), 2)}`);
   console.log(
     `(latencies: SMTP per message, MAIL FROM to the 250 after DATA; batch per request of ${BATCH}; ` +

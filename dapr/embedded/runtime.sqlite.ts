@@ -10,6 +10,7 @@ import { openSqlite, type Db } from '../../lib/sqlite.ts';
 import { GroupCommitter, type Write } from './committer.ts';
 import { ReminderClock, type DueReminder } from './reminders.ts';
 import { OutboxDispatcher, type OutboxRow } from './outbox.ts';
+import { PresenceFilter } from './presence.filter.ts';
 
 export interface EmbeddedRuntimeOptions {
   file: string;
@@ -38,7 +39,18 @@ class ActiveActor {
   constructor(
     readonly type: string,
     readonly id: string,
+    /** `${type}\0${id}`: the key of the active map and of the presence filter. */
+    readonly key: string,
   ) {}
+}
+
+/** Every actor with state in the file, read once at start. */
+function presenceOnDisk(db: Db): PresenceFilter {
+  const rows = (db.prepare('SELECT COUNT(*) AS n FROM actor_state').get() as { n: number }).n;
+  const filter = new PresenceFilter(rows * 2);
+  const actors = db.prepare('SELECT DISTINCT actor_type, actor_id FROM actor_state').raw();
+  for (const [type, id] of actors.iterate() as Iterable<[string, string]>) filter.add(`${type}\0${id}`);
+  return filter;
 }
 
 const reminderRetryMs = (attempt: number) => Math.min(60_000, 1000 * 2 ** Math.min(attempt, 6));
@@ -51,6 +63,8 @@ export class EmbeddedRuntime implements ActorRuntime {
   private readonly definitions = new Map<string, ActorDefinition>();
   private readonly active = new Map<string, ActiveActor>();
   private readonly loadState;
+  /** Actors that may have state on disk; the others are activated without a SELECT. */
+  private readonly present: PresenceFilter;
   private readonly log: (message: string, error?: unknown) => void;
   private readonly idleMs: number;
   private readonly maxActive: number;
@@ -81,6 +95,7 @@ export class EmbeddedRuntime implements ActorRuntime {
       opts.dispatchConcurrency ?? 64,
     );
     this.loadState = this.db.prepare('SELECT key, value FROM actor_state WHERE actor_type = ? AND actor_id = ?');
+    this.present = presenceOnDisk(this.db);
     this.outboxSeq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS m FROM outbox').get() as { m: number }).m;
   }
 
@@ -194,8 +209,12 @@ export class EmbeddedRuntime implements ActorRuntime {
 
   loadActorState(a: ActiveActor): Map<string, string> {
     if (!a.state) {
-      const rows = this.loadState.all(a.type, a.id) as { key: string; value: string }[];
-      a.state = new Map(rows.map((r) => [r.key, r.value]));
+      if (!this.present.mayHave(a.key)) {
+        a.state = new Map();
+      } else {
+        const rows = this.loadState.all(a.type, a.id) as { key: string; value: string }[];
+        a.state = new Map(rows.map((r) => [r.key, r.value]));
+      }
     }
     return a.state;
   }
@@ -204,7 +223,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     const key = `${type}\0${id}`;
     let a = this.active.get(key);
     if (!a) {
-      a = new ActiveActor(type, id);
+      a = new ActiveActor(type, id, key);
       this.active.set(key, a);
     }
     return a;
@@ -214,6 +233,8 @@ export class EmbeddedRuntime implements ActorRuntime {
     const writes: Write[] = [];
     if (turn.stateWrites.size > 0) {
       const cache = this.loadActorState(a);
+      // Before the write is even queued: from here on, activating this actor reads the disk.
+      this.present.add(a.key);
       for (const [key, value] of turn.stateWrites) {
         writes.push({ kind: 'state', actorType: a.type, actorId: a.id, key, value });
         if (value === null) cache.delete(key);

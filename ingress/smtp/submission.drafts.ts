@@ -12,6 +12,12 @@ export interface Envelope {
   rcptTo: string[];
 }
 
+/** A submitted message as the gate takes it: one item per envelope recipient. */
+export interface Submission {
+  items: BatchItem[];
+  batchKey?: string;
+}
+
 export function parseMessage(raw: Buffer): Promise<ParsedMail> {
   // Gatepost writes the plain-text part from the html itself when there is none; cid: images
   // would be attachments, which are refused anyway.
@@ -62,7 +68,7 @@ function single(field: string, list: string[], problems: ErrorDetail[]): string 
  * one, is the idempotency key (SMTP has no other): a client that resends a message it got no
  * answer for sends each recipient nothing twice.
  */
-export function submissionItems(mail: ParsedMail, envelope: Envelope): { items: BatchItem[]; batchKey?: string } {
+export function submissionItems(mail: ParsedMail, envelope: Envelope): Submission {
   const problems: ErrorDetail[] = [];
   const headers = passedHeaders(mail, problems);
   const from = single('from', mailboxes(mail.from), problems) ?? envelope.mailFrom ?? undefined;

@@ -4,13 +4,17 @@ import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate, Sender } from '../../gate/gate.ts';
 import { isValidAddress } from '../../mail/address.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
-import { parseMessage, submissionItems, type Envelope } from './submission.drafts.ts';
+import type { Envelope } from './submission.drafts.ts';
+import { inlineParser, type SubmissionParser } from './submission.parser.ts';
+import { simpleSubmission } from './submission.simple.ts';
 import { replies, replyFor, type SmtpReply } from './submission.replies.ts';
 
 export interface SubmissionDeps {
   gate: Gate;
   keys: KeyRing;
   log: (message: string, error?: unknown) => void;
+  /** Where DATA is parsed into drafts; the calling thread unless given (the server gives a thread of its own). */
+  parser?: SubmissionParser;
 }
 
 /** Recipients of one transaction; RFC 5321 §4.5.3.1.8 asks a server to take at least 100. */
@@ -86,7 +90,9 @@ export async function submit(
     if (data.oversized) {
       throw new GatepostError('message_too_large', `The message is over ${MAX_DATA_BYTES} bytes, the SIZE this server accepts.`);
     }
-    const { items, batchKey } = submissionItems(await parseMessage(data.raw), session.envelope);
+    // A simple message is read on the spot; anything else by mailparser, on its thread.
+    const { items, batchKey } =
+      simpleSubmission(data.raw, session.envelope) ?? (await (deps.parser ?? inlineParser).parse(data.raw, session.envelope));
     const results = await deps.gate.admitAll({ sender: session.sender, ingress: 'smtp', items, batchKey, refusals: 'all' });
     const admitted = results.map((r) => {
       // With refusals 'all' the gate throws any refusal; a refused result would be a gate bug.

@@ -9,6 +9,7 @@ import type { Envelope } from './submission.drafts.ts';
 import { replyFor, replyLine, type SmtpReply } from './submission.replies.ts';
 import { authenticate, checkRecipient, MAX_DATA_BYTES, submit, type SubmissionDeps } from './submission.session.ts';
 import type { TlsIdentity } from './submission.tls.ts';
+import { workerParser } from './submission.parser.ts';
 
 /** How long a drain waits for messages under way before it closes their connections anyway. */
 const DRAIN_MS = 30_000;
@@ -41,7 +42,9 @@ async function receive(stream: SMTPServerDataStream): Promise<{ raw: Buffer; ove
   return { raw: Buffer.concat(chunks), oversized: stream.sizeExceeded };
 }
 
-export function submissionServer(deps: SubmissionDeps & { tls: TlsIdentity; hostname: string }): SubmissionServer {
+export function submissionServer(given: SubmissionDeps & { tls: TlsIdentity; hostname: string }): SubmissionServer {
+  const parser = given.parser ?? workerParser();
+  const deps = { ...given, parser };
   let underWay = 0;
   const server = new SMTPServer({
     name: deps.hostname,
@@ -105,6 +108,7 @@ export function submissionServer(deps: SubmissionDeps & { tls: TlsIdentity; host
         connection.close();
       }
       await closed;
+      await parser.close();
     },
   };
 }

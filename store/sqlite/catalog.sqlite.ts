@@ -22,6 +22,7 @@ import type {
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
+import { CaptureWriter } from './captures.writer.ts';
 import { applyWebhookPatch, disabledEndpoint, newEndpoint, rotatedEndpoint } from '../webhooks.patch.ts';
 
 interface TenantRow {
@@ -73,10 +74,11 @@ function slugTaken(error: unknown, slug: string): unknown {
 export class SqliteCatalog implements Catalog {
   private readonly db: Db;
   private readonly statements = new Map<string, Database.Statement>();
-  private captureBatch: { capture: CapturedMessage; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private readonly captures: CaptureWriter;
 
   constructor(file: string) {
     this.db = openSqlite(file, fileURLToPath(new URL('./migrations', import.meta.url)));
+    this.captures = new CaptureWriter(file);
   }
 
   /** A prepared statement, prepared once per SQL text. */
@@ -262,29 +264,9 @@ export class SqliteCatalog implements Catalog {
     return { data, next_cursor: more ? encodeCursor([data[data.length - 1]!.address]) : null };
   }
 
-  /** Captures that arrive in one tick are committed together: one fsync, not one each. */
-  putCapture(capture: CapturedMessage): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.captureBatch.push({ capture, resolve, reject });
-      if (this.captureBatch.length === 1) setImmediate(() => this.flushCaptures());
-    });
-  }
-
-  private flushCaptures(): void {
-    const batch = this.captureBatch;
-    this.captureBatch = [];
-    const insert = this.sql(
-      'INSERT INTO captures (tenant_id, message_id, captured_at, body) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
-    );
-    try {
-      this.db.transaction(() => {
-        for (const { capture: c } of batch) insert.run(c.tenant_id, c.message_id, c.captured_at, JSON.stringify(c));
-      })();
-    } catch (error) {
-      for (const b of batch) b.reject(error);
-      return;
-    }
-    for (const b of batch) b.resolve();
+  /** Durable once it resolves; captures arriving together share one commit, on the writer's thread. */
+  putCapture(c: CapturedMessage): Promise<void> {
+    return this.captures.put([c.tenant_id, c.message_id, c.captured_at, JSON.stringify(c)]);
   }
 
   async listCaptures(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<CapturedMessage>> {
@@ -378,6 +360,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async close(): Promise<void> {
+    await this.captures.close();
     this.db.close();
   }
 }
