@@ -141,7 +141,9 @@ describe('two actor hosts', () => {
     for (const [mid, id] of wanted) {
       const n = relay.byMessageId().get(mid)!;
       if (n === 1) continue;
-      expect(n).toBe(2);
+      // Each of the two disruptions (the join's drain, then the kill) may cut one attempt of a
+      // delivery short: a send, and one more after each. Every such delivery is marked.
+      expect(n).toBeLessThanOrEqual(3);
       const timeline = (await client.request('GET', `/v1/messages/${id}`, { key: t.live })).body;
       expect(JSON.stringify(timeline.events)).toContain('cut short by a restart');
     }
