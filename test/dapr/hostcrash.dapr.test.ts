@@ -3,55 +3,21 @@
 // a send that got no 202 is retried by its client with the same idempotency key; only a
 // delivery the kill cut short may arrive twice, and its timeline says so. (The e2e crash test
 // kills the ingress too; here the ingress keeps taking sends through the outage.)
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DaprCluster } from '../../dapr/cluster/cluster.ts';
-import {
-  ADMIN_TOKEN,
-  GatepostClient,
-  dropDatabase,
-  eventually,
-  freshDatabase,
-  freshRedisDb,
-} from '../harness/gatepost.harness.ts';
-import { startRelay, type Relay } from '../harness/relay.harness.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../harness/gatepost.harness.ts';
+import { daprClusterWithRelay } from '../harness/cluster.harness.ts';
 
-let cluster: DaprCluster;
-let relay: Relay;
-let databaseUrl: string;
-const client = new GatepostClient();
-
-beforeAll(async () => {
-  relay = await startRelay();
-  databaseUrl = await freshDatabase();
-  cluster = await DaprCluster.start({
-    databaseUrl,
-    redisDb: await freshRedisDb(),
-    env: {
-      GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN,
-      GATEPOST_SMTP_RELAY: relay.url,
-      GATEPOST_DELIVERY_RETRY: '1s,1s,1s',
-      // Any free port: SMTP submission's default (2587) is one per machine, and topologies run side by side.
-      GATEPOST_SMTP_PORT: '0',
-    },
-  });
-  client.url = cluster.url;
-  console.log(`host-crash cluster logs: ${cluster.workDir}`);
-}, 180_000);
-afterAll(async () => {
-  await cluster?.stop();
-  await relay?.close();
-  if (databaseUrl) await dropDatabase(databaseUrl);
-});
+const suite = daprClusterWithRelay('host-crash');
 
 const CLIENTS = 12;
 
 describe('the actor host killed under load, the ingress up', () => {
   it('loses no acknowledged message, and sends twice only what the kill cut short', async () => {
-    const t = await client.tenant();
+    const t = await suite.client.tenant();
     const acknowledged = new Map<string, string>(); // idempotency key → message id
     const unanswered: string[] = []; // keys that got no 202 (an error, or a 5xx)
     const send = (key: string) =>
-      client.request('POST', '/v1/emails', {
+      suite.client.request('POST', '/v1/emails', {
         key: t.live,
         body: { to: `${key}@example.com`, subject: key, html: `<p>${key}</p>`, idempotency_key: key },
       });
@@ -63,12 +29,12 @@ describe('the actor host killed under load, the ingress up', () => {
       for (let i = 0; !back || afterBack < 40; i++) {
         const key = `h${c}-${i}`;
         const pending = send(key);
-        if (!crash && acknowledged.size >= 200 && relay.received.length > 0) {
+        if (!crash && acknowledged.size >= 200 && suite.relay.received.length > 0) {
           // The host and its sidecar die together, with this send (and others) under way.
           crash = (async () => {
-            await Promise.all([cluster.kill('actors'), cluster.kill('actors-daprd')]);
-            await cluster.restart('actors-daprd');
-            await cluster.restart('actors');
+            await Promise.all([suite.cluster.kill('actors'), suite.cluster.kill('actors-daprd')]);
+            await suite.cluster.restart('actors-daprd');
+            await suite.cluster.restart('actors');
             back = true;
           })();
         }
@@ -93,21 +59,21 @@ describe('the actor host killed under load, the ingress up', () => {
     }
 
     const wanted = new Map([...acknowledged.values()].map((id) => [`<${id}@sender.example>`, id]));
-    await eventually(() => [...wanted.keys()].every((mid) => relay.byMessageId().has(mid)), 120_000);
+    await eventually(() => [...wanted.keys()].every((mid) => suite.relay.byMessageId().has(mid)), 120_000);
     for (const id of acknowledged.values()) {
-      expect((await client.request('GET', `/v1/messages/${id}`, { key: t.live })).status).toBe(200);
+      expect((await suite.client.request('GET', `/v1/messages/${id}`, { key: t.live })).status).toBe(200);
     }
-    const counts = relay.byMessageId();
+    const counts = suite.relay.byMessageId();
     const twice = [...counts].filter(([, n]) => n > 1);
     for (const [mid, n] of twice) {
       expect(n).toBe(2);
-      const timeline = (await client.request('GET', `/v1/messages/${wanted.get(mid)}`, { key: t.live })).body;
+      const timeline = (await suite.client.request('GET', `/v1/messages/${wanted.get(mid)}`, { key: t.live })).body;
       expect(JSON.stringify(timeline.events)).toContain('cut short by a restart');
     }
-    expect(new Set(relay.received.map((r) => r.messageId))).toEqual(new Set(wanted.keys()));
+    expect(new Set(suite.relay.received.map((r) => r.messageId))).toEqual(new Set(wanted.keys()));
     console.log(
       `host crash: ${acknowledged.size} acknowledged (${unanswered.length} retried after no 202), ` +
-        `${relay.received.length} received, ${twice.length} delivered twice after an interrupted attempt`,
+        `${suite.relay.received.length} received, ${twice.length} delivered twice after an interrupted attempt`,
     );
   }, 300_000);
 });

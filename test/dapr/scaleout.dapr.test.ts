@@ -1,50 +1,15 @@
 // Scale-out on Dapr: two actor-host replicas share the actors through placement; killing one
 // (app and sidecar, SIGKILL) moves its actors to the other, and no acknowledged message is lost
 // or sent twice. Runs with `npm run test:dapr` (real daprd, placement, scheduler, Redis, PostgreSQL).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DaprCluster } from '../../dapr/cluster/cluster.ts';
-import {
-  ADMIN_TOKEN,
-  GatepostClient,
-  dropDatabase,
-  eventually,
-  freshDatabase,
-  freshRedisDb,
-} from '../harness/gatepost.harness.ts';
-import { startRelay, type Relay } from '../harness/relay.harness.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../harness/gatepost.harness.ts';
+import { daprClusterWithRelay } from '../harness/cluster.harness.ts';
 
-let cluster: DaprCluster;
-let relay: Relay;
-let databaseUrl: string;
-const client = new GatepostClient();
-
-beforeAll(async () => {
-  relay = await startRelay();
-  databaseUrl = await freshDatabase();
-  cluster = await DaprCluster.start({
-    databaseUrl,
-    redisDb: await freshRedisDb(),
-    actorHosts: 2,
-    env: {
-      GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN,
-      GATEPOST_SMTP_RELAY: relay.url,
-      GATEPOST_DELIVERY_RETRY: '1s,1s,1s',
-      // Any free port: SMTP submission's default (2587) is one per machine, and topologies run side by side.
-      GATEPOST_SMTP_PORT: '0',
-    },
-  });
-  client.url = cluster.url;
-  console.log(`scale-out cluster logs: ${cluster.workDir}`);
-}, 180_000);
-afterAll(async () => {
-  await cluster?.stop();
-  await relay?.close();
-  if (databaseUrl) await dropDatabase(databaseUrl);
-});
+const suite = daprClusterWithRelay('scale-out', { actorHosts: 2 });
 
 /** Active actors of one type on one host, as its sidecar reports them. */
 async function activeOn(host: string, type: string): Promise<number> {
-  const meta = (await (await fetch(`http://127.0.0.1:${cluster.ports[`${host}Http`]}/v1.0/metadata`)).json()) as {
+  const meta = (await (await fetch(`http://127.0.0.1:${suite.cluster.ports[`${host}Http`]}/v1.0/metadata`)).json()) as {
     actorRuntime?: { activeActors?: { type: string; count: number }[] };
   };
   return meta.actorRuntime?.activeActors?.find((a) => a.type === type)?.count ?? 0;
@@ -52,13 +17,13 @@ async function activeOn(host: string, type: string): Promise<number> {
 
 describe('two actor hosts', () => {
   it('share the actors, and when one dies the other takes its actors over with nothing lost or doubled', async () => {
-    const t = await client.tenant();
+    const t = await suite.client.tenant();
     const acknowledged = new Map<string, string>();
     const sendAll = async (keys: string[]) => {
       for (let i = 0; i < keys.length; i += 8) {
         await Promise.all(
           keys.slice(i, i + 8).map(async (key) => {
-            const res = await client.request('POST', '/v1/emails', {
+            const res = await suite.client.request('POST', '/v1/emails', {
               key: t.live,
               body: { to: `${key}@example.com`, subject: key, html: `<p>${key}</p>`, idempotency_key: key },
             });
@@ -74,34 +39,34 @@ describe('two actor hosts', () => {
     expect(await activeOn('actors', 'MessageActor')).toBeGreaterThan(0);
     expect(await activeOn('actors2', 'MessageActor')).toBeGreaterThan(0);
 
-    await cluster.kill('actors2');
-    await cluster.kill('actors2-daprd');
+    await suite.cluster.kill('actors2');
+    await suite.cluster.kill('actors2-daprd');
     await sendAll(Array.from({ length: 80 }, (_, i) => `after-${i}`));
 
     const wanted = new Map([...acknowledged.values()].map((id) => [`<${id}@sender.example>`, id]));
-    await eventually(() => [...wanted.keys()].every((mid) => relay.byMessageId().has(mid)), 120_000);
+    await eventually(() => [...wanted.keys()].every((mid) => suite.relay.byMessageId().has(mid)), 120_000);
     for (const id of acknowledged.values()) {
-      expect((await client.request('GET', `/v1/messages/${id}`, { key: t.live })).status).toBe(200);
+      expect((await suite.client.request('GET', `/v1/messages/${id}`, { key: t.live })).status).toBe(200);
     }
     // Exactly once, but for a delivery the kill cut off after the relay's 250 (RFC 1047), which
     // its timeline says.
-    for (const [mid, n] of relay.byMessageId()) {
+    for (const [mid, n] of suite.relay.byMessageId()) {
       if (n === 1) continue;
       expect(n).toBe(2);
-      const timeline = (await client.request('GET', `/v1/messages/${wanted.get(mid)}`, { key: t.live })).body;
+      const timeline = (await suite.client.request('GET', `/v1/messages/${wanted.get(mid)}`, { key: t.live })).body;
       expect(JSON.stringify(timeline.events)).toContain('cut short by a restart');
     }
-    expect(new Set(relay.received.map((r) => r.messageId))).toEqual(new Set(wanted.keys()));
+    expect(new Set(suite.relay.received.map((r) => r.messageId))).toEqual(new Set(wanted.keys()));
     // The survivor now hosts what it takes to answer for every message.
     expect(await activeOn('actors', 'MessageActor')).toBeGreaterThan(0);
   }, 300_000);
 
   it('take a host that joins under load, and lose nothing when it is killed under load', async () => {
-    const t = await client.tenant();
+    const t = await suite.client.tenant();
     const acknowledged = new Map<string, string>(); // idempotency key → message id
     const unanswered: string[] = []; // keys that got no 202: their clients retry them
     const send = (key: string) =>
-      client.request('POST', '/v1/emails', {
+      suite.client.request('POST', '/v1/emails', {
         key: t.live,
         body: { to: `${key}@example.com`, subject: key, html: `<p>${key}</p>`, idempotency_key: key },
       });
@@ -119,13 +84,13 @@ describe('two actor hosts', () => {
 
     await acks(40);
     // actors2 (killed above) starts again and joins: placement moves some actors to it.
-    await cluster.restart('actors2-daprd');
-    await cluster.restart('actors2');
+    await suite.cluster.restart('actors2-daprd');
+    await suite.cluster.restart('actors2');
     phase = 'joined';
     await eventually(async () => (await activeOn('actors2', 'MessageActor')) > 0, 120_000);
     await acks(acknowledged.size + 40);
     // Killed with sends under way: app and sidecar, SIGKILL.
-    await Promise.all([cluster.kill('actors2'), cluster.kill('actors2-daprd')]);
+    await Promise.all([suite.cluster.kill('actors2'), suite.cluster.kill('actors2-daprd')]);
     phase = 'killed';
     await acks(acknowledged.size + 40);
     phase = 'done';
@@ -137,18 +102,18 @@ describe('two actor hosts', () => {
       acknowledged.set(key, res.body.id);
     }
     const wanted = new Map([...acknowledged.values()].map((id) => [`<${id}@sender.example>`, id]));
-    await eventually(() => [...wanted.keys()].every((mid) => relay.byMessageId().has(mid)), 120_000);
+    await eventually(() => [...wanted.keys()].every((mid) => suite.relay.byMessageId().has(mid)), 120_000);
     for (const [mid, id] of wanted) {
-      const n = relay.byMessageId().get(mid)!;
+      const n = suite.relay.byMessageId().get(mid)!;
       if (n === 1) continue;
       // Each of the two disruptions (the join's drain, then the kill) may cut one attempt of a
       // delivery short: a send, and one more after each. Every such delivery is marked.
       expect(n).toBeLessThanOrEqual(3);
-      const timeline = (await client.request('GET', `/v1/messages/${id}`, { key: t.live })).body;
+      const timeline = (await suite.client.request('GET', `/v1/messages/${id}`, { key: t.live })).body;
       expect(JSON.stringify(timeline.events)).toContain('cut short by a restart');
     }
-    // Nothing this tenant's clients did not ask for reached the relay.
-    const ours = relay.received.filter((r) => r.to[0]!.startsWith('l')).map((r) => r.messageId);
+    // Nothing this tenant's clients did not ask for reached the suite.relay.
+    const ours = suite.relay.received.filter((r) => r.to[0]!.startsWith('l')).map((r) => r.messageId);
     expect(new Set(ours)).toEqual(new Set(wanted.keys()));
     console.log(
       `join and kill under load: ${acknowledged.size} acknowledged (${unanswered.length} retried after no 202), ` +

@@ -1,0 +1,42 @@
+// The usual setup of a Dapr-only test file: one SMTP relay, a Dapr topology delivering to it (on a
+// fresh PostgreSQL database and Redis db), and a client of its ingress; started before the
+// file's tests and stopped after them.
+import { afterAll, beforeAll } from 'vitest';
+import { DaprCluster } from '../../dapr/cluster/cluster.ts';
+import { ADMIN_TOKEN, GatepostClient, dropDatabase, freshDatabase, freshRedisDb } from './gatepost.harness.ts';
+import { startRelay, type Relay } from './relay.harness.ts';
+
+export interface ClusterSuite {
+  cluster: DaprCluster;
+  relay: Relay;
+  client: GatepostClient;
+}
+
+export function daprClusterWithRelay(name: string, opts: { actorHosts?: number } = {}): ClusterSuite {
+  const suite = { client: new GatepostClient() } as ClusterSuite;
+  let databaseUrl: string | undefined;
+  beforeAll(async () => {
+    suite.relay = await startRelay();
+    databaseUrl = await freshDatabase();
+    suite.cluster = await DaprCluster.start({
+      databaseUrl,
+      redisDb: await freshRedisDb(),
+      ...opts,
+      env: {
+        GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN,
+        GATEPOST_SMTP_RELAY: suite.relay.url,
+        GATEPOST_DELIVERY_RETRY: '1s,1s,1s',
+        // Any free port: SMTP submission's default (2587) is one per machine, and topologies run side by side.
+        GATEPOST_SMTP_PORT: '0',
+      },
+    });
+    suite.client.url = suite.cluster.url;
+    console.log(`${name} cluster logs: ${suite.cluster.workDir}`);
+  }, 180_000);
+  afterAll(async () => {
+    await suite.cluster?.stop();
+    await suite.relay?.close();
+    if (databaseUrl) await dropDatabase(databaseUrl);
+  });
+  return suite;
+}
