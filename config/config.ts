@@ -95,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const { GATEPOST_SMTP_TLS_CERT: cert, GATEPOST_SMTP_TLS_KEY: key } = env;
   if (!cert !== !key) throw new Error('GATEPOST_SMTP_TLS_CERT and GATEPOST_SMTP_TLS_KEY go together: set both or neither');
   const host = env.HOST ?? '0.0.0.0';
+  const dnsServers = list(env.GATEPOST_DNS_SERVERS);
   return {
     port,
     host,
@@ -112,7 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpTls: cert && key ? { cert: resolve(cert), key: resolve(key) } : null,
     hostname: env.GATEPOST_HOSTNAME ?? hostname(),
     deliveryRetrySchedule: parseDurations('GATEPOST_DELIVERY_RETRY', env.GATEPOST_DELIVERY_RETRY ?? DEFAULT_RETRY_SCHEDULE),
-    dnsServers: list(env.GATEPOST_DNS_SERVERS).length > 0 ? list(env.GATEPOST_DNS_SERVERS) : null,
+    dnsServers: dnsServers.length > 0 ? dnsServers : null,
     webhookAllow: list(env.GATEPOST_WEBHOOK_ALLOW),
     webhookRetrySchedule,
     webhookTimeoutMs: oneDuration('GATEPOST_WEBHOOK_TIMEOUT', env.GATEPOST_WEBHOOK_TIMEOUT ?? DEFAULT_WEBHOOK_TIMEOUT),

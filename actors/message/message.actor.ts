@@ -56,12 +56,17 @@ async function loadRecord(turn: ActorTurn): Promise<MessageRecord> {
  */
 export const WATCHDOG_MS = 30_000;
 
-// One reminder, 'watch', does both watching and retention, so a send costs one reminder write:
-// it fires WATCHDOG_MS after a hand-over, hands over again if nothing came of it, and otherwise
-// waits for the end of the retention period, when it deletes the message.
+// One reminder, 'watch', does watching, batch resolution and retention, so a send costs one
+// reminder write: it fires WATCHDOG_MS after a hand-over (or a held admission), hands over again if
+// nothing came of it (or asks the held message's batch), and otherwise waits for the end of the
+// retention period, when it deletes the message.
+function watch(turn: ActorTurn): void {
+  turn.setReminder('watch', Date.now() + WATCHDOG_MS);
+}
+
 function handOver(turn: ActorTurn, record: MessageRecord): void {
   turn.publish(MESSAGE_READY, { message_id: record.id, sandbox: record.sandbox } satisfies MessageReady);
-  turn.setReminder('watch', Date.now() + WATCHDOG_MS);
+  watch(turn);
 }
 
 function queue(turn: ActorTurn, record: MessageRecord): void {
@@ -108,7 +113,7 @@ export const messageActor = defineActor({
         // A retry of the batch that held this message: its new attempt takes the message over.
         if (existing.hold!.attempt !== args.hold.attempt) {
           existing.hold = args.hold;
-          turn.setReminder('watch', Date.now() + WATCHDOG_MS);
+          watch(turn);
           turn.set('record', existing);
         }
         return { response: existing.response, replayed: false };
@@ -158,7 +163,7 @@ export const messageActor = defineActor({
         record.status = 'held';
         record.hold = args.hold;
         // Nothing decided by then: the watchdog asks the batch, which rolls the attempt back.
-        turn.setReminder('watch', Date.now() + WATCHDOG_MS);
+        watch(turn);
       } else {
         release(turn, record);
       }
