@@ -1,6 +1,6 @@
 // Failures as the provider styles (Style S, Style M) see them before their own table maps them:
 // every failure of a request becomes a coded GatepostError, and every refusal carries its code in
-// a header, which the providers' bodies have no room for.
+// a header, which the providers' bodies have no room for (the browser SDK's answers too).
 import type { FastifyError, FastifyReply } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 

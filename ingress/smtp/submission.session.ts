@@ -29,7 +29,7 @@ function refusal(deps: SubmissionDeps, error: unknown, what: string): SmtpReply 
   return replies.failed;
 }
 
-export function isLoopback(address: string): boolean {
+function isLoopback(address: string): boolean {
   return /^(::ffff:)?127\./i.test(address) || address === '::1';
 }
 

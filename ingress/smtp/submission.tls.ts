@@ -14,7 +14,7 @@ export interface TlsIdentity {
 }
 
 /** The folder of the data directory the generated certificate and its key are kept in. */
-export const SELF_SIGNED_DIR = 'smtp-tls';
+const SELF_SIGNED_DIR = 'smtp-tls';
 
 export async function submissionTls(opts: {
   configured: { cert: string; key: string } | null;

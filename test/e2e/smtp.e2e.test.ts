@@ -5,15 +5,15 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { observe, uniqueAddress as unique } from '../harness/compat.harness.ts';
 import { TEST_RUNTIME, eventually, startGatepost, tempDir } from '../harness/gatepost.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 import { dialog, selfSignedCert, submission } from '../harness/submission.harness.ts';
 
 const suite = gatepostWithRelay();
 
-const unique = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}@example.com`;
 const idsIn = (reply: string) => reply.match(/msg_[0-9a-z]{26}/g) ?? [];
-const receivedFor = (to: string) => eventually(() => suite.relay.received.find((r) => r.to.includes(to)));
+const { receivedFor } = observe(suite);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How many mails reached the relay for each address, after a moment for any stray one to arrive. */

@@ -2,23 +2,18 @@
 // started Gatepost: what its callers get back, the mail that reaches the relay, the timeline.
 import { Errors } from 'postmark';
 import { describe, expect, it } from 'vitest';
+import { observe, uniqueAddress as unique } from '../harness/compat.harness.ts';
 import { eventually } from '../harness/gatepost.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 import { stylePClient } from '../harness/style-p.harness.ts';
 
 const suite = gatepostWithRelay();
 
-const unique = (name: string) => `${name}-${Math.random().toString(36).slice(2, 10)}@example.com`;
-const uniques = <T extends string[]>(...names: T) => names.map(unique) as { [K in keyof T]: string };
-const receivedFor = (to: string) => eventually(() => suite.relay.received.find((r) => r.to.includes(to)));
+const uniques = <T extends string[]>(...names: T) => names.map((name) => unique(name)) as { [K in keyof T]: string };
+const { receivedFor, sent: timeline } = observe(suite);
 const allFor = (to: string) => suite.relay.received.filter((r) => r.to.includes(to));
 /** Long enough for a queued message to reach the relay, for checks that nothing did. */
 const settle = () => new Promise((r) => setTimeout(r, 500));
-const timeline = (id: string, key = suite.tenant.live) =>
-  eventually(async () => {
-    const res = await suite.gp.request('GET', `/v1/messages/${id}`, { key });
-    return res.status === 200 && res.body.status === 'sent' ? res.body : undefined;
-  });
 const client = (key = suite.tenant.live, opts = {}) => stylePClient(suite.gp, key, opts);
 
 /** The error a rejected call raised. */

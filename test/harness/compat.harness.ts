@@ -1,5 +1,6 @@
-// What the end-to-end files of the compatibility styles look at besides the provider's answer:
-// the relay (what arrived, and what did not), the timeline, and the sandbox capture inbox.
+// What the end-to-end files of the compatibility styles (and of SMTP submission) look at besides
+// the provider's answer: the relay (what arrived, and what did not), the timeline, and the
+// sandbox capture inbox.
 import { expect } from 'vitest';
 import { eventually } from './gatepost.harness.ts';
 import type { Suite } from './suite.harness.ts';

@@ -5,9 +5,8 @@
 // sentences follow its style (docs/compat-browser.md lists them all).
 import type { FastifyReply } from 'fastify';
 import { GatepostError, type ErrorCode } from '../../../errors/errors.catalog.ts';
+import { refusalHeaders } from '../compat.errors.ts';
 
-/** The Gatepost code of a refusal, for pages and tools that branch on it (the text is for people). */
-export const ERROR_CODE_HEADER = 'Gatepost-Error-Code';
 /** The message an accepted send became: `GET /v1/messages/:id` shows its timeline. */
 export const MESSAGE_ID_HEADER = 'Gatepost-Message-Id';
 
@@ -40,7 +39,6 @@ export function sendText(reply: FastifyReply, status: number, text: string): Fas
 
 export function sendRefusal(reply: FastifyReply, error: GatepostError): FastifyReply {
   const answer = ANSWERS[error.code];
-  reply.header(ERROR_CODE_HEADER, error.code);
-  if (error.retryAfter !== undefined) reply.header('Retry-After', String(error.retryAfter));
+  refusalHeaders(reply, error);
   return sendText(reply, answer?.status ?? error.status, answer?.text?.(error) ?? error.message);
 }

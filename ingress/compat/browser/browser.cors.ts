@@ -7,7 +7,8 @@
 // is echoed, never `*`, with `Vary: Origin` so caches keep answers for different origins apart.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
-import { ERROR_CODE_HEADER, MESSAGE_ID_HEADER } from './browser.answer.ts';
+import { ERROR_CODE_HEADER } from '../compat.errors.ts';
+import { MESSAGE_ID_HEADER } from './browser.answer.ts';
 
 /** Headers a page may set: `send` posts JSON; an Idempotency-Key makes a retry safe. */
 const ALLOWED_HEADERS = 'Content-Type, Idempotency-Key';

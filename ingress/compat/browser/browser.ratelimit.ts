@@ -55,10 +55,10 @@ export class BrowserRateLimiter {
     const now = this.now();
     const key = this.fill(`k ${keyId}`, rate.per_key, now);
     const visitor = this.fill(`i ${keyId} ${clientOf(ip)}`, rate.per_ip, now);
-    const waits = [key, visitor].filter((b) => b.bucket.tokens < 1).map((b) => ((1 - b.bucket.tokens) * 60_000) / b.capacity);
+    const waits = [key, visitor].filter((b) => b.tokens < 1).map((b) => ((1 - b.tokens) * 60_000) / b.capacity);
     if (waits.length > 0) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(Math.max(...waits) / 1000)) };
-    key.bucket.tokens -= 1;
-    visitor.bucket.tokens -= 1;
+    key.tokens -= 1;
+    visitor.tokens -= 1;
     if (this.buckets.size > this.sweepAbove) this.sweep(now);
     return { ok: true };
   }
@@ -67,7 +67,7 @@ export class BrowserRateLimiter {
    * The bucket under `id`, refilled to `now` at `capacity` a minute. A key's limit changed since
    * applies at once: raised, the bucket gains the difference; lowered, it holds at most the new one.
    */
-  private fill(id: string, capacity: number, now: number): { bucket: Bucket; capacity: number } {
+  private fill(id: string, capacity: number, now: number): Bucket {
     let bucket = this.buckets.get(id);
     if (!bucket) {
       bucket = { tokens: capacity, at: now, capacity };
@@ -77,7 +77,7 @@ export class BrowserRateLimiter {
     bucket.tokens = Math.min(capacity, bucket.tokens + raised + ((now - bucket.at) * capacity) / 60_000);
     bucket.at = now;
     bucket.capacity = capacity;
-    return { bucket, capacity };
+    return bucket;
   }
 
   /** A bucket untouched for a minute is full again: forgetting it changes nothing. */

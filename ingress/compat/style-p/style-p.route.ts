@@ -13,7 +13,7 @@ import { allReplayed, draftsOf, resultOf, type StylePSource } from './style-p.ma
 import { BatchOf, MAX_BATCH, StylePMessage, StylePTemplatedMessage, TemplatedBatchOf } from './style-p.schema.ts';
 
 /** The header Postmark's clients send, and the spec's neutral name for it; either carries the key. */
-export const TOKEN_HEADERS = ['x-postmark-server-token', 'x-compat-server-token'] as const;
+const TOKEN_HEADERS = ['x-postmark-server-token', 'x-compat-server-token'] as const;
 
 async function authenticate(keys: KeyRing, request: FastifyRequest): Promise<Sender> {
   const given = new Set(
