@@ -2,8 +2,8 @@
 import type { FastifyRequest } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate, SendDraft, Sender } from '../../gate/gate.ts';
-import { ErrorBody, parseOrThrow, route, zodDetails, type AnyRoute } from './route.ts';
-import { BatchRequest, BatchRequestDoc, BatchResponse, IdempotencyKey, SendRequest, SendResponse } from './schemas.ts';
+import { ErrorBody, idempotencyKeyHeader, route, zodDetails, type AnyRoute } from './route.ts';
+import { BatchRequest, BatchRequestDoc, BatchResponse, SendRequest, SendResponse } from './schemas.ts';
 
 function draftOf(body: SendRequest): SendDraft {
   const { idempotency_key: _key, attachments, ...draft } = body;
@@ -12,8 +12,7 @@ function draftOf(body: SendRequest): SendDraft {
 
 /** The key from the body field or the Idempotency-Key header; both may be given only if equal. */
 function idempotencyKeyOf(field: string | undefined, request: FastifyRequest): string | undefined {
-  const raw = request.headers['idempotency-key'];
-  const header = raw === undefined ? undefined : parseOrThrow(IdempotencyKey, raw, 'Idempotency-Key header');
+  const header = idempotencyKeyHeader(request);
   if (field !== undefined && header !== undefined && field !== header) {
     throw new GatepostError('invalid_request', 'The Idempotency-Key header and the idempotency_key field differ.', {
       details: [{ field: 'idempotency_key', message: 'differs from the Idempotency-Key header' }],

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { GatepostError, errorCatalog, type ErrorDetail } from '../../errors/errors.catalog.ts';
 import type { Sender } from '../../gate/gate.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
+import { IdempotencyKey } from './schemas.ts';
 
 export type Auth = 'key' | 'admin' | 'none';
 
@@ -78,6 +79,12 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, whe
     });
   }
   return result.data;
+}
+
+/** The request's `Idempotency-Key` header, checked as the native API checks it; undefined when absent. */
+export function idempotencyKeyHeader(request: FastifyRequest): string | undefined {
+  const raw = request.headers['idempotency-key'];
+  return raw === undefined ? undefined : parseOrThrow(IdempotencyKey, raw, 'Idempotency-Key header');
 }
 
 export function sendError(reply: FastifyReply, error: GatepostError): FastifyReply {

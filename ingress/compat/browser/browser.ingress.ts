@@ -8,8 +8,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import { browserRate } from '../../../tenancy/keys.ts';
-import { parseOrThrow } from '../../rest/route.ts';
-import { IdempotencyKey } from '../../rest/schemas.ts';
+import { idempotencyKeyHeader, parseOrThrow } from '../../rest/route.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
 import { MESSAGE_ID_HEADER, sendRefusal, sendText } from './browser.answer.ts';
 import { allowReading, checkOrigin, preflight, withholdReading } from './browser.cors.ts';
@@ -74,8 +73,7 @@ export function browserIngress(deps: CompatDeps): CompatIngress {
         retryAfter: taken.retryAfterSeconds,
       });
     }
-    const rawKey = request.headers['idempotency-key'];
-    const idempotencyKey = rawKey === undefined ? undefined : parseOrThrow(IdempotencyKey, rawKey, 'Idempotency-Key header');
+    const idempotencyKey = idempotencyKeyHeader(request);
     const { response, replayed } = await deps.gate.admit({ sender, ingress: 'browser', draft, idempotencyKey });
     reply.header(MESSAGE_ID_HEADER, response.id);
     if (replayed) reply.header('Idempotent-Replayed', 'true');

@@ -5,8 +5,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import type { BatchResult, SendDraft, Sender } from '../../../gate/gate.ts';
 import type { KeyRing } from '../../../tenancy/keys.ts';
-import { parseOrThrow } from '../../rest/route.ts';
-import { IdempotencyKey } from '../../rest/schemas.ts';
+import { idempotencyKeyHeader, parseOrThrow } from '../../rest/route.ts';
 import type { CompatDeps } from '../compat.ingress.ts';
 import { POSTMARK, stylePFailure, wireFailure, type StylePFailure } from './style-p.errors.ts';
 import { allReplayed, draftsOf, resultOf, type StylePSource } from './style-p.map.ts';
@@ -37,11 +36,6 @@ function refuse(reply: FastifyReply, { status, body, retryAfter }: StylePFailure
   return reply.code(status).send(body);
 }
 
-const idempotencyKeyOf = (request: FastifyRequest): string | undefined => {
-  const raw = request.headers['idempotency-key'];
-  return raw === undefined ? undefined : parseOrThrow(IdempotencyKey, raw, 'Idempotency-Key header');
-};
-
 /** The key of one message of a keyed request: `<key>:<j>` on /email, `<key>:<i>:<j>` in a batch. */
 const derivedKey = (key: string | undefined, ...at: number[]) => (key === undefined ? undefined : [key, ...at].join(':'));
 
@@ -60,7 +54,7 @@ export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsyn
 
   /** One message: each To address its own message, all admitted or none (spec part 4 rule 4). */
   async function sendOne(request: FastifyRequest, reply: FastifyReply, source: StylePSource) {
-    const key = idempotencyKeyOf(request);
+    const key = idempotencyKeyHeader(request);
     const drafts = draftsOf(source);
     const outcomes = await gate.admitAll({
       sender: senders.get(request)!,
@@ -83,7 +77,7 @@ export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsyn
         body: { ErrorCode: POSTMARK.tooManyBatchMessages, Message: `A batch holds at most ${MAX_BATCH} messages.` },
       });
     }
-    const key = idempotencyKeyOf(request);
+    const key = idempotencyKeyHeader(request);
     const parsed = raws.map((raw): { source: StylePSource; drafts: SendDraft[] } | { refused: GatepostError } => {
       try {
         const source = sourceOf(templated, raw);
