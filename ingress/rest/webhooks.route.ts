@@ -189,7 +189,6 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
         404: { description: 'No such endpoint.', schema: ErrorBody },
       },
       handler: async ({ params, sender }) => {
-        await load(sender.tenant.id, params.id);
         if (!(await catalog.deleteWebhook(sender.tenant.id, params.id))) throw notFound(params.id);
         await webhookClient(invoker, params.id).forget(undefined);
         return { status: 204 };
@@ -207,7 +206,6 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
         404: { description: 'No such endpoint.', schema: ErrorBody },
       },
       handler: async ({ params, sender }) => {
-        await load(sender.tenant.id, params.id);
         const expires = new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString();
         const w = await catalog.rotateWebhookSecret(sender.tenant.id, params.id, newSecret(), expires);
         if (!w) throw notFound(params.id);
