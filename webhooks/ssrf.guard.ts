@@ -160,8 +160,8 @@ function judge(ip: string): string | null {
   if (ip.includes('%')) return 'an IPv6 address with a zone (link-local)';
   const inner = embeddedIPv4(ip);
   if (inner) {
-    const why = nonPublicReason(inner.v4);
     if (inner.form === 'IPv4-compatible') return `the IPv4-compatible form of ${inner.v4} (deprecated, RFC 4291)`;
+    const why = nonPublicReason(inner.v4);
     return why ? `the ${inner.form} form of ${inner.v4}, which is ${why}` : null;
   }
   const special = V6.find((r) => r.list.check(ip, 'ipv6'))?.why;
