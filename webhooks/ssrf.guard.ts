@@ -51,8 +51,17 @@ const V4_RANGES: Range[] = [
   { net: '240.0.0.0', prefix: 4, why: 'reserved (RFC 1112), broadcast included' },
 ];
 
-// Special-purpose IPv6 ranges inside 2000::/3 (everything outside it is refused, see below).
+// Special-purpose IPv6 ranges (IANA IPv6 Special-Purpose Address Registry). Those outside global
+// unicast 2000::/3 are named for a better reason; the rest of the space outside it is refused too
+// (see GLOBAL_UNICAST). The forms that embed an IPv4 address are judged before these.
 const V6_RANGES: Range[] = [
+  { net: '::', prefix: 128, why: 'unspecified' },
+  { net: '::1', prefix: 128, why: 'loopback' },
+  { net: '64:ff9b:1::', prefix: 48, why: 'local-use NAT64 (RFC 8215)' },
+  { net: 'fc00::', prefix: 7, why: 'unique local (private, RFC 4193)' },
+  { net: 'fe80::', prefix: 10, why: 'link-local' },
+  { net: 'fec0::', prefix: 10, why: 'site-local (deprecated, RFC 3879)' },
+  { net: 'ff00::', prefix: 8, why: 'multicast' },
   { net: '2001::', prefix: 23, why: 'IETF protocol assignments, Teredo included (RFC 2928, RFC 4380)' },
   { net: '2001:db8::', prefix: 32, why: 'documentation (RFC 3849)' },
   { net: '3fff::', prefix: 20, why: 'documentation (RFC 9637)' },
@@ -81,6 +90,9 @@ function compile(ranges: Range[], family: 'ipv4' | 'ipv6'): CompiledRange[] {
 
 const V4 = compile(V4_RANGES, 'ipv4');
 const V6 = compile(V6_RANGES, 'ipv6');
+/** Global unicast, 2000::/3: everything else is unassigned or special (discard-only 100::/64…). */
+const GLOBAL_UNICAST = new BlockList();
+GLOBAL_UNICAST.addSubnet('2000::', 3, 'ipv6');
 
 /** The 16 bytes of an IPv6 address (any textual form, with or without an embedded IPv4 tail). */
 export function ipv6Bytes(ip: string): Uint8Array {
@@ -148,24 +160,13 @@ function judge(ip: string): string | null {
   if (ip.includes('%')) return 'an IPv6 address with a zone (link-local)';
   const inner = embeddedIPv4(ip);
   if (inner) {
-    const why = nonPublicReason(inner.v4);
     if (inner.form === 'IPv4-compatible') return `the IPv4-compatible form of ${inner.v4} (deprecated, RFC 4291)`;
+    const why = nonPublicReason(inner.v4);
     return why ? `the ${inner.form} form of ${inner.v4}, which is ${why}` : null;
   }
-  const b = ipv6Bytes(ip);
-  const zeros = (from: number, to: number) => b.subarray(from, to).every((x) => x === 0);
-  if (zeros(0, 16)) return 'unspecified';
-  if (zeros(0, 15) && b[15] === 1) return 'loopback';
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b[4] === 0 && b[5] === 1) {
-    return 'local-use NAT64 (RFC 8215)';
-  }
-  if ((b[0]! & 0xfe) === 0xfc) return 'unique local (private, RFC 4193)';
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return 'link-local';
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0xc0) return 'site-local (deprecated, RFC 3879)';
-  if (b[0] === 0xff) return 'multicast';
-  // Global unicast is 2000::/3; everything else is unassigned or special (discard-only 100::/64…).
-  if ((b[0]! & 0xe0) !== 0x20) return 'reserved (outside global unicast 2000::/3)';
-  return V6.find((r) => r.list.check(ip, 'ipv6'))?.why ?? null;
+  const special = V6.find((r) => r.list.check(ip, 'ipv6'))?.why;
+  if (special) return special;
+  return GLOBAL_UNICAST.check(ip, 'ipv6') ? null : 'reserved (outside global unicast 2000::/3)';
 }
 
 /** Parses `a.b.c.d/n`, `a::b/n` or a bare address (a /32 or /128) into a BlockList. */

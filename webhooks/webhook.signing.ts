@@ -5,7 +5,11 @@
 //       the key is the secret string exactly as handed out (its UTF-8 bytes, "whsec_" included)
 //   webhook-signature:   v1,<base64 HMAC-SHA256(key, "<evt id>.<t>.<body>")>[ v1,<base64>]
 //       Standard Webhooks: the key is the base64 text after "whsec_", decoded
+//
+// The v1 layout is computed by the SDK's computeSignature, the function receivers verify with, so
+// signing and verifying cannot drift apart. (The SDK imports nothing from the server.)
 import { createHmac, randomBytes } from 'node:crypto';
+import { computeSignature } from '../sdk/node/webhooks.ts';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -31,7 +35,7 @@ export interface Signable {
 }
 
 export function signatureHeaders({ eventId, eventType, body, secrets, timestamp: t }: Signable): Record<string, string> {
-  const v1 = secrets.map((s) => `v1=${createHmac('sha256', s).update(`${t}.${body}`).digest('hex')}`);
+  const v1 = secrets.map((s) => `v1=${computeSignature(s, t, body)}`);
   const standard = secrets.map(
     (s) => `v1,${createHmac('sha256', standardKey(s)).update(`${eventId}.${t}.${body}`).digest('base64')}`,
   );

@@ -61,10 +61,13 @@ export function webhookActor(deps: WebhookActorDeps) {
   const random = deps.random ?? Math.random;
   const maxAttempts = Math.min(MAX_ATTEMPTS, deps.retrySchedule.length + 1);
 
-  /** Publishes the event as due, and arms its watchdog in case the publication comes to nothing. */
-  function due(turn: ActorTurn, eventId: string, watchMs: number): void {
+  /**
+   * Publishes the event as due, and arms its watchdog in case the publication comes to nothing:
+   * in `watchMs`, then (if it fires) every `nextWatchMs`.
+   */
+  function due(turn: ActorTurn, eventId: string, watchMs: number, nextWatchMs = watchMs): void {
     turn.publish(WEBHOOK_DUE, { endpoint_id: turn.actorId, event_id: eventId } satisfies WebhookDue);
-    turn.setReminder(eventKey(eventId), Date.now() + watchMs, { watch: watchMs });
+    turn.setReminder(eventKey(eventId), Date.now() + watchMs, { watch: nextWatchMs });
   }
 
   async function meta(turn: ActorTurn): Promise<WebhookMeta> {
@@ -271,8 +274,7 @@ export function webhookActor(deps: WebhookActorDeps) {
         case 'pending': {
           if (s.next_at > now) return turn.setReminder(name, s.next_at, { watch: WATCH_MS });
           const watch = (data as { watch?: number } | undefined)?.watch ?? WATCH_MS;
-          turn.publish(WEBHOOK_DUE, { endpoint_id: turn.actorId, event_id: eventId } satisfies WebhookDue);
-          return turn.setReminder(name, now + watch, { watch: Math.min(watch * 2, MAX_WATCH_MS) });
+          return due(turn, eventId, watch, Math.min(watch * 2, MAX_WATCH_MS));
         }
         case 'in_flight': {
           if (s.lease_until !== null && s.lease_until > now) return turn.setReminder(name, s.lease_until);

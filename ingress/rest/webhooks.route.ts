@@ -6,6 +6,7 @@ import type { Invoker } from '../../dapr/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
 import { webhookClient } from '../../actors/webhook/webhook.actor.ts';
+import { signingSecrets } from '../../actors/webhook/webhook.lanes.ts';
 import { LOG_SIZE, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, type WebhookEnvelope } from '../../actors/webhook/webhook.state.ts';
 import type { Catalog, WebhookEndpoint } from '../../store/catalog.port.ts';
 import type { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
@@ -87,8 +88,8 @@ const view = (w: WebhookEndpoint) => ({
   enabled: w.enabled,
   disabled_reason: w.disabled_reason,
   disabled_at: w.disabled_at,
-  previous_secret_expires_at:
-    w.previous_secret_expires_at && Date.parse(w.previous_secret_expires_at) > Date.now() ? w.previous_secret_expires_at : null,
+  // Shown while the previous secret still signs: the rule the lanes sign by.
+  previous_secret_expires_at: signingSecrets(w).length > 1 ? w.previous_secret_expires_at : null,
   created_at: w.created_at,
   updated_at: w.updated_at,
 });
@@ -189,7 +190,6 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
         404: { description: 'No such endpoint.', schema: ErrorBody },
       },
       handler: async ({ params, sender }) => {
-        await load(sender.tenant.id, params.id);
         if (!(await catalog.deleteWebhook(sender.tenant.id, params.id))) throw notFound(params.id);
         await webhookClient(invoker, params.id).forget(undefined);
         return { status: 204 };
@@ -207,7 +207,6 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
         404: { description: 'No such endpoint.', schema: ErrorBody },
       },
       handler: async ({ params, sender }) => {
-        await load(sender.tenant.id, params.id);
         const expires = new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString();
         const w = await catalog.rotateWebhookSecret(sender.tenant.id, params.id, newSecret(), expires);
         if (!w) throw notFound(params.id);

@@ -3,6 +3,7 @@
 // queries from a table the test can change at any time; other names get NXDOMAIN.
 import { createSocket } from 'node:dgram';
 import { isIP } from 'node:net';
+import { ipv6Bytes } from '../../webhooks/ssrf.guard.ts';
 
 export interface DnsAnswers {
   A?: string[];
@@ -22,20 +23,7 @@ export interface DnsServer {
 const TYPE = { A: 1, AAAA: 28 } as const;
 
 function ipBytes(ip: string): Buffer {
-  if (isIP(ip) === 4) return Buffer.from(ip.split('.').map(Number));
-  // A dotted IPv4 tail becomes two groups; then expand :: and write the eight groups.
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(ip);
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    ip = `${ip.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = ip.includes('::') ? ip.split('::') : [ip, undefined];
-  const h = head ? head.split(':') : [];
-  const t = tail ? tail.split(':') : [];
-  const groups = [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
-  const out = Buffer.alloc(16);
-  groups.forEach((g, i) => out.writeUInt16BE(parseInt(g, 16), i * 2));
-  return out;
+  return isIP(ip) === 4 ? Buffer.from(ip.split('.').map(Number)) : Buffer.from(ipv6Bytes(ip));
 }
 
 function answer(query: Buffer, records: DnsServer['records'], asked: string[]): Buffer | null {
