@@ -255,10 +255,25 @@ describe('WebhookActor', () => {
       if (!record.events.some((e) => e.type === 'webhook.delivered')) throw new Error('not yet');
       return record.events;
     });
-    const told = { endpoint_id: w.id, event_id: event.id, event_type: 'email.sent', attempts: 1, status_code: 200, error: null };
-    expect(timeline.find((e) => e.type === 'webhook.delivered')!.data).toEqual({ message_id: msg, ...told });
+    expect(timeline.find((e) => e.type === 'webhook.delivered')!.data).toEqual({
+      message_id: msg,
+      endpoint_id: w.id,
+      event_id: event.id,
+      event_type: 'email.sent',
+      attempts: 1,
+      status_code: 200,
+      error: null,
+    });
     // Told twice (a retried call), it is on the timeline once.
-    await actor(runtime, messageActor, msg).recordWebhook({ delivered: true, ...told });
+    await actor(runtime, messageActor, msg).recordWebhook({
+      delivered: true,
+      endpoint_id: w.id,
+      event_id: event.id,
+      event_type: 'email.sent',
+      attempts: 1,
+      status_code: 200,
+      error: null,
+    });
     const { record } = await actor(runtime, messageActor, msg).get(undefined);
     expect(record.events.filter((e) => e.type === 'webhook.delivered')).toHaveLength(1);
     expect(LIFECYCLE_EVENTS.has('webhook.delivered')).toBe(false);
