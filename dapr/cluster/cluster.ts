@@ -44,7 +44,8 @@ interface Member {
   exited?: Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port on loopback that was free a moment ago (another process may take it before it is bound). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
