@@ -84,6 +84,21 @@ export async function call<T = any>(
   return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
 }
 
+/** A fresh tenant's sandbox key, made through the admin API of the Gatepost at `url`. */
+async function sandboxKey(url: string, adminToken: string): Promise<string> {
+  const tenant = await call(url, 'POST', '/v1/admin/tenants', adminToken, {
+    name: 'bench',
+    default_from: 'bench@sender.example',
+  });
+  if (tenant.status !== 201) throw new Error(`creating the tenant: ${tenant.status} ${JSON.stringify(tenant.body)}`);
+  const key = await call(url, 'POST', `/v1/admin/tenants/${tenant.body.id}/keys`, adminToken, { kind: 'sandbox' });
+  if (key.status !== 201) throw new Error(`creating the key: ${key.status} ${JSON.stringify(key.body)}`);
+  return key.body.key as string;
+}
+
+/** Node arguments that write a CPU profile (node --cpu-prof) into `dir`; none without one. */
+export const profileArgs = (dir: string | undefined): string[] => (dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []);
+
 export interface BenchGatepost extends Child {
   /** A sandbox key of a fresh tenant: messages run the whole pipeline and are captured, not sent. */
   key: string;
@@ -105,16 +120,9 @@ export async function startGatepost(extraNodeArgs: string[] = [], env: Record<st
     ...env,
   });
   try {
-    const tenant = await call(child.url, 'POST', '/v1/admin/tenants', adminToken, {
-      name: 'bench',
-      default_from: 'bench@sender.example',
-    });
-    if (tenant.status !== 201) throw new Error(`creating the tenant: ${tenant.status} ${JSON.stringify(tenant.body)}`);
-    const key = await call(child.url, 'POST', `/v1/admin/tenants/${tenant.body.id}/keys`, adminToken, { kind: 'sandbox' });
-    if (key.status !== 201) throw new Error(`creating the key: ${key.status} ${JSON.stringify(key.body)}`);
     return {
       ...child,
-      key: key.body.key as string,
+      key: await sandboxKey(child.url, adminToken),
       async stop() {
         await child.stop();
         removeData();
@@ -147,13 +155,7 @@ export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () =>
     await dropDatabase(databaseUrl);
   };
   try {
-    const tenant = await call(cluster.url, 'POST', '/v1/admin/tenants', adminToken, {
-      name: 'bench',
-      default_from: 'bench@sender.example',
-    });
-    if (tenant.status !== 201) throw new Error(`creating the tenant: ${tenant.status} ${JSON.stringify(tenant.body)}`);
-    const key = await call(cluster.url, 'POST', `/v1/admin/tenants/${tenant.body.id}/keys`, adminToken, { kind: 'sandbox' });
-    if (key.status !== 201) throw new Error(`creating the key: ${key.status} ${JSON.stringify(key.body)}`);
+    const key = await sandboxKey(cluster.url, adminToken);
     return {
       name: 'Gatepost on Dapr',
       url: cluster.url,
@@ -161,7 +163,7 @@ export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () =>
       pids: () => cluster.pids(),
       workDir: cluster.workDir,
       output: () => cluster.ingressOutput,
-      key: key.body.key as string,
+      key,
       stop,
     };
   } catch (error) {
@@ -195,6 +197,20 @@ export async function capturedIds(gp: BenchGatepost): Promise<Set<string>> {
     for (const c of page.body.data) ids.add(c.message_id);
     cursor = page.body.next_cursor;
   } while (cursor);
+  return ids;
+}
+
+/** The inbox's ids, read again every 2 s until `done` holds of them or `deadline` (ms since epoch) has passed. */
+export async function capturedUntil(
+  gp: BenchGatepost,
+  done: (ids: Set<string>) => boolean,
+  deadline: number,
+): Promise<Set<string>> {
+  let ids = await capturedIds(gp);
+  while (!done(ids) && Date.now() < deadline) {
+    await sleep(2000);
+    ids = await capturedIds(gp);
+  }
   return ids;
 }
 

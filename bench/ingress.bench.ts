@@ -12,20 +12,22 @@
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { generate } from 'selfsigned';
+import { freePort } from '../dapr/cluster/cluster.ts';
 import {
   call,
-  capturedIds,
+  capturedUntil,
   cpuSince,
   cpuSnapshot,
   fmt,
   gatepostRevision,
   percentile,
+  profileArgs,
   sendBody,
   sleep,
   startGatepost,
@@ -178,15 +180,6 @@ const measureSmtp = (target: SmtpTarget) =>
 
 // ---- Postfix ---------------------------------------------------------------------------------
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 const answers = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -337,11 +330,7 @@ const certOf = (gp: BenchGatepost) => readFileSync(/self-signed certificate, (\S
 /** Waits until the sandbox has captured every id, and says how the accepted messages fared. */
 async function verify(gp: BenchGatepost, ids: string[]): Promise<string[]> {
   const started = Date.now();
-  let stored = await capturedIds(gp);
-  while (ids.some((id) => !stored.has(id)) && Date.now() - started < 300_000) {
-    await sleep(2000);
-    stored = await capturedIds(gp);
-  }
+  const stored = await capturedUntil(gp, (inbox) => ids.every((id) => inbox.has(id)), started + 300_000);
   const missing = ids.filter((id) => !stored.has(id)).length;
   return [
     `accepted ids (warm-up + run): ${fmt(ids.length)}; captured in the sandbox inbox: ${fmt(stored.size)}; ` +
@@ -355,7 +344,7 @@ async function gatepostRow(
   how: string,
   load: (gp: BenchGatepost, first: number, count: number) => Promise<Load>,
 ): Promise<Row> {
-  const gp = await startGatepost(flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${flags.profile}`] : []);
+  const gp = await startGatepost(profileArgs(flags.profile));
   try {
     const row = await measure(
       name,

@@ -5,12 +5,13 @@
 import { parseArgs } from 'node:util';
 import {
   call,
-  capturedIds,
+  capturedUntil,
   cpuSince,
   cpuSnapshot,
   fmt,
   gatepostRevision,
   percentile,
+  profileArgs,
   rssMiB,
   sendBody,
   sleep,
@@ -105,7 +106,7 @@ async function main() {
     `bench:scheduled: ${fmt(N)} messages, due ${LEAD_MS / 1000}–${(LEAD_MS + SPREAD_MS) / 1000} s after submission starts; ` +
       `Gatepost at ${gatepostRevision()}\n`,
   );
-  const gp = await startGatepost(flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${flags.profile}`] : []);
+  const gp = await startGatepost(profileArgs(flags.profile));
   try {
     const busy = await waitForQuiet();
     if (busy >= 15) console.log(`note: the machine was ${fmt(busy)}% busy (of one core) with other work before submitting`);
@@ -137,11 +138,7 @@ async function main() {
 
     // Then the sandbox delivers each one; wait for the inbox to hold them all.
     const drainStart = Date.now();
-    let captured = (await capturedIds(gp)).size;
-    while (captured < accepted && Date.now() - drainStart < 300_000) {
-      await sleep(2000);
-      captured = (await capturedIds(gp)).size;
-    }
+    const captured = (await capturedUntil(gp, (inbox) => inbox.size >= accepted, drainStart + 300_000)).size;
     memory.push(['after all are delivered to the sandbox inbox', rssMiB(gp.pid)]);
     memory.push(['peak (VmHWM)', rssMiB(gp.pid, 'VmHWM')]);
 

@@ -12,12 +12,13 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
   call,
-  capturedIds,
+  capturedUntil,
   cpuSince,
   cpuSnapshot,
   gatepostRevision,
   fmt,
   percentile,
+  profileArgs,
   rssMiB,
   sendBody,
   sleep,
@@ -157,11 +158,7 @@ async function verifyGatepost(gp: BenchGatepost, received: string[]): Promise<st
     if (m.body?.status === 'sent') break;
     await sleep(500);
   }
-  let stored = await capturedIds(gp);
-  while (stored.size < received.length && Date.now() - started < 300_000) {
-    await sleep(2000);
-    stored = await capturedIds(gp);
-  }
+  const stored = await capturedUntil(gp, (inbox) => inbox.size >= received.length, started + 300_000);
   const drainSeconds = (Date.now() - started) / 1000;
   const missing = received.filter((id) => !stored.has(id)).length;
   const sample = await Promise.all(
@@ -277,8 +274,7 @@ async function main() {
   if (runtimes.some((r) => r !== 'embedded' && r !== 'dapr'))
     throw new Error(`--runtime ${flags.runtime}: embedded, dapr or both`);
   if (runtimes.includes('embedded')) {
-    const profile = flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${flags.profile}`] : [];
-    const gp = await startGatepost(profile);
+    const gp = await startGatepost(profileArgs(flags.profile));
     try {
       const name = SEND_AT_S === null ? 'Gatepost (sandbox, fsync on)' : `Gatepost (send_at +${SEND_AT_S} s: admission only)`;
       const m = await measure(name, gp.url, gp.key, [gp.pid]);

@@ -34,8 +34,8 @@ export interface ClusterOptions {
   logLevel?: string;
 }
 
-/** Member and port-name prefix of actor host i: `actors`, `actors2`, `actors3`… */
-export const actorHost = (i: number) => (i === 0 ? 'actors' : `actors${i + 1}`);
+/** Member and port-name prefix of each actor host: `actors`, `actors2`, `actors3`… */
+const actorHosts = (count = 1) => Array.from({ length: count }, (_, i) => (i === 0 ? 'actors' : `actors${i + 1}`));
 
 interface Member {
   name: string;
@@ -44,7 +44,8 @@ interface Member {
   exited?: Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port on loopback that was free a moment ago (another process may take it before it is bound). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -95,7 +96,7 @@ export class DaprCluster {
   static async start(opts: ClusterOptions): Promise<DaprCluster> {
     const bin = await daprBinDir();
     const names = ['placement', 'placementHealth', 'placementRaft', 'scheduler', 'schedulerHealth', 'etcdClient', 'etcdPeer'];
-    const hosts = Array.from({ length: opts.actorHosts ?? 1 }, (_, i) => actorHost(i));
+    const hosts = actorHosts(opts.actorHosts);
     for (const prefix of [...hosts, 'ingress', ...(opts.sidecars ?? [])]) {
       names.push(`${prefix}App`, `${prefix}Http`, `${prefix}Grpc`, `${prefix}Internal`, `${prefix}Public`);
     }
@@ -235,7 +236,7 @@ export class DaprCluster {
       ],
       {},
     ]);
-    const hosts = Array.from({ length: this.opts.actorHosts ?? 1 }, (_, i) => actorHost(i));
+    const hosts = actorHosts(this.opts.actorHosts);
     for (const h of hosts) {
       // Replicas share one app id, as pods of one Deployment do.
       this.add(`${h}-daprd`, () => [join(this.bin, 'daprd'), sidecar('gatepost-actors', h, p[`${h}App`]!), {}]);

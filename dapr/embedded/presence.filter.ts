@@ -39,9 +39,12 @@ export class PresenceFilter {
   }
 
   add(key: string): void {
+    const [h1, h2] = hashes(key);
+    // A key already answered "maybe" (an actor saving again) changes nothing: only new keys count
+    // towards a slice's capacity, so memory follows the actors, not the turns that save.
+    if (this.has(h1, h2)) return;
     let slice = this.slices[this.slices.length - 1]!;
     if (slice.count >= slice.capacity) slice = this.grow(slice.capacity * 2);
-    const [h1, h2] = hashes(key);
     for (let i = 0; i < PROBES; i++) {
       const bit = (h1 + Math.imul(i, h2)) >>> 0;
       const at = bit % slice.size;
@@ -53,6 +56,10 @@ export class PresenceFilter {
   /** False only when the key was never added. */
   mayHave(key: string): boolean {
     const [h1, h2] = hashes(key);
+    return this.has(h1, h2);
+  }
+
+  private has(h1: number, h2: number): boolean {
     for (const slice of this.slices) {
       let all = true;
       for (let i = 0; i < PROBES && all; i++) {

@@ -103,6 +103,28 @@ function fromStored(stored: StoredCapture): CapturedMessage {
 }
 
 /**
+ * Runs `work` in one transaction on a connection of its own: committed if it resolves, rolled
+ * back if it throws.
+ */
+async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    client.release();
+    return result;
+  } catch (error) {
+    const rolledBack = await client.query('ROLLBACK').then(
+      () => true,
+      () => false,
+    );
+    client.release(!rolledBack); // a connection that could not roll back is closed, not pooled
+    throw error;
+  }
+}
+
+/**
  * Applies the numbered migrations (NNN_name.sql, in order, each once), recording each in
  * schema_migrations. One transaction under an advisory lock: replicas starting together wait for
  * each other, and the second finds nothing left to do. (A migration that cannot run inside a
@@ -110,9 +132,7 @@ function fromStored(stored: StoredCapture): CapturedMessage {
  */
 export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<number[]> {
   const files = (await readdir(dir)).filter((f) => /^\d{3}_.+\.sql$/.test(f)).sort();
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(
       `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -132,17 +152,8 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<numb
       await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [version, file]);
       applied.push(version);
     }
-    await client.query('COMMIT');
-    client.release();
     return applied;
-  } catch (error) {
-    const rolledBack = await client.query('ROLLBACK').then(
-      () => true,
-      () => false,
-    );
-    client.release(!rolledBack); // a connection that could not roll back is closed, not pooled
-    throw error;
-  }
+  });
 }
 
 /** An endpoint's columns in WEBHOOK_COLUMNS order. */
@@ -441,9 +452,7 @@ export class PgCatalog implements Catalog {
     id: string,
     change: (w: WebhookEndpoint) => WebhookEndpoint,
   ): Promise<WebhookEndpoint | null> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<WebhookEndpoint>({
         text: `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
         values: [tenantId, id],
@@ -458,17 +467,8 @@ export class PgCatalog implements Catalog {
           [...webhookValues(next).slice(0, 10), next.updated_at],
         );
       }
-      await client.query('COMMIT');
-      client.release();
       return next;
-    } catch (error) {
-      const rolledBack = await client.query('ROLLBACK').then(
-        () => true,
-        () => false,
-      );
-      client.release(!rolledBack);
-      throw error;
-    }
+    });
   }
 
   async updateWebhook(tenantId: string, id: string, patch: WebhookPatch): Promise<WebhookEndpoint | null> {

@@ -5,7 +5,7 @@
 // kills the ingress too; here the ingress keeps taking sends through the outage.)
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../harness/gatepost.harness.ts';
-import { daprClusterWithRelay } from '../harness/cluster.harness.ts';
+import { daprClusterWithRelay, relayMessageIds, sendKeyed } from '../harness/cluster.harness.ts';
 
 const suite = daprClusterWithRelay('host-crash');
 
@@ -16,11 +16,7 @@ describe('the actor host killed under load, the ingress up', () => {
     const t = await suite.client.tenant();
     const acknowledged = new Map<string, string>(); // idempotency key → message id
     const unanswered: string[] = []; // keys that got no 202 (an error, or a 5xx)
-    const send = (key: string) =>
-      suite.client.request('POST', '/v1/emails', {
-        key: t.live,
-        body: { to: `${key}@example.com`, subject: key, html: `<p>${key}</p>`, idempotency_key: key },
-      });
+    const send = (key: string) => sendKeyed(suite.client, t.live, key);
 
     let crash: Promise<void> | null = null;
     let back = false;
@@ -58,7 +54,7 @@ describe('the actor host killed under load, the ingress up', () => {
       acknowledged.set(key, res.body.id);
     }
 
-    const wanted = new Map([...acknowledged.values()].map((id) => [`<${id}@sender.example>`, id]));
+    const wanted = relayMessageIds(acknowledged);
     await eventually(() => [...wanted.keys()].every((mid) => suite.relay.byMessageId().has(mid)), 120_000);
     for (const id of acknowledged.values()) {
       expect((await suite.client.request('GET', `/v1/messages/${id}`, { key: t.live })).status).toBe(200);

@@ -6,9 +6,8 @@
 // or call back into its caller. Redis is a private redis-server, so a test can make it refuse
 // writes without disturbing anything else on the machine.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DaprCluster } from '../../dapr/cluster/cluster.ts';
+import { DaprCluster, freePort } from '../../dapr/cluster/cluster.ts';
 import { defineActor } from '../../dapr/runtime.port.ts';
 import { DaprRuntime } from '../../dapr/sidecar/runtime.dapr.ts';
 import { MESSAGE_ACTOR } from '../../actors/message/message.actor.ts';
@@ -21,17 +20,6 @@ import { ADMIN_TOKEN, GatepostClient, dropDatabase, eventually, freshDatabase } 
 
 const PROBE = 'ProbeActor';
 const PROBE_TOPIC = 'probe.retry';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let redisPort: number;
 let redis: ChildProcess;

@@ -3,7 +3,7 @@
 // or sent twice. Runs with `npm run test:dapr` (real daprd, placement, scheduler, Redis, PostgreSQL).
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../harness/gatepost.harness.ts';
-import { daprClusterWithRelay } from '../harness/cluster.harness.ts';
+import { daprClusterWithRelay, relayMessageIds, sendKeyed } from '../harness/cluster.harness.ts';
 
 const suite = daprClusterWithRelay('scale-out', { actorHosts: 2 });
 
@@ -23,10 +23,7 @@ describe('two actor hosts', () => {
       for (let i = 0; i < keys.length; i += 8) {
         await Promise.all(
           keys.slice(i, i + 8).map(async (key) => {
-            const res = await suite.client.request('POST', '/v1/emails', {
-              key: t.live,
-              body: { to: `${key}@example.com`, subject: key, html: `<p>${key}</p>`, idempotency_key: key },
-            });
+            const res = await sendKeyed(suite.client, t.live, key);
             expect(res.status, JSON.stringify(res.body)).toBe(202);
             acknowledged.set(key, res.body.id);
           }),
@@ -43,7 +40,7 @@ describe('two actor hosts', () => {
     await suite.cluster.kill('actors2-daprd');
     await sendAll(Array.from({ length: 80 }, (_, i) => `after-${i}`));
 
-    const wanted = new Map([...acknowledged.values()].map((id) => [`<${id}@sender.example>`, id]));
+    const wanted = relayMessageIds(acknowledged);
     await eventually(() => [...wanted.keys()].every((mid) => suite.relay.byMessageId().has(mid)), 120_000);
     for (const id of acknowledged.values()) {
       expect((await suite.client.request('GET', `/v1/messages/${id}`, { key: t.live })).status).toBe(200);
@@ -65,11 +62,7 @@ describe('two actor hosts', () => {
     const t = await suite.client.tenant();
     const acknowledged = new Map<string, string>(); // idempotency key → message id
     const unanswered: string[] = []; // keys that got no 202: their clients retry them
-    const send = (key: string) =>
-      suite.client.request('POST', '/v1/emails', {
-        key: t.live,
-        body: { to: `${key}@example.com`, subject: key, html: `<p>${key}</p>`, idempotency_key: key },
-      });
+    const send = (key: string) => sendKeyed(suite.client, t.live, key);
     let phase: 'before' | 'joined' | 'killed' | 'done' = 'before';
     const sender = async (c: number) => {
       for (let i = 0; phase !== 'done'; i++) {
@@ -101,7 +94,7 @@ describe('two actor hosts', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(202);
       acknowledged.set(key, res.body.id);
     }
-    const wanted = new Map([...acknowledged.values()].map((id) => [`<${id}@sender.example>`, id]));
+    const wanted = relayMessageIds(acknowledged);
     await eventually(() => [...wanted.keys()].every((mid) => suite.relay.byMessageId().has(mid)), 120_000);
     for (const [mid, id] of wanted) {
       const n = suite.relay.byMessageId().get(mid)!;

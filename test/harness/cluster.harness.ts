@@ -3,7 +3,7 @@
 // file's tests and stopped after them.
 import { afterAll, beforeAll } from 'vitest';
 import { DaprCluster } from '../../dapr/cluster/cluster.ts';
-import { ADMIN_TOKEN, GatepostClient, dropDatabase, freshDatabase, freshRedisDb } from './gatepost.harness.ts';
+import { ADMIN_TOKEN, GatepostClient, dropDatabase, freshDatabase, freshRedisDb, type HttpAnswer } from './gatepost.harness.ts';
 import { startRelay, type Relay } from './relay.harness.ts';
 
 export interface ClusterSuite {
@@ -40,3 +40,18 @@ export function daprClusterWithRelay(name: string, opts: { actorHosts?: number }
   });
   return suite;
 }
+
+/**
+ * POST /v1/emails of the message named `key` (to `<key>@example.com`, `key` as its subject and
+ * idempotency key): a client that gets no 202 sends it again with the same key.
+ */
+export function sendKeyed(client: GatepostClient, apiKey: string, key: string): Promise<HttpAnswer> {
+  return client.request('POST', '/v1/emails', {
+    key: apiKey,
+    body: { to: `${key}@example.com`, subject: key, html: `<p>${key}</p>`, idempotency_key: key },
+  });
+}
+
+/** The relay's Message-ID of each acknowledged message, with the message's id. */
+export const relayMessageIds = (acknowledged: Map<string, string>): Map<string, string> =>
+  new Map([...acknowledged.values()].map((id) => [`<${id}@sender.example>`, id]));
