@@ -19,6 +19,7 @@ import {
   fmt,
   gatepostRevision,
   percentile,
+  profileArgs,
   sleep,
   startChild,
   startGatepost,
@@ -161,7 +162,7 @@ async function baseline(receiver: Child): Promise<Result> {
 }
 
 async function gatepost(receiver: Child, dead: boolean): Promise<Result> {
-  const profile = flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${flags.profile}`] : [];
+  const profile = profileArgs(flags.profile);
   const gp = await startGatepost(profile, { GATEPOST_WEBHOOK_ALLOW: '127.0.0.0/8' });
   try {
     const live = dead ? ENDPOINTS - 1 : ENDPOINTS;
