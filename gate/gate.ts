@@ -142,7 +142,8 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
     // The rendered content is checked (checkContent) inside the message actor's admitting turn.
     const content = await render(deps.catalog, tenant, draft, ingress);
 
-    const requestHash = sha256Hex(canonicalJson({ ...draft, stream: draft.stream ?? 'transactional' }));
+    // Only a key lets a request repeat; without one there is nothing to compare the hash with.
+    const requestHash = idempotencyKey ? sha256Hex(canonicalJson({ ...draft, stream: draft.stream ?? 'transactional' })) : null;
     return {
       id: idempotencyKey ? derivedId('msg', tenant.id, idempotencyKey) : newId('msg'),
       args: {
@@ -193,7 +194,7 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
       const batchId = batchKey === undefined ? newId('bat') : derivedId('bat', sender.tenant.id, batchKey);
       const batch = actor(deps.invoker, batchActor, batchId);
       // The same key with another request is refused (as for one message), not taken for a replay.
-      const requestHash = sha256Hex(canonicalJson({ ingress, items }));
+      const requestHash = batchKey === undefined ? undefined : sha256Hex(canonicalJson({ ingress, items }));
       const { attempt, committed } = await batch.begin({ request_hash: requestHash });
       const hold = { batch_id: batchId, attempt };
       const admitted = await Promise.allSettled(

@@ -25,14 +25,29 @@ export function isValidAddress(address: string): boolean {
   return /^[A-Za-z]{2,63}$|^xn--[a-z0-9-]+$/i.test(labels[labels.length - 1]!);
 }
 
+// The same few senders and many recipients come back again and again (every send parses its
+// from, to and copies, some twice): parsed once, answered from here.
+const MAX_PARSED = 10_000;
+const parsed = new Map<string, Readonly<Mailbox> | null>();
+
 /** One mailbox, or null when the text is not exactly one valid mailbox. */
-export function parseMailbox(text: string): Mailbox | null {
+export function parseMailbox(text: string): Readonly<Mailbox> | null {
+  let mailbox = parsed.get(text);
+  if (mailbox === undefined) {
+    mailbox = parseUncached(text);
+    if (parsed.size >= MAX_PARSED) parsed.delete(parsed.keys().next().value!);
+    parsed.set(text, mailbox);
+  }
+  return mailbox;
+}
+
+function parseUncached(text: string): Readonly<Mailbox> | null {
   if (/[\r\n\0]/.test(text)) return null;
   const parsed = addressparser(text, { flatten: true });
   if (parsed.length !== 1) return null;
   const { name, address } = parsed[0]!;
   if (!address || !isValidAddress(address)) return null;
-  return { name: name ?? '', address };
+  return Object.freeze({ name: name ?? '', address });
 }
 
 /** "Name <address>", quoting the name when it is more than atoms and spaces (RFC 5322 §3.2.5). */

@@ -701,6 +701,24 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect((await catalog.webhooksFor(b.id, 'email.sent')).map((w) => w.id)).toEqual([theirs.id]);
       });
 
+      it('answers webhooksFor from the latest endpoints after every kind of change', async () => {
+        const t = await newTenant();
+        const ids = async () => (await catalog.webhooksFor(t.id, 'email.sent')).map((w) => w.id);
+        expect(await ids()).toEqual([]);
+        const w = await catalog.createWebhook(endpoint(t.id, { events: ['email.sent'] }));
+        expect(await ids()).toEqual([w.id]);
+        await catalog.updateWebhook(t.id, w.id, { events: ['email.bounced'] });
+        expect(await ids()).toEqual([]);
+        await catalog.updateWebhook(t.id, w.id, { events: ['email.sent'] });
+        expect(await ids()).toEqual([w.id]);
+        await catalog.disableWebhook(t.id, w.id, 'failing');
+        expect(await ids()).toEqual([]);
+        await catalog.updateWebhook(t.id, w.id, { enabled: true });
+        expect(await ids()).toEqual([w.id]);
+        await catalog.deleteWebhook(t.id, w.id);
+        expect(await ids()).toEqual([]);
+      });
+
       it('updates url and events; enabling clears a disabled reason; disabling by hand says manual', async () => {
         const t = await newTenant();
         const w = await catalog.createWebhook(endpoint(t.id));

@@ -44,7 +44,8 @@ export interface MessageRecord {
   sandbox: boolean;
   stream: Stream;
   ingress: string;
-  request_hash: string;
+  /** What a repeat under the same idempotency key must match; null without a key (nothing can repeat it). */
+  request_hash: string | null;
   idempotency_key: string | null;
   /** The Message-ID header, the same on every delivery attempt. */
   message_id_header: string;

@@ -71,10 +71,18 @@ function slugTaken(error: unknown, slug: string): unknown {
     : error;
 }
 
+const MAX_CACHED_TENANTS = 10_000;
+
 export class SqliteCatalog implements Catalog {
   private readonly db: Db;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly captures: CaptureWriter;
+  /**
+   * Each tenant's enabled endpoints, as `webhooksFor` answers them for every lifecycle event.
+   * Only this process writes the embedded catalog, so a change here is the only way they change;
+   * every write of an endpoint forgets its tenant's entry.
+   */
+  private readonly enabledWebhooks = new Map<string, WebhookEndpoint[]>();
 
   constructor(file: string) {
     this.db = openSqlite(file, fileURLToPath(new URL('./migrations', import.meta.url)));
@@ -301,6 +309,7 @@ export class SqliteCatalog implements Catalog {
        VALUES (@id, @tenant_id, @url, @events, @enabled, @disabled_reason, @disabled_at, @secret, @previous_secret,
          @previous_secret_expires_at, @created_at, @updated_at)`,
     ).run(fromWebhook(endpoint));
+    this.enabledWebhooks.delete(endpoint.tenant_id);
     return endpoint;
   }
 
@@ -316,11 +325,15 @@ export class SqliteCatalog implements Catalog {
   }
 
   async webhooksFor(tenantId: string, eventType: string): Promise<WebhookEndpoint[]> {
-    const rows = this.sql(
-      `SELECT * FROM webhooks WHERE tenant_id = ? AND enabled = 1
-         AND EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?) ORDER BY created_at, id`,
-    ).all(tenantId, eventType) as WebhookRow[];
-    return rows.map(toWebhook);
+    let enabled = this.enabledWebhooks.get(tenantId);
+    if (!enabled) {
+      enabled = (
+        this.sql('SELECT * FROM webhooks WHERE tenant_id = ? AND enabled = 1 ORDER BY created_at, id').all(tenantId) as WebhookRow[]
+      ).map(toWebhook);
+      if (this.enabledWebhooks.size >= MAX_CACHED_TENANTS) this.enabledWebhooks.clear();
+      this.enabledWebhooks.set(tenantId, enabled);
+    }
+    return enabled.filter((w) => w.events.includes(eventType));
   }
 
   /** Read, change and write with no await between: a concurrent change cannot slip in and be lost. */
@@ -335,6 +348,7 @@ export class SqliteCatalog implements Catalog {
          disabled_at = @disabled_at, secret = @secret, previous_secret = @previous_secret,
          previous_secret_expires_at = @previous_secret_expires_at, updated_at = @updated_at WHERE id = @id`,
     ).run(fromWebhook(next));
+    this.enabledWebhooks.delete(tenantId);
     return next;
   }
 
@@ -356,6 +370,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async deleteWebhook(tenantId: string, id: string): Promise<boolean> {
+    this.enabledWebhooks.delete(tenantId);
     return this.sql('DELETE FROM webhooks WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
   }
 
