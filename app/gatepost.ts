@@ -86,7 +86,7 @@ export function registerActors(
   runtime.subscribe(MESSAGE_READY, async ({ data }) => {
     const { message_id, sandbox } = data as MessageReady;
     const d = actor(runtime, delivery, message_id);
-    if (sandbox) return void (await d.attempt({ interrupted: false }));
+    if (sandbox) return void (await d.capture(undefined));
     const { attempt, interrupted, number } = await d.begin(undefined);
     if (attempt) await d.attempt({ interrupted, number });
   });

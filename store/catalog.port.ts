@@ -89,7 +89,8 @@ export interface CapturedMessage {
   to: string;
   subject: string;
   html: string;
-  text: string;
+  /** As the sender gave it; null when generated from the html, which is done when it is read. */
+  text: string | null;
   headers: Record<string, string>;
   captured_at: string;
 }

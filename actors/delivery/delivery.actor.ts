@@ -4,11 +4,11 @@
 // recipient. (Direct MX delivery, DKIM, warmup and the fair queue come with the MTA.)
 import { actor, defineActor, type ActorTurn } from '../../dapr/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
-import { mailOptions, textFromHtml } from '../../mail/content.ts';
+import { mailOptions } from '../../mail/content.ts';
 import type { Relay, RelayAnswer } from '../../mta/relay.smtp.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
-import type { AttemptOutcome, MessageReady } from '../message/message.state.ts';
+import type { AttemptOutcome, DeliveryView, MessageReady } from '../message/message.state.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 
 export const DELIVERY_ACTOR = 'DeliveryActor';
@@ -85,10 +85,7 @@ export function deliveryActor(deps: DeliveryDeps) {
         const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
         if (s.done) return 'skipped';
         const message = actor(turn, messageActor, turn.actorId);
-        const view = await message.get(undefined).catch((error: unknown) => {
-          if (error instanceof GatepostError && error.code === 'not_found') return null;
-          throw error;
-        });
+        const view = await message.get(undefined).catch(orNullIfGone);
         // Gone (its retention ended while a retry waited): nothing is left to deliver.
         if (!view) {
           turn.set('delivery', { ...s, done: true, in_flight: false } satisfies DeliveryState);
@@ -100,24 +97,8 @@ export function deliveryActor(deps: DeliveryDeps) {
         let outcome: AttemptOutcome;
 
         if (record.sandbox) {
-          await deps.catalog.putCapture({
-            message_id: record.id,
-            tenant_id: record.tenant_id,
-            from: content.from,
-            to: content.to,
-            subject: content.subject,
-            html: content.html,
-            text: content.text ?? textFromHtml(content.html),
-            headers: { ...content.headers, 'Message-ID': record.message_id_header },
-            captured_at: new Date().toISOString(),
-          });
-          outcome = {
-            attempt,
-            result: 'captured',
-            smtp_code: null,
-            response: 'Captured in the sandbox inbox; not delivered.',
-            retry_at: null,
-          };
+          await capture(deps.catalog, view);
+          outcome = captured(attempt);
         } else {
           const answer = deps.relay
             ? await deps.relay.send(mailOptions(content, record.message_id_header, new Date(record.created_at)))
@@ -142,6 +123,20 @@ export function deliveryActor(deps: DeliveryDeps) {
         return outcome.result;
       },
 
+      /**
+       * A sandbox message: captured in the inbox, never delivered. No state of its own: the
+       * message's timeline says whether it was captured, and capturing twice keeps one capture.
+       * A failure throws, and the hand-over is tried again.
+       */
+      async capture(turn): Promise<'captured' | 'skipped'> {
+        const message = actor(turn, messageActor, turn.actorId);
+        const view = await message.get(undefined).catch(orNullIfGone);
+        if (!view?.record.sandbox || view.record.status !== 'queued') return 'skipped';
+        await capture(deps.catalog, view);
+        await message.recordAttempt(captured(1));
+        return 'captured';
+      },
+
       /** The message's retention ended: nothing is left to deliver or to deduplicate. */
       async forget(turn): Promise<void> {
         turn.delete('delivery');
@@ -163,6 +158,34 @@ export function deliveryActor(deps: DeliveryDeps) {
     },
   });
 }
+
+function orNullIfGone(error: unknown): null {
+  if (error instanceof GatepostError && error.code === 'not_found') return null;
+  throw error;
+}
+
+/** Puts a sandbox message in its tenant's capture inbox, rendered as it would have been sent. */
+function capture(catalog: Catalog, { record, content }: DeliveryView): Promise<void> {
+  return catalog.putCapture({
+    message_id: record.id,
+    tenant_id: record.tenant_id,
+    from: content.from,
+    to: content.to,
+    subject: content.subject,
+    html: content.html,
+    text: content.text,
+    headers: { ...content.headers, 'Message-ID': record.message_id_header },
+    captured_at: new Date().toISOString(),
+  });
+}
+
+const captured = (attempt: number): AttemptOutcome => ({
+  attempt,
+  result: 'captured',
+  smtp_code: null,
+  response: 'Captured in the sandbox inbox; not delivered.',
+  retry_at: null,
+});
 
 function classify(answer: RelayAnswer, attempt: number, schedule: number[]): AttemptOutcome {
   const base = { attempt, smtp_code: answer.code, response: answer.response };

@@ -39,31 +39,40 @@ async function restartWith(...statements: string[]): Promise<void> {
   await start();
 }
 
-const watchDueAt = () =>
-  (h.read((db) => db.prepare("SELECT due_at FROM reminders WHERE name = 'watch'").get()) as { due_at: number }).due_at;
+const watchDueAt = (id: string) =>
+  (h.read((db) => db.prepare("SELECT due_at FROM reminders WHERE name = 'watch' AND actor_id = ?").get(id)) as { due_at: number })
+    .due_at;
 
 describe('message retention', () => {
   it('keeps a delivered message 90 days, then removes it and its delivery state', async () => {
     h = harness();
     catalog = new SqliteCatalog(join(h.file, '..', 'catalog.db'));
     const runtime = await start();
+    // A sandbox message is captured; a live one, with no relay configured, is deferred and so has
+    // a delivery state of its own (a sandbox capture keeps none).
     await actor(runtime, messageActor, 'msg_r').admit(admitArgs({ sandbox: true, idempotency_key: 'k' }));
-    await eventually(() => (h.stateOnDisk(DELIVERY_ACTOR, 'msg_r', 'delivery') as { done: boolean } | undefined)?.done === true);
+    await actor(runtime, messageActor, 'msg_l').admit(admitArgs({ sandbox: false, idempotency_key: 'l' }));
+    const status = (id: string) => (h.stateOnDisk(MESSAGE_ACTOR, id, 'record') as { status: string } | undefined)?.status;
+    await eventually(() => status('msg_r') === 'sent' && status('msg_l') === 'deferred');
+    expect(h.stateOnDisk(DELIVERY_ACTOR, 'msg_l', 'delivery')).toMatchObject({ attempts: 1, done: false });
     // The watch reminder fires for a delivered message: it moves to the end of retention.
     const record = h.stateOnDisk(MESSAGE_ACTOR, 'msg_r', 'record') as { created_at: string };
     await restartWith("UPDATE reminders SET due_at = 0 WHERE name = 'watch'");
-    await eventually(() => watchDueAt() > Date.now());
-    expect(watchDueAt()).toBe(Date.parse(record.created_at) + RETENTION_MS);
+    await eventually(() => watchDueAt('msg_r') > Date.now() && watchDueAt('msg_l') > Date.now());
+    expect(watchDueAt('msg_r')).toBe(Date.parse(record.created_at) + RETENTION_MS);
     expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_r', 'record')).toBeDefined();
 
-    // Ninety-one days later, as far as the message and its reminder are concerned.
+    // Ninety-one days later, as far as the messages and their reminders are concerned.
     const longAgo = new Date(Date.now() - RETENTION_MS - 86_400_000).toISOString();
     await restartWith(
       `UPDATE actor_state SET value = json_set(value, '$.created_at', '${longAgo}') WHERE key = 'record'`,
       "UPDATE reminders SET due_at = 0 WHERE name = 'watch'",
     );
-    await eventually(() => h.stateOnDisk(MESSAGE_ACTOR, 'msg_r', 'record') === undefined);
-    await eventually(() => h.stateOnDisk(DELIVERY_ACTOR, 'msg_r', 'delivery') === undefined);
-    expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_r', 'content')).toBeUndefined();
+    for (const id of ['msg_r', 'msg_l']) {
+      await eventually(() => h.stateOnDisk(MESSAGE_ACTOR, id, 'record') === undefined);
+      expect(h.stateOnDisk(MESSAGE_ACTOR, id, 'content')).toBeUndefined();
+    }
+    await eventually(() => h.stateOnDisk(DELIVERY_ACTOR, 'msg_l', 'delivery') === undefined);
+    expect(h.read((db) => db.prepare("SELECT name FROM reminders WHERE actor_id = 'msg_l'").all())).toEqual([]);
   });
 });

@@ -1,10 +1,13 @@
 // /v1/sandbox/messages: the capture inbox of sandbox keys, newest first.
 import { GatepostError } from '../../errors/errors.catalog.ts';
+import { textFromHtml } from '../../mail/content.ts';
 import type { CapturedMessage, Catalog } from '../../store/catalog.port.ts';
 import { ErrorBody, route, type AnyRoute } from './route.ts';
 import { CapturedView, IdParam, PageQuery, pageOf } from './schemas.ts';
 
-const view = ({ tenant_id: _t, ...c }: CapturedMessage) => c;
+// The text part as it was sent: given, or generated from the html (done here, on reading, so
+// capturing costs no conversion).
+const view = ({ tenant_id: _t, ...c }: CapturedMessage) => ({ ...c, text: c.text ?? textFromHtml(c.html) });
 
 export function sandboxRoutes(catalog: Catalog): AnyRoute[] {
   return [
