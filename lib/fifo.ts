@@ -12,6 +12,11 @@ export class Fifo<T> {
     this.items.push(item);
   }
 
+  /** The next item, left in the queue. */
+  peek(): T | undefined {
+    return this.head < this.items.length ? this.items[this.head] : undefined;
+  }
+
   shift(): T | undefined {
     if (this.head >= this.items.length) return undefined;
     const item = this.items[this.head];

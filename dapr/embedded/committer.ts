@@ -1,9 +1,12 @@
-// Group commit on a writer thread. The writes of every turn that ends while the writer is busy
-// go to disk together, in one transaction and one fsync, on the second core; the event loop
-// never waits for the disk. Groups are committed in the order they were enqueued, so a turn may
-// read state that an earlier turn wrote but has not yet made durable: if the process dies, the
-// earlier turn is lost too, and neither answer has gone out (answers wait for `durable`).
+// Group commit on a writer thread. The writes of each tick's turns are posted to the writer at
+// once; the writer commits everything that reached it while it was busy as one transaction and
+// one fsync, on the second core, and starts the next as soon as one is done, without waiting for
+// the event loop to answer. The event loop never waits for the disk. Writes are committed in the
+// order they were enqueued, so a turn may read state that an earlier turn wrote but has not yet
+// made durable: if the process dies, the earlier turn is lost too, and neither answer has gone
+// out (answers wait for `durable`).
 import { Worker } from 'node:worker_threads';
+import { Fifo } from '../../lib/fifo.ts';
 import type { Write } from './committer.apply.ts';
 
 export type { Write } from './committer.apply.ts';
@@ -14,13 +17,27 @@ interface Pending {
   afterCommit?: () => void;
 }
 
+/** What the writer thread is posted: the writes of enqueued turns up to `seq`. */
+export interface Posted {
+  seq: number;
+  writes: Write[];
+}
+
+/** What it answers, once per transaction: everything posted up to `seq` is durable (or failed). */
+export interface Committed {
+  seq: number;
+  error?: string;
+}
+
 export class GroupCommitter {
+  /** Enqueued in this tick, not yet posted. */
   private queue: Pending[] = [];
-  private inFlight: Pending[] | null = null;
+  /** Posted to the writer, not yet durable, in order. */
+  private readonly posted = new Fifo<Pending>();
   private lastEnqueued = 0;
   private lastDurable = 0;
   private waiters: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
-  private sendScheduled = false;
+  private postScheduled = false;
   private failure: unknown = null;
   private idle: (() => void)[] = [];
   private groups = 0;
@@ -37,8 +54,8 @@ export class GroupCommitter {
       this.worker.once('message', () => resolve());
       this.worker.once('error', reject);
     });
-    this.worker.on('message', (m: { seq: number; error?: string } | { ready: true } | { closed: true }) => {
-      if ('seq' in m) this.committed(m.seq, m.error);
+    this.worker.on('message', (m: Committed | { ready: true } | { closed: true }) => {
+      if ('seq' in m) this.committed(m);
     });
     this.worker.on('error', (error) => this.fail(error));
   }
@@ -47,7 +64,7 @@ export class GroupCommitter {
     return this.lastDurable;
   }
 
-  /** How many groups have been committed: for tests and benchmarks. */
+  /** How many transactions the writer has committed: for tests and benchmarks. */
   get committedGroups(): number {
     return this.groups;
   }
@@ -56,12 +73,12 @@ export class GroupCommitter {
     if (this.failure) throw this.failure;
     const seq = ++this.lastEnqueued;
     this.queue.push({ seq, writes, afterCommit });
-    if (!this.sendScheduled && !this.inFlight) {
-      // Let the turns of this tick join the group before it leaves.
-      this.sendScheduled = true;
+    if (!this.postScheduled) {
+      // Let the turns of this tick go together.
+      this.postScheduled = true;
       setImmediate(() => {
-        this.sendScheduled = false;
-        this.send();
+        this.postScheduled = false;
+        this.post();
       });
     }
     return seq;
@@ -75,37 +92,31 @@ export class GroupCommitter {
 
   /** Commits what is queued, waits for it, and stops the writer thread. */
   async close(): Promise<void> {
-    if (!this.failure && (this.inFlight || this.queue.length > 0)) {
-      this.send();
-      await new Promise<void>((resolve) => this.idle.push(resolve));
-    }
+    this.post();
+    if (!this.failure && this.posted.length > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
     const closed = new Promise<void>((resolve) => this.worker.once('message', () => resolve()));
     this.worker.postMessage('close');
     await closed;
     await this.worker.terminate();
   }
 
-  private send(): void {
-    if (this.inFlight || this.queue.length === 0 || this.failure) return;
-    const group = this.queue;
+  private post(): void {
+    if (this.queue.length === 0 || this.failure) return;
+    const tick = this.queue;
     this.queue = [];
-    this.inFlight = group;
-    this.worker.postMessage({ seq: group[group.length - 1]!.seq, writes: group.flatMap((p) => p.writes) });
+    for (const p of tick) this.posted.push(p);
+    this.worker.postMessage({ seq: tick[tick.length - 1]!.seq, writes: tick.flatMap((p) => p.writes) } satisfies Posted);
   }
 
-  private committed(seq: number, error: string | undefined): void {
+  private committed({ seq, error }: Committed): void {
     if (error) return this.fail(new Error(`the actor store could not commit: ${error}`));
-    const group = this.inFlight!;
-    this.inFlight = null;
     this.groups++;
     this.lastDurable = seq;
-    for (const p of group) p.afterCommit?.();
+    while (this.posted.length > 0 && this.posted.peek()!.seq <= seq) this.posted.shift()!.afterCommit?.();
     let done = 0;
     while (done < this.waiters.length && this.waiters[done]!.seq <= seq) done++;
     for (const w of this.waiters.splice(0, done)) w.resolve();
-    // What queued up while this group was on its way to disk leaves now, as one group.
-    if (this.queue.length > 0) this.send();
-    else for (const resolve of this.idle.splice(0)) resolve();
+    if (this.posted.length === 0) for (const resolve of this.idle.splice(0)) resolve();
   }
 
   private fail(error: unknown): void {

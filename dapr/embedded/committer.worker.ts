@@ -1,23 +1,40 @@
-// The writer thread: owns the actor store's write connection and commits each group it is sent,
-// fsync included, while the event loop goes on serving requests.
-import { parentPort, workerData } from 'node:worker_threads';
+// The writer thread: owns the actor store's write connection. Whatever was posted while it was
+// committing is committed next, all of it as one transaction and one fsync, while the event loop
+// goes on serving requests.
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { openSqlite } from '../../lib/sqlite.ts';
-import { writeApplier, type Write } from './committer.apply.ts';
+import { writeApplier } from './committer.apply.ts';
+import type { Committed, Posted } from './committer.ts';
 
 const db = openSqlite((workerData as { file: string }).file, null);
 const apply = writeApplier(db);
-parentPort!.postMessage({ ready: true });
+const port = parentPort as MessagePort;
+port.postMessage({ ready: true });
 
-parentPort!.on('message', (group: { seq: number; writes: Write[] } | 'close') => {
-  if (group === 'close') {
-    db.close();
-    parentPort!.postMessage({ closed: true });
-    return;
+function close(): void {
+  db.close();
+  port.postMessage({ closed: true });
+}
+
+port.on('message', (first: Posted | 'close') => {
+  if (first === 'close') return close();
+  // Everything else already waiting joins this transaction.
+  const posted = [first];
+  let closing = false;
+  for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
+    const message = next.message as Posted | 'close';
+    if (message === 'close') {
+      closing = true;
+      break;
+    }
+    posted.push(message);
   }
+  const seq = posted[posted.length - 1]!.seq;
   try {
-    apply(group.writes);
-    parentPort!.postMessage({ seq: group.seq });
+    apply(posted.length === 1 ? first.writes : posted.flatMap((p) => p.writes));
+    port.postMessage({ seq } satisfies Committed);
   } catch (error) {
-    parentPort!.postMessage({ seq: group.seq, error: String((error as Error).stack ?? error) });
+    port.postMessage({ seq, error: String((error as Error).stack ?? error) } satisfies Committed);
   }
+  if (closing) close();
 });
