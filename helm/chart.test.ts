@@ -118,7 +118,16 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
     expect(envOf(ingress).get('GATEPOST_ROLE')?.value).toBe('ingress');
     expect(envOf(ingress).get('PORT')?.value).toBe('3000');
     const ic = container(ingress);
-    expect(ic.ports).toEqual([{ name: 'http', containerPort: 3000, protocol: 'TCP' }]);
+    expect(ic.ports).toEqual([
+      { name: 'http', containerPort: 3000, protocol: 'TCP' },
+      { name: 'smtp', containerPort: 2587, protocol: 'TCP' },
+    ]);
+    // SMTP submission: its port, and a generated certificate in the pod's data volume (no TLS Secret).
+    expect(envOf(ingress).get('GATEPOST_SMTP_PORT')?.value).toBe('2587');
+    expect(envOf(ingress).get('GATEPOST_DATA_DIR')?.value).toBe('/var/lib/gatepost');
+    expect(envOf(ingress).has('GATEPOST_SMTP_TLS_CERT')).toBe(false);
+    expect(ic.volumeMounts).toEqual([{ name: 'data', mountPath: '/var/lib/gatepost' }]);
+    expect(ingress.spec.template.spec.volumes).toEqual([{ name: 'data', emptyDir: {} }]);
     expect(ic.readinessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
     expect(ic.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
     // With the HPA on, the Deployment leaves the replica count to it.
@@ -142,7 +151,10 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
 
     // The Service: port 80 to the ingress pods' 3000, selecting the ingress only.
     const svc = find(objects, 'Service', 'gatepost');
-    expect(svc.spec.ports).toEqual([{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }]);
+    expect(svc.spec.ports).toEqual([
+      { name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' },
+      { name: 'smtp', port: 587, targetPort: 'smtp', protocol: 'TCP' },
+    ]);
     expect(svc.spec.selector).toEqual(ingress.spec.selector.matchLabels);
     expect(svc.spec.selector['app.kubernetes.io/component']).toBe('ingress');
     expect(ingress.spec.template.metadata.labels).toMatchObject(ingress.spec.selector.matchLabels);
@@ -227,6 +239,9 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       'redis.passwordSecret.name=',
       'dapr.logLevel=debug',
       'image.tag=1.2.3',
+      'ingress.smtp.tlsSecret=mail-tls',
+      'ingress.smtp.port=2525',
+      'ingress.service.smtpPort=25',
     );
     expect(objects.filter((o) => o.kind === 'HorizontalPodAutoscaler')).toEqual([]);
     expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
@@ -235,6 +250,20 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
     const actors = find(objects, 'Deployment', 'gatepost-actors');
     expect(ingress.spec.replicas).toBe(4);
     expect(actors.spec.replicas).toBe(3);
+    // SMTP submission with the operator's certificate, from a TLS Secret mounted read-only.
+    const smtpEnv = envOf(ingress);
+    expect(smtpEnv.get('GATEPOST_SMTP_PORT')?.value).toBe('2525');
+    expect(smtpEnv.get('GATEPOST_SMTP_TLS_CERT')?.value).toBe('/etc/gatepost/smtp-tls/tls.crt');
+    expect(smtpEnv.get('GATEPOST_SMTP_TLS_KEY')?.value).toBe('/etc/gatepost/smtp-tls/tls.key');
+    expect(container(ingress).volumeMounts).toContainEqual({ name: 'smtp-tls', mountPath: '/etc/gatepost/smtp-tls', readOnly: true });
+    expect(ingress.spec.template.spec.volumes).toContainEqual({ name: 'smtp-tls', secret: { secretName: 'mail-tls' } });
+    expect(container(ingress).ports).toContainEqual({ name: 'smtp', containerPort: 2525, protocol: 'TCP' });
+    expect(find(objects, 'Service', 'gatepost').spec.ports).toContainEqual({
+      name: 'smtp',
+      port: 25,
+      targetPort: 'smtp',
+      protocol: 'TCP',
+    });
     for (const deployment of [ingress, actors]) {
       const env = envOf(deployment);
       expect(env.get('DATABASE_URL')?.valueFrom.secretKeyRef).toEqual({ name: 'mine', key: 'DATABASE_URL' });
