@@ -32,9 +32,17 @@ export interface LaneDeps {
 
 interface Lane {
   waiting: Fifo<string>;
-  /** Events waiting or under way here: a second publication of one of them adds nothing. */
-  held: Set<string>;
-  running: number;
+  /** Events in `waiting`: a second publication of one of them adds nothing. */
+  queued: Set<string>;
+  /** Events whose attempt is under way. */
+  underWay: Set<string>;
+  /**
+   * Events published again while under way: each is queued once more when its attempt ends. The
+   * attempt may have found the event not due (its `begin` answered nothing) just before the turn
+   * that made it due published it; dropping that publication would leave the event to its
+   * watchdog, 30 s later.
+   */
+  again: Set<string>;
 }
 
 /** The secrets that sign now: the current one, and the previous one until it expires. */
@@ -63,26 +71,35 @@ export class WebhookLanes {
     if (this.stopping) throw new Error('webhook lanes are draining');
     let lane = this.lanes.get(endpointId);
     if (!lane) {
-      lane = { waiting: new Fifo(), held: new Set(), running: 0 };
+      lane = { waiting: new Fifo(), queued: new Set(), underWay: new Set(), again: new Set() };
       this.lanes.set(endpointId, lane);
     }
-    if (lane.held.has(eventId) || lane.waiting.length >= MAX_WAITING) return;
-    lane.held.add(eventId);
+    if (lane.queued.has(eventId)) return;
+    if (lane.underWay.has(eventId)) {
+      lane.again.add(eventId);
+      return;
+    }
+    if (lane.waiting.length >= MAX_WAITING) return;
+    lane.queued.add(eventId);
     lane.waiting.push(eventId);
     this.pump(endpointId, lane);
   }
 
   private pump(endpointId: string, lane: Lane): void {
-    while (!this.stopping && lane.running < PER_ENDPOINT && lane.waiting.length > 0) {
+    while (!this.stopping && lane.underWay.size < PER_ENDPOINT && lane.waiting.length > 0) {
       const eventId = lane.waiting.shift()!;
-      lane.running++;
+      lane.queued.delete(eventId);
+      lane.underWay.add(eventId);
       const run = this.attempt(endpointId, eventId)
         .catch((error) => this.deps.log(`webhook attempt ${endpointId}/${eventId} failed; its reminder will retry`, error))
         .finally(() => {
           this.underWay.delete(run);
-          lane.running--;
-          lane.held.delete(eventId);
-          if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(endpointId);
+          lane.underWay.delete(eventId);
+          if (lane.again.delete(eventId) && !lane.queued.has(eventId)) {
+            lane.queued.add(eventId);
+            lane.waiting.push(eventId);
+          }
+          if (lane.underWay.size === 0 && lane.waiting.length === 0) this.lanes.delete(endpointId);
           else this.pump(endpointId, lane);
         });
       this.underWay.add(run);
@@ -142,7 +159,7 @@ export class WebhookLanes {
     let running = 0;
     for (const lane of this.lanes.values()) {
       waiting += lane.waiting.length;
-      running += lane.running;
+      running += lane.underWay.size;
     }
     return { lanes: this.lanes.size, waiting, running };
   }
