@@ -255,7 +255,11 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
     expect(smtpEnv.get('GATEPOST_SMTP_PORT')?.value).toBe('2525');
     expect(smtpEnv.get('GATEPOST_SMTP_TLS_CERT')?.value).toBe('/etc/gatepost/smtp-tls/tls.crt');
     expect(smtpEnv.get('GATEPOST_SMTP_TLS_KEY')?.value).toBe('/etc/gatepost/smtp-tls/tls.key');
-    expect(container(ingress).volumeMounts).toContainEqual({ name: 'smtp-tls', mountPath: '/etc/gatepost/smtp-tls', readOnly: true });
+    expect(container(ingress).volumeMounts).toContainEqual({
+      name: 'smtp-tls',
+      mountPath: '/etc/gatepost/smtp-tls',
+      readOnly: true,
+    });
     expect(ingress.spec.template.spec.volumes).toContainEqual({ name: 'smtp-tls', secret: { secretName: 'mail-tls' } });
     expect(container(ingress).ports).toContainEqual({ name: 'smtp', containerPort: 2525, protocol: 'TCP' });
     expect(find(objects, 'Service', 'gatepost').spec.ports).toContainEqual({

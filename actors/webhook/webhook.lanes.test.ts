@@ -49,7 +49,13 @@ describe('WebhookLanes', () => {
 
   it('adds nothing for an event already waiting in its lane', async () => {
     const { invoker, begins } = heldActor();
-    const lanes = new WebhookLanes({ invoker, catalog: {} as Catalog, poster: {} as WebhookPoster, timeoutMs: 1000, log: () => {} });
+    const lanes = new WebhookLanes({
+      invoker,
+      catalog: {} as Catalog,
+      poster: {} as WebhookPoster,
+      timeoutMs: 1000,
+      log: () => {},
+    });
     for (let i = 0; i < 8; i++) lanes.push('whk_1', `evt_${i}`);
     lanes.push('whk_1', 'evt_8');
     lanes.push('whk_1', 'evt_8');

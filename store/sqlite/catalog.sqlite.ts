@@ -328,7 +328,9 @@ export class SqliteCatalog implements Catalog {
     let enabled = this.enabledWebhooks.get(tenantId);
     if (!enabled) {
       enabled = (
-        this.sql('SELECT * FROM webhooks WHERE tenant_id = ? AND enabled = 1 ORDER BY created_at, id').all(tenantId) as WebhookRow[]
+        this.sql('SELECT * FROM webhooks WHERE tenant_id = ? AND enabled = 1 ORDER BY created_at, id').all(
+          tenantId,
+        ) as WebhookRow[]
       ).map(toWebhook);
       if (this.enabledWebhooks.size >= MAX_CACHED_TENANTS) this.enabledWebhooks.clear();
       this.enabledWebhooks.set(tenantId, enabled);

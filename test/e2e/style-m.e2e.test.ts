@@ -299,3 +299,103 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
     expect(json.body.message).toMatch(/multipart\/form-data/);
   });
 });
+
+describe('Style M: mailgun.js against POST /v3/:domain/messages.mime', () => {
+  /** A MIME message as an application would build it; nodemailer-style CRLF lines. */
+  const mime = (to: string, more = '', body = 'Content-Type: text/plain; charset=utf-8\r\n\r\nHello from MIME.\r\n') =>
+    [
+      'From: "Sender, Inc." <news@sender.example>',
+      `To: Team <${to}>`,
+      'Reply-To: help@sender.example',
+      'Subject: Raw hello',
+      'Message-ID: <raw-1@sender.example>',
+      'X-Campaign: raw',
+      'MIME-Version: 1.0',
+      more,
+    ]
+      .filter(Boolean)
+      .join('\r\n') +
+    '\r\n' +
+    body;
+
+  it('sends the MIME message to each `to`, its headers shown as written, with the tags and custom data', async () => {
+    const [a, b] = [uniqueAddress('mime-a'), uniqueAddress('mime-b')];
+    const shownTo = uniqueAddress('mime-list');
+    // A Buffer goes as a file part, as mailgun.js sends one.
+    const result = await send(suite.tenant.live, {
+      to: [a, b],
+      message: Buffer.from(mime(shownTo)),
+      'o:tag': 'raw',
+      'v:order': '4711',
+    });
+    expect(result).toMatchObject({ status: 200, message: 'Queued. Thank you.' });
+
+    const [ma, mb] = [await receivedFor(a), await receivedFor(b)];
+    for (const m of [ma, mb]) {
+      expect(m.parsed.from?.value[0]).toEqual({ name: 'Sender, Inc.', address: 'news@sender.example' });
+      // The To header is the message's own; the recipients are the `to` parameters.
+      expect(m.parsed.to).toMatchObject({ value: [{ name: 'Team', address: shownTo }] });
+      expect(m.parsed.subject).toBe('Raw hello');
+      expect(m.parsed.text?.trim()).toBe('Hello from MIME.');
+      expect(m.parsed.html).toContain('Hello from MIME.');
+      expect(m.parsed.replyTo?.value[0]?.address).toBe('help@sender.example');
+      expect(m.parsed.headers.get('x-campaign')).toBe('raw');
+      expect(JSON.parse(libmime.decodeWords(String(m.parsed.headers.get('x-mailgun-variables'))))).toEqual({ order: '4711' });
+    }
+    expect(ma.to).toEqual([a]);
+    await settle();
+    expect(delivered(shownTo)).toBe(0);
+    const t = await sent(idOf(result.id!));
+    expect(t.to).toBe(a);
+    expect(t.tags).toEqual(['raw']);
+    expect(t.events[0].data).toMatchObject({ ingress: 'style_m' });
+  });
+
+  it('takes the message as a string value too, and captures it with o:testmode', async () => {
+    const to = uniqueAddress('mime-test');
+    const result = await send(suite.tenant.live, { to, message: mime(to), 'o:testmode': 'yes' });
+    expect(result.status).toBe(200);
+    const capture = await captured(suite.tenant.live, to);
+    expect(capture.subject).toBe('Raw hello');
+    expect(capture.text?.trim()).toBe('Hello from MIME.');
+    await settle();
+    expect(delivered(to)).toBe(0);
+  });
+
+  it('refuses a MIME message with an attachment, and one with no message, sending nothing', async () => {
+    const to = uniqueAddress('mime-attach');
+    const boundary = 'b1';
+    const withFile = mime(
+      to,
+      `Content-Type: multipart/mixed; boundary="${boundary}"`,
+      [
+        '',
+        `--${boundary}`,
+        'Content-Type: text/plain',
+        '',
+        'See attached.',
+        `--${boundary}`,
+        'Content-Type: text/plain; name="a.txt"',
+        'Content-Disposition: attachment; filename="a.txt"',
+        '',
+        'attached',
+        `--${boundary}--`,
+        '',
+      ].join('\r\n'),
+    );
+    const error = await refusal(send(suite.tenant.live, { to, message: Buffer.from(withFile) }));
+    expect(error).toMatchObject({ status: 400, details: 'Attachments are not supported; the message was not sent.' });
+
+    const missing = await suite.gp.request('POST', `/v3/${DOMAIN}/messages.mime`, {
+      body: new URLSearchParams([['to', to]]).toString(),
+      headers: {
+        authorization: `Basic ${Buffer.from(`api:${suite.tenant.live}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+    });
+    expect(missing.status).toBe(400);
+    expect((missing.body as { message: string }).message).toBe("'message' parameter is missing");
+    await settle();
+    expect(delivered(to)).toBe(0);
+  });
+});

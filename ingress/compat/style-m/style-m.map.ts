@@ -8,7 +8,10 @@ import { htmlFromText } from '../../../mail/content.ts';
 import { zodDetails } from '../../rest/route.ts';
 import { scheduledAt, type FannedOut } from '../compat.admission.ts';
 import type { Form } from './style-m.form.ts';
-import { MAX_RECIPIENTS, MailgunMessage, REPEATABLE } from './style-m.schema.ts';
+import type { ParsedMail } from 'mailparser';
+import type { z } from 'zod';
+import { submissionItems } from '../../smtp/submission.drafts.ts';
+import { MAX_RECIPIENTS, MailgunMessage, MimeParameters, REPEATABLE } from './style-m.schema.ts';
 
 export interface MailgunItem extends FannedOut {
   /** This message's recipient, as the request gave it. */
@@ -16,12 +19,14 @@ export interface MailgunItem extends FannedOut {
 }
 
 const VARIABLES_HEADER = 'X-Mailgun-Variables';
-const KNOWN = new Set(Object.keys(MailgunMessage.shape));
 // Mailgun's recipient variables, %recipient.name%, as the renderer's placeholders.
 const RECIPIENT_VARIABLE = /%recipient\.([A-Za-z0-9_-]+)%/g;
 
-/** The form as the schema takes it: repeatable parameters as lists, the others given once. */
-export function parseMessage(form: Form): MailgunMessage {
+/**
+ * The form as `schema` takes it: repeatable parameters as lists, the others given once; a
+ * parameter neither in the schema nor `open` (h:…, v:…) is refused as unsupported.
+ */
+function parseForm<S extends z.ZodObject>(form: Form, schema: S, open: RegExp): z.output<S> {
   const problems: ErrorDetail[] = [];
   const input: Record<string, string | string[]> = {};
   for (const [name, values] of form.values) {
@@ -30,15 +35,20 @@ export function parseMessage(form: Form): MailgunMessage {
     else input[name] = values[0]!;
   }
   for (const name of Object.keys(input)) {
-    if (!KNOWN.has(name) && !/^[hv]:./.test(name)) problems.push({ field: name, message: 'is not supported by Gatepost' });
+    if (!(name in schema.shape) && !open.test(name)) problems.push({ field: name, message: 'is not supported by Gatepost' });
   }
-  const parsed = MailgunMessage.safeParse(input);
+  const parsed = schema.safeParse(input);
   if (!parsed.success) {
     problems.push(...zodDetails(parsed.error).map((d) => (input[d.field] === undefined ? { ...d, message: 'is missing' } : d)));
   }
   if (problems.length > 0) throw invalid(problems);
   return parsed.data!;
 }
+
+export const parseMessage = (form: Form): MailgunMessage => parseForm(form, MailgunMessage, /^[hv]:./);
+
+/** A `messages.mime` request's parameters: the MIME message itself is not among them. */
+export const parseMimeParameters = (form: Form): MimeParameters => parseForm(form, MimeParameters, /^v:./);
 
 function jsonObject(name: string, text: string | undefined, problems: ErrorDetail[]): Record<string, unknown> {
   if (text === undefined) return {};
@@ -52,7 +62,7 @@ function jsonObject(name: string, text: string | undefined, problems: ErrorDetai
   return {};
 }
 
-const prefixed = (message: MailgunMessage, prefix: string) =>
+const prefixed = (message: Record<string, unknown>, prefix: string) =>
   Object.entries(message)
     .filter(([name]) => name.startsWith(prefix))
     .map(([name, value]) => [name.slice(prefix.length), value as string] as const);
@@ -118,6 +128,37 @@ export function itemsOf(message: MailgunMessage, attachments: number, now = Date
     };
     return { draft, keySuffix: String(i), recipient };
   });
+}
+
+/**
+ * The messages of a `messages.mime` request: the MIME message read as SMTP submission reads it
+ * (its From, Reply-To, Subject, parts and headers; its To and Cc shown as written), one message
+ * per `to` parameter, with the request's options.
+ */
+export function mimeItemsOf(parameters: MimeParameters, mail: ParsedMail, attachments: number, now = Date.now()): MailgunItem[] {
+  const recipients = parameters.to.flatMap(splitAddressList);
+  const problems: ErrorDetail[] = [];
+  if (recipients.length === 0) problems.push({ field: 'to', message: 'is missing' });
+  if (recipients.length > MAX_RECIPIENTS) problems.push({ field: 'to', message: `allows at most ${MAX_RECIPIENTS} recipients` });
+  if (problems.length > 0) throw invalid(problems);
+  const { items } = submissionItems(mail, { mailFrom: null, rcptTo: recipients });
+  const variables = Object.fromEntries(prefixed(parameters, 'v:'));
+  const sendAt = parameters['o:deliverytime'];
+  const testMode = parameters['o:testmode'] === 'yes' || parameters['o:testmode'] === 'true';
+  return items.map(({ draft }, i) => ({
+    draft: {
+      ...draft,
+      ...(Object.keys(variables).length > 0
+        ? { headers: { ...draft.headers, [VARIABLES_HEADER]: JSON.stringify(variables) } }
+        : {}),
+      tags: parameters['o:tag'],
+      send_at: sendAt === undefined ? undefined : scheduledAt(new Date(sendAt), now),
+      attachments: draft.attachments! + attachments,
+      sandbox: testMode || undefined,
+    },
+    keySuffix: String(i),
+    recipient: recipients[i]!,
+  }));
 }
 
 /** The Mailgun parameter a field the gate names in a message's terms came from. */

@@ -3,19 +3,21 @@
 // Answers `{"id", "message": "Queued. Thank you."}`, or Mailgun's `{"message"}` errors.
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { GatepostError } from '../../../errors/errors.catalog.ts';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { GatepostError, invalid } from '../../../errors/errors.catalog.ts';
 import { ItemRefused, type Sender } from '../../../gate/gate.ts';
 import type { KeyRing } from '../../../tenancy/keys.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
 import { admitAllOrNothing, admittedHeaders, idempotencyKeyOf, sendingKey } from '../compat.admission.ts';
 import { codedError } from '../compat.errors.ts';
 import { MAX_FORM_BYTES, readForm } from './style-m.form.ts';
-import { inRequestTerms, itemsOf, parseMessage } from './style-m.map.ts';
+import { parseMessage as parseMime } from '../../smtp/submission.drafts.ts';
+import { inRequestTerms, itemsOf, mimeItemsOf, parseMessage, parseMimeParameters, type MailgunItem } from './style-m.map.ts';
 import { sendMailgunError } from './style-m.errors.ts';
-import { Forbidden, MailgunErrorBody, MailgunMessage, MailgunQueued } from './style-m.schema.ts';
+import { Forbidden, MailgunErrorBody, MailgunMessage, MailgunMimeMessage, MailgunQueued } from './style-m.schema.ts';
 
 const URL = '/v3/:domain/messages';
+const URL_MIME = '/v3/:domain/messages.mime';
 
 /** HTTP Basic with the user `api` and the key as the password, as Mailgun takes its keys. */
 async function authenticate(keys: KeyRing, request: FastifyRequest): Promise<Sender> {
@@ -33,17 +35,20 @@ export function styleM(deps: CompatDeps): CompatIngress {
     // Form bodies only, in this scope: Mailgun takes no JSON.
     app.removeContentTypeParser('application/json');
     await app.register(formbody);
-    await app.register(multipart, { limits: { fieldSize: MAX_FORM_BYTES, parts: 5000 } });
+    await app.register(multipart, { limits: { fieldSize: MAX_FORM_BYTES, fileSize: MAX_FORM_BYTES, parts: 5000 } });
     app.setErrorHandler((error, _request, reply) =>
       sendMailgunError(
         reply,
         codedError(error, 'Send the message as multipart/form-data or application/x-www-form-urlencoded.', deps.log),
       ),
     );
-    app.post<{ Params: { domain: string } }>(URL, async (request, reply) => {
-      const sender = await authenticate(deps.keys, request);
-      const form = await readForm(request);
-      const items = itemsOf(parseMessage(form), form.attachments);
+    /** Admits the request's messages, all or none, and answers as Mailgun does. */
+    async function queue(
+      request: FastifyRequest<{ Params: { domain: string } }>,
+      reply: FastifyReply,
+      sender: Sender,
+      items: MailgunItem[],
+    ) {
       const admitted = await admitAllOrNothing(deps.gate, {
         sender,
         ingress: 'style_m',
@@ -56,10 +61,37 @@ export function styleM(deps: CompatDeps): CompatIngress {
       // Mailgun names a request's messages by one id; Gatepost gives the first message's, in
       // Mailgun's form, and every message's in Gatepost-Message-Ids.
       return { id: `<${admitted.responses[0]!.id}@${request.params.domain}>`, message: 'Queued. Thank you.' };
+    }
+
+    app.post<{ Params: { domain: string } }>(URL, async (request, reply) => {
+      const sender = await authenticate(deps.keys, request);
+      const form = await readForm(request);
+      return queue(request, reply, sender, itemsOf(parseMessage(form), form.attachments));
+    });
+
+    app.post<{ Params: { domain: string } }>(URL_MIME, async (request, reply) => {
+      const sender = await authenticate(deps.keys, request);
+      const form = await readForm(request, { mime: true });
+      const parameters = parseMimeParameters(form);
+      if (!form.mime?.length) throw invalid([{ field: 'message', message: 'is missing' }]);
+      return queue(request, reply, sender, mimeItemsOf(parameters, await parseMime(form.mime), form.attachments));
     });
   };
 
   const error = (description: string) => ({ description, schema: MailgunErrorBody });
+  const auth = 'HTTP Basic, user `api`, password a gp_live_ or gp_sandbox_ key. Any domain is accepted';
+  const responses = {
+    200: {
+      description: 'Every message committed. `Gatepost-Message-Ids`: every message id (msg_…), in order.',
+      schema: MailgunQueued,
+    },
+    400: error('Invalid, or refused by policy (suppressed recipient, attachments, unknown template): nothing was sent.'),
+    401: { description: 'Missing, unknown or revoked key.', schema: Forbidden, contentType: 'text/plain' },
+    403: error('This key may not send mail (public keys are for the browser SDK).'),
+    409: error('A request with this Idempotency-Key is still under way.'),
+    413: error('The request or a rendered message is too large.'),
+    429: error("Over the tenant's quota; see `Retry-After`."),
+  };
   return {
     plugin,
     operations: [
@@ -68,20 +100,18 @@ export function styleM(deps: CompatDeps): CompatIngress {
         url: URL,
         tag: 'Style M (Mailgun)',
         summary: 'Send a message as Mailgun does (one message per recipient, all or none)',
-        auth: 'HTTP Basic, user `api`, password a gp_live_ or gp_sandbox_ key. Any domain is accepted',
+        auth,
         body: { 'multipart/form-data': MailgunMessage, 'application/x-www-form-urlencoded': MailgunMessage },
-        responses: {
-          200: {
-            description: 'Every message committed. `Gatepost-Message-Ids`: every message id (msg_…), in order.',
-            schema: MailgunQueued,
-          },
-          400: error('Invalid, or refused by policy (suppressed recipient, attachments, unknown template): nothing was sent.'),
-          401: { description: 'Missing, unknown or revoked key.', schema: Forbidden, contentType: 'text/plain' },
-          403: error('This key may not send mail (public keys are for the browser SDK).'),
-          409: error('A request with this Idempotency-Key is still under way.'),
-          413: error('The request or a rendered message is too large.'),
-          429: error("Over the tenant's quota; see `Retry-After`."),
-        },
+        responses,
+      },
+      {
+        method: 'POST',
+        url: URL_MIME,
+        tag: 'Style M (Mailgun)',
+        summary: 'Send a MIME message as Mailgun does (one message per `to`, all or none)',
+        auth,
+        body: { 'multipart/form-data': MailgunMimeMessage, 'application/x-www-form-urlencoded': MailgunMimeMessage },
+        responses,
       },
     ],
   };

@@ -72,6 +72,31 @@ export const MailgunMessage = z
 
 export type MailgunMessage = z.infer<typeof MailgunMessage>;
 
+export const MailgunMimeMessage = MailgunMessage.pick({
+  to: true,
+  'o:tag': true,
+  'o:deliverytime': true,
+  'o:testmode': true,
+  'o:tracking': true,
+  'o:tracking-clicks': true,
+  'o:tracking-opens': true,
+})
+  .extend({
+    message: z.string().meta({
+      description:
+        'The whole MIME message (a file or a value): its From, Reply-To, Subject, text and html parts and headers are sent; its To and Cc are shown as written.',
+    }),
+  })
+  .catchall(z.string())
+  .meta({
+    description:
+      "A MIME message, as Mailgun takes it. Also `v:<name>` (custom data, sent in X-Mailgun-Variables). The recipients are the `to` parameters, not the message's headers. A message with attachments is refused, never sent without them; any other parameter is refused as unsupported.",
+  });
+
+/** A `messages.mime` request's parameters, the MIME message (read apart) left out. */
+export const MimeParameters = MailgunMimeMessage.omit({ message: true });
+export type MimeParameters = z.infer<typeof MimeParameters>;
+
 export const MailgunQueued = z.object({
   id: z.string().meta({ description: "<msg_…@domain>: the first message id, in Mailgun's form." }),
   message: z.literal('Queued. Thank you.'),
