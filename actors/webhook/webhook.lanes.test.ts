@@ -20,16 +20,14 @@ function heldActor() {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Lanes whose attempts go no further than `begin`: it never answers an attempt to make. */
+const lanesOver = (invoker: Invoker) =>
+  new WebhookLanes({ invoker, catalog: {} as Catalog, poster: {} as WebhookPoster, timeoutMs: 1000, log: () => {} });
+
 describe('WebhookLanes', () => {
   it('looks at an event again when it is published while its attempt is under way', async () => {
     const { invoker, begins } = heldActor();
-    const lanes = new WebhookLanes({
-      invoker,
-      catalog: {} as Catalog,
-      poster: {} as WebhookPoster,
-      timeoutMs: 1000,
-      log: () => {},
-    });
+    const lanes = lanesOver(invoker);
     lanes.push('whk_1', 'evt_1');
     await settle();
     expect(begins).toHaveLength(1);
@@ -49,13 +47,7 @@ describe('WebhookLanes', () => {
 
   it('adds nothing for an event already waiting in its lane', async () => {
     const { invoker, begins } = heldActor();
-    const lanes = new WebhookLanes({
-      invoker,
-      catalog: {} as Catalog,
-      poster: {} as WebhookPoster,
-      timeoutMs: 1000,
-      log: () => {},
-    });
+    const lanes = lanesOver(invoker);
     for (let i = 0; i < 8; i++) lanes.push('whk_1', `evt_${i}`);
     lanes.push('whk_1', 'evt_8');
     lanes.push('whk_1', 'evt_8');
