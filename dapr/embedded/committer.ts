@@ -42,7 +42,8 @@ export class GroupCommitter {
   private idle: (() => void)[] = [];
   private groups = 0;
   private readonly worker: Worker;
-  /** Resolves once the writer thread has opened the store. */
+  private readonly checkpointer: Worker;
+  /** Resolves once the writer and checkpointer threads have opened the store. */
   readonly ready: Promise<void>;
 
   constructor(
@@ -50,10 +51,15 @@ export class GroupCommitter {
     private readonly onFatal: (error: unknown) => void,
   ) {
     this.worker = new Worker(new URL('./committer.worker.boot.mjs', import.meta.url), { workerData: { file } });
-    this.ready = new Promise((resolve, reject) => {
-      this.worker.once('message', () => resolve());
-      this.worker.once('error', reject);
-    });
+    this.checkpointer = new Worker(new URL('./checkpointer.worker.boot.mjs', import.meta.url), { workerData: { file } });
+    const opened = (worker: Worker) =>
+      new Promise<void>((resolve, reject) => {
+        worker.once('message', () => resolve());
+        worker.once('error', reject);
+      });
+    this.ready = Promise.all([opened(this.worker), opened(this.checkpointer)]).then(() => undefined);
+    // A failed checkpoint loses nothing (the log keeps every commit) but lets the log grow: say so.
+    this.checkpointer.on('error', (error) => this.onFatal(error));
     this.worker.on('message', (m: Committed | { ready: true } | { closed: true }) => {
       if ('seq' in m) this.committed(m);
     });
@@ -94,10 +100,12 @@ export class GroupCommitter {
   async close(): Promise<void> {
     this.post();
     if (!this.failure && this.posted.length > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
-    const closed = new Promise<void>((resolve) => this.worker.once('message', () => resolve()));
-    this.worker.postMessage('close');
-    await closed;
-    await this.worker.terminate();
+    for (const worker of [this.checkpointer, this.worker]) {
+      const closed = new Promise<void>((resolve) => worker.once('message', () => resolve()));
+      worker.postMessage('close');
+      await closed;
+      await worker.terminate();
+    }
   }
 
   private post(): void {

@@ -7,6 +7,8 @@ import { writeApplier } from './committer.apply.ts';
 import type { Committed, Posted } from './committer.ts';
 
 const db = openSqlite((workerData as { file: string }).file, null);
+// Checkpoints run on the checkpointer thread, never inside a commit (checkpointer.worker.ts).
+db.pragma('wal_autocheckpoint = 0');
 const apply = writeApplier(db);
 const port = parentPort as MessagePort;
 port.postMessage({ ready: true });

@@ -1,6 +1,7 @@
 // The embedded runtime keeps the port's promises (dapr/runtime.port.ts): turns, atomicity,
 // durability, group commit, nested calls, eviction and stop. Reminders and pub/sub have files of
 // their own beside this one.
+import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatepostError } from '../../errors/errors.catalog.ts';
@@ -232,6 +233,19 @@ describe('group commit', () => {
     const tx = countTransactions(rt);
     for (let i = 0; i < 5; i++) await actor(rt, box, `s${i}`).put({ key: 'k', value: i });
     expect(tx.commits).toBe(5);
+  });
+});
+
+describe('checkpoints', () => {
+  it('copies the write-ahead log into the database file while running, on a thread of their own', async () => {
+    const rt = await h.start({ actors: [box] });
+    const fileSize = () => statSync(h.file).size;
+    const before = fileSize();
+    // About 2 MB of state: half of what one automatic checkpoint would wait for, which the
+    // writer no longer runs anyway.
+    const value = 'x'.repeat(4000);
+    await Promise.all(Array.from({ length: 500 }, (_, i) => actor(rt, box, `c${i}`).put({ key: 'k', value })));
+    await eventually(() => fileSize() > before + 1_500_000);
   });
 });
 
