@@ -55,6 +55,7 @@ export class DaprRuntime implements ActorRuntime {
   private readonly hosted = new Map<string, HostedActor>();
   private readonly log: (message: string, error?: unknown) => void;
   private app: FastifyInstance | null = null;
+  private callsCutOff = 0;
   private running = 0;
   private stopping = false;
 
@@ -75,6 +76,22 @@ export class DaprRuntime implements ActorRuntime {
 
   invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
     return this.sidecar.invokeActor<R>(actorType, actorId, method, args);
+  }
+
+  /** Calls daprd gave up on before their answer (placement moved the actor, a caller's deadline passed). */
+  stats(): { callsCutOff: number } {
+    return { callsCutOff: this.callsCutOff };
+  }
+
+  /** Aborted when daprd closes the connection of a call before it has its answer: it gave up on it. */
+  private cutOff(res: ServerResponse): AbortSignal {
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      this.callsCutOff++;
+      controller.abort();
+    });
+    return controller.signal;
   }
 
   async start(): Promise<void> {
@@ -164,7 +181,7 @@ export class DaprRuntime implements ActorRuntime {
                     if (!def.onReminder) throw new Error(`actor type ${type} has no reminder handler`);
                     await def.onReminder(turn, name, data === null ? undefined : data);
                   },
-                  cutOff(reply.raw),
+                  this.cutOff(reply.raw),
                 ),
           );
         } catch (error) {
@@ -192,7 +209,7 @@ export class DaprRuntime implements ActorRuntime {
               if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
               return fn(turn, request.body);
             },
-            cutOff(reply.raw),
+            this.cutOff(reply.raw),
           );
           return { ok: value ?? null } satisfies MethodEnvelope;
         } catch (error) {
@@ -371,16 +388,4 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
   private stopIfCutOff(): void {
     if (this.signal?.aborted) throw new Error(`the call to ${this.actorType}/${this.actorId} was cut off by daprd`);
   }
-}
-
-/**
- * Aborted when daprd closes the connection of a call before it has its answer: it gave up on it
- * (placement moved or drained the actor, or the caller's deadline passed).
- */
-function cutOff(res: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return controller.signal;
 }

@@ -218,8 +218,11 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
       signal: caller.signal,
     });
     await eventually(() => gate.waiting);
+    const cutOffBefore = probe.stats().callsCutOff;
     caller.abort();
     await expect(call).rejects.toThrow();
+    // The caller's fetch fails at once; daprd closes p9's call to this app a moment later.
+    await eventually(() => probe.stats().callsCutOff > cutOffBefore);
     gate.release();
     // The next call to p9 runs after the cut-off turn has ended (the app runs p9's turns in order).
     expect(await probe.invoke(PROBE, 'p9', 'read', { key: 'touched' })).toBeNull();
