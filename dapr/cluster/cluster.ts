@@ -250,8 +250,9 @@ export class DaprCluster {
 
     this.launch('placement');
     this.launch('scheduler');
-    await waitFor('placement', answers(`http://127.0.0.1:${p.placementHealth}/healthz`));
-    await waitFor('scheduler', answers(`http://127.0.0.1:${p.schedulerHealth}/healthz`));
+    const control = () => this.exited('placement', 'scheduler');
+    await waitFor('placement', answers(`http://127.0.0.1:${p.placementHealth}/healthz`), undefined, control);
+    await waitFor('scheduler', answers(`http://127.0.0.1:${p.schedulerHealth}/healthz`), undefined, control);
     for (const h of hosts) {
       this.launch(`${h}-daprd`);
       this.launch(h);
@@ -259,6 +260,10 @@ export class DaprCluster {
     for (const name of this.opts.sidecars ?? []) this.launch(`${name}-daprd`);
     this.launch('ingress-daprd');
     for (const h of hosts) await this.actorHostReady(h);
+    // A healthz port taken by another process answers for a member that could not bind it and
+    // exited: found here, and the topology starts again on new ports.
+    const dead = control();
+    if (dead) throw new Error(`${dead} exited while the topology started; see ${this.workDir}/${dead}.log`);
     await this.startIngress();
   }
 
