@@ -97,7 +97,7 @@ export function deliveryActor(deps: DeliveryDeps) {
         let outcome: AttemptOutcome;
 
         if (record.sandbox) {
-          await capture(deps.catalog, view);
+          await putInInbox(deps.catalog, view);
           outcome = captured(attempt);
         } else {
           const answer = deps.relay
@@ -132,7 +132,7 @@ export function deliveryActor(deps: DeliveryDeps) {
         const message = actor(turn, messageActor, turn.actorId);
         const view = await message.get(undefined).catch(orNullIfGone);
         if (!view?.record.sandbox || view.record.status !== 'queued') return 'skipped';
-        await capture(deps.catalog, view);
+        await putInInbox(deps.catalog, view);
         await message.recordAttempt(captured(1));
         return 'captured';
       },
@@ -165,7 +165,7 @@ function orNullIfGone(error: unknown): null {
 }
 
 /** Puts a sandbox message in its tenant's capture inbox, rendered as it would have been sent. */
-function capture(catalog: Catalog, { record, content }: DeliveryView): Promise<void> {
+function putInInbox(catalog: Catalog, { record, content }: DeliveryView): Promise<void> {
   return catalog.putCapture({
     message_id: record.id,
     tenant_id: record.tenant_id,

@@ -58,7 +58,8 @@ export class GroupCommitter {
         worker.once('error', reject);
       });
     this.ready = Promise.all([opened(this.worker), opened(this.checkpointer)]).then(() => undefined);
-    // A failed checkpoint loses nothing (the log keeps every commit) but lets the log grow: say so.
+    // A failed checkpoint loses nothing (the log keeps every commit), but the log would then grow
+    // without end: it stops the runtime, as a failed commit does.
     this.checkpointer.on('error', (error) => this.onFatal(error));
     this.worker.on('message', (m: Committed | { ready: true } | { closed: true }) => {
       if ('seq' in m) this.committed(m);

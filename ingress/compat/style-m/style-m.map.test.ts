@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import type { Form } from './style-m.form.ts';
-import { inRequestTerms, itemsOf, parseMessage } from './style-m.map.ts';
+import { inRequestTerms, itemsOf, messageParameters } from './style-m.map.ts';
 import { mailgunError } from './style-m.errors.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
@@ -12,7 +12,7 @@ const form = (fields: [string, string][], attachments = 0): Form => {
   for (const [name, value] of fields) values.set(name, [...(values.get(name) ?? []), value]);
   return { values, attachments };
 };
-const items = (fields: [string, string][]) => itemsOf(parseMessage(form(fields)), 0, NOW);
+const items = (fields: [string, string][]) => itemsOf(messageParameters(form(fields)), 0, NOW);
 const refusal = (f: () => unknown) => {
   try {
     f();

@@ -45,10 +45,10 @@ function parseForm<S extends z.ZodObject>(form: Form, schema: S, open: RegExp): 
   return parsed.data!;
 }
 
-export const parseMessage = (form: Form): MailgunMessage => parseForm(form, MailgunMessage, /^[hv]:./);
+export const messageParameters = (form: Form): MailgunMessage => parseForm(form, MailgunMessage, /^[hv]:./);
 
 /** A `messages.mime` request's parameters: the MIME message itself is not among them. */
-export const parseMimeParameters = (form: Form): MimeParameters => parseForm(form, MimeParameters, /^v:./);
+export const mimeParameters = (form: Form): MimeParameters => parseForm(form, MimeParameters, /^v:./);
 
 function jsonObject(name: string, text: string | undefined, problems: ErrorDetail[]): Record<string, unknown> {
   if (text === undefined) return {};
@@ -67,12 +67,29 @@ const prefixed = (message: Record<string, unknown>, prefix: string) =>
     .filter(([name]) => name.startsWith(prefix))
     .map(([name, value]) => [name.slice(prefix.length), value as string] as const);
 
+/** The recipients of a request: every `to`, lists split; none, or more than Mailgun takes, is a problem. */
+function recipientsOf(to: string[], problems: ErrorDetail[]): string[] {
+  const recipients = to.flatMap(splitAddressList);
+  if (recipients.length === 0) problems.push({ field: 'to', message: 'is missing' });
+  if (recipients.length > MAX_RECIPIENTS) problems.push({ field: 'to', message: `allows at most ${MAX_RECIPIENTS} recipients` });
+  return recipients;
+}
+
+/** What the `o:` options make of every message of a request. */
+function options(parameters: Pick<MailgunMessage, 'o:tag' | 'o:deliverytime' | 'o:testmode'>, now: number) {
+  const sendAt = parameters['o:deliverytime'];
+  const testMode = parameters['o:testmode'] === 'yes' || parameters['o:testmode'] === 'true';
+  return {
+    tags: parameters['o:tag'],
+    send_at: sendAt === undefined ? undefined : scheduledAt(new Date(sendAt), now),
+    sandbox: testMode || undefined,
+  } satisfies SendDraft;
+}
+
 /** The messages of a request, one per recipient, in the order the recipients were given. */
 export function itemsOf(message: MailgunMessage, attachments: number, now = Date.now()): MailgunItem[] {
   const problems: ErrorDetail[] = [];
-  const recipients = message.to.flatMap(splitAddressList);
-  if (recipients.length === 0) problems.push({ field: 'to', message: 'is missing' });
-  if (recipients.length > MAX_RECIPIENTS) problems.push({ field: 'to', message: `allows at most ${MAX_RECIPIENTS} recipients` });
+  const recipients = recipientsOf(message.to, problems);
   if (message.html === undefined && message.text === undefined && message.template === undefined) {
     problems.push({ field: '', message: "Need at least one of 'text', 'html' or 'template' parameters specified" });
   }
@@ -100,8 +117,7 @@ export function itemsOf(message: MailgunMessage, attachments: number, now = Date
   const html =
     placeholders(message.html) ?? (text !== undefined && message.template === undefined ? htmlFromText(text) : undefined);
   const copies = (list: string[] | undefined) => (list ? list.flatMap(splitAddressList) : undefined);
-  const sendAt = message['o:deliverytime'];
-  const testMode = message['o:testmode'] === 'yes' || message['o:testmode'] === 'true';
+  const common = options(message, now);
 
   return recipients.map((recipient, i) => {
     const data = {
@@ -121,10 +137,8 @@ export function itemsOf(message: MailgunMessage, attachments: number, now = Date
       template: message.template,
       data: Object.keys(data).length > 0 ? data : undefined,
       headers: Object.keys(headers).length > 0 ? headers : undefined,
-      tags: message['o:tag'],
-      send_at: sendAt === undefined ? undefined : scheduledAt(new Date(sendAt), now),
+      ...common,
       attachments,
-      sandbox: testMode || undefined,
     };
     return { draft, keySuffix: String(i), recipient };
   });
@@ -136,25 +150,20 @@ export function itemsOf(message: MailgunMessage, attachments: number, now = Date
  * per `to` parameter, with the request's options.
  */
 export function mimeItemsOf(parameters: MimeParameters, mail: ParsedMail, attachments: number, now = Date.now()): MailgunItem[] {
-  const recipients = parameters.to.flatMap(splitAddressList);
   const problems: ErrorDetail[] = [];
-  if (recipients.length === 0) problems.push({ field: 'to', message: 'is missing' });
-  if (recipients.length > MAX_RECIPIENTS) problems.push({ field: 'to', message: `allows at most ${MAX_RECIPIENTS} recipients` });
+  const recipients = recipientsOf(parameters.to, problems);
   if (problems.length > 0) throw invalid(problems);
   const { items } = submissionItems(mail, { mailFrom: null, rcptTo: recipients });
   const variables = Object.fromEntries(prefixed(parameters, 'v:'));
-  const sendAt = parameters['o:deliverytime'];
-  const testMode = parameters['o:testmode'] === 'yes' || parameters['o:testmode'] === 'true';
+  const common = options(parameters, now);
   return items.map(({ draft }, i) => ({
     draft: {
       ...draft,
       ...(Object.keys(variables).length > 0
         ? { headers: { ...draft.headers, [VARIABLES_HEADER]: JSON.stringify(variables) } }
         : {}),
-      tags: parameters['o:tag'],
-      send_at: sendAt === undefined ? undefined : scheduledAt(new Date(sendAt), now),
+      ...common,
       attachments: draft.attachments! + attachments,
-      sandbox: testMode || undefined,
     },
     keySuffix: String(i),
     recipient: recipients[i]!,

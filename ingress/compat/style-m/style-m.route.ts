@@ -11,8 +11,8 @@ import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
 import { admitAllOrNothing, admittedHeaders, idempotencyKeyOf, sendingKey } from '../compat.admission.ts';
 import { codedError } from '../compat.errors.ts';
 import { MAX_FORM_BYTES, readForm } from './style-m.form.ts';
-import { parseMessage as parseMime } from '../../smtp/submission.drafts.ts';
-import { inRequestTerms, itemsOf, mimeItemsOf, parseMessage, parseMimeParameters, type MailgunItem } from './style-m.map.ts';
+import { parseMessage } from '../../smtp/submission.drafts.ts';
+import { inRequestTerms, itemsOf, messageParameters, mimeItemsOf, mimeParameters, type MailgunItem } from './style-m.map.ts';
 import { sendMailgunError } from './style-m.errors.ts';
 import { Forbidden, MailgunErrorBody, MailgunMessage, MailgunMimeMessage, MailgunQueued } from './style-m.schema.ts';
 
@@ -66,15 +66,15 @@ export function styleM(deps: CompatDeps): CompatIngress {
     app.post<{ Params: { domain: string } }>(URL, async (request, reply) => {
       const sender = await authenticate(deps.keys, request);
       const form = await readForm(request);
-      return queue(request, reply, sender, itemsOf(parseMessage(form), form.attachments));
+      return queue(request, reply, sender, itemsOf(messageParameters(form), form.attachments));
     });
 
     app.post<{ Params: { domain: string } }>(URL_MIME, async (request, reply) => {
       const sender = await authenticate(deps.keys, request);
       const form = await readForm(request, { mime: true });
-      const parameters = parseMimeParameters(form);
+      const parameters = mimeParameters(form);
       if (!form.mime?.length) throw invalid([{ field: 'message', message: 'is missing' }]);
-      return queue(request, reply, sender, mimeItemsOf(parameters, await parseMime(form.mime), form.attachments));
+      return queue(request, reply, sender, mimeItemsOf(parameters, await parseMessage(form.mime), form.attachments));
     });
   };
 
