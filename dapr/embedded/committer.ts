@@ -49,9 +49,13 @@ export class GroupCommitter {
   constructor(
     file: string,
     private readonly onFatal: (error: unknown) => void,
+    /** A log longer than this many pages is started again from its beginning (checkpointer.worker.ts). */
+    walRestartFrames = 4096,
   ) {
     this.worker = new Worker(new URL('./committer.worker.boot.mjs', import.meta.url), { workerData: { file } });
-    this.checkpointer = new Worker(new URL('./checkpointer.worker.boot.mjs', import.meta.url), { workerData: { file } });
+    this.checkpointer = new Worker(new URL('./checkpointer.worker.boot.mjs', import.meta.url), {
+      workerData: { file, restartFrames: walRestartFrames },
+    });
     const opened = (worker: Worker) =>
       new Promise<void>((resolve, reject) => {
         worker.once('message', () => resolve());

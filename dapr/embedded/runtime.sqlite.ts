@@ -22,6 +22,8 @@ export interface EmbeddedRuntimeOptions {
   dispatchConcurrency?: number;
   /** Reminders due within this many ms are held in memory; later ones are loaded as time moves on. */
   reminderHorizonMs?: number;
+  /** The write-ahead log goes back to its start once it holds more pages than this (default 4096, 16 MB). */
+  walRestartFrames?: number;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -83,11 +85,15 @@ export class EmbeddedRuntime implements ActorRuntime {
     this.idleMs = opts.idleMs ?? 30_000;
     this.maxActive = opts.maxActive ?? 50_000;
     this.reminderConcurrency = opts.reminderConcurrency ?? 256;
-    this.committer = new GroupCommitter(opts.file, (error) => {
-      this.log('fatal: the actor store could not commit; stopping', error);
-      process.exitCode = 1;
-      void this.stop();
-    });
+    this.committer = new GroupCommitter(
+      opts.file,
+      (error) => {
+        this.log('fatal: the actor store could not commit; stopping', error);
+        process.exitCode = 1;
+        void this.stop();
+      },
+      opts.walRestartFrames,
+    );
     this.clock = new ReminderClock(this.db, (r) => this.queueReminder(r), opts.reminderHorizonMs);
     this.outbox = new OutboxDispatcher(
       (seq) => this.committer.enqueue([{ kind: 'outboxDone', seq }]),
