@@ -41,7 +41,12 @@ export function parseMailbox(text: string): Readonly<Mailbox> | null {
   return mailbox;
 }
 
+// Text made only of characters an address may hold, with no name, comment or list around it: what
+// most recipients look like, and what the parser would return unchanged.
+const BARE_ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~@-]+$/;
+
 function parseUncached(text: string): Readonly<Mailbox> | null {
+  if (BARE_ADDRESS.test(text) && isValidAddress(text)) return Object.freeze({ name: '', address: text });
   if (/[\r\n\0]/.test(text)) return null;
   const parsed = addressparser(text, { flatten: true });
   if (parsed.length !== 1) return null;

@@ -56,13 +56,15 @@ async function loadRecord(turn: ActorTurn): Promise<MessageRecord> {
  */
 export const WATCHDOG_MS = 30_000;
 
-// One reminder, 'watch', does watching, batch resolution and retention, so a send costs one
-// reminder write: it fires WATCHDOG_MS after a hand-over (or a held admission), hands over again if
-// nothing came of it (or asks the held message's batch), and otherwise waits for the end of the
-// retention period, when it deletes the message.
+// One reminder, 'watch', does watching, batch resolution and retention: it is due WATCHDOG_MS
+// after a hand-over (or a held admission) and, firing, hands over again (or asks the held
+// message's batch). A delivery outcome moves it to the end of the retention period, so a message
+// delivered in time never fires it before then; at the end it deletes the message.
 function watch(turn: ActorTurn): void {
   turn.setReminder('watch', Date.now() + WATCHDOG_MS);
 }
+
+const expiresAt = (record: MessageRecord) => Date.parse(record.created_at) + RETENTION_MS;
 
 function handOver(turn: ActorTurn, record: MessageRecord): void {
   turn.publish(MESSAGE_READY, { message_id: record.id, sandbox: record.sandbox } satisfies MessageReady);
@@ -210,6 +212,9 @@ export const messageActor = defineActor({
           appendEvent(turn, record, 'email.bounced', { ...common, bounce_type: outcome.bounce_type ?? 'hard' });
           break;
       }
+      // Something came of the hand-over: nothing left to watch, so the reminder waits for the end
+      // of retention now, rather than firing for every message WATCHDOG_MS after its hand-over.
+      turn.setReminder('watch', expiresAt(record));
       turn.set('record', record);
     },
 
@@ -256,11 +261,10 @@ export const messageActor = defineActor({
         const hold = record.hold!;
         return settle(turn, record, await actor(turn, batchActor, hold.batch_id).resolve({ attempt: hold.attempt }));
       }
-      const expiresAt = Date.parse(record.created_at) + RETENTION_MS;
       if (record.status === 'queued') {
         handOver(turn, record);
-      } else if (Date.now() < expiresAt) {
-        turn.setReminder('watch', expiresAt);
+      } else if (Date.now() < expiresAt(record)) {
+        turn.setReminder('watch', expiresAt(record));
       } else {
         turn.delete('record');
         turn.delete('content');

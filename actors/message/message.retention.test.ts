@@ -55,11 +55,14 @@ describe('message retention', () => {
     const status = (id: string) => (h.stateOnDisk(MESSAGE_ACTOR, id, 'record') as { status: string } | undefined)?.status;
     await eventually(() => status('msg_r') === 'sent' && status('msg_l') === 'deferred');
     expect(h.stateOnDisk(DELIVERY_ACTOR, 'msg_l', 'delivery')).toMatchObject({ attempts: 1, done: false });
-    // The watch reminder fires for a delivered message: it moves to the end of retention.
+    // A delivery outcome moves the watch reminder to the end of retention at once; and a watch
+    // that fires for a message with an outcome puts it there.
     const record = h.stateOnDisk(MESSAGE_ACTOR, 'msg_r', 'record') as { created_at: string };
+    const retained = Date.parse(record.created_at) + RETENTION_MS;
+    expect(watchDueAt('msg_r')).toBe(retained);
     await restartWith("UPDATE reminders SET due_at = 0 WHERE name = 'watch'");
     await eventually(() => watchDueAt('msg_r') > Date.now() && watchDueAt('msg_l') > Date.now());
-    expect(watchDueAt('msg_r')).toBe(Date.parse(record.created_at) + RETENTION_MS);
+    expect(watchDueAt('msg_r')).toBe(retained);
     expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_r', 'record')).toBeDefined();
 
     // Ninety-one days later, as far as the messages and their reminders are concerned.

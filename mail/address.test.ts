@@ -1,0 +1,36 @@
+// Mailbox parsing: what the gate accepts as a sender or a recipient.
+import addressparser from 'nodemailer/lib/addressparser/index.js';
+import { describe, expect, it } from 'vitest';
+import { parseMailbox } from './address.ts';
+
+describe('parseMailbox', () => {
+  it('reads a bare address and a named mailbox', () => {
+    expect(parseMailbox('ann@example.com')).toEqual({ name: '', address: 'ann@example.com' });
+    expect(parseMailbox("o'brien+tag@mail.example.org")).toEqual({ name: '', address: "o'brien+tag@mail.example.org" });
+    expect(parseMailbox('Ann Lee <ann@example.com>')).toEqual({ name: 'Ann Lee', address: 'ann@example.com' });
+    expect(parseMailbox('"Lee, Ann" <ann@example.com>')).toEqual({ name: 'Lee, Ann', address: 'ann@example.com' });
+  });
+
+  it('refuses what is not exactly one valid mailbox', () => {
+    for (const text of [
+      'ann@localhost',
+      'ann@@example.com',
+      '@example.com',
+      'ann.@example.com',
+      'ann@-example.com',
+      'ann@example.com, bob@example.com',
+      'ann@example.com\r\nBcc: eve@example.com',
+      'Ann <ann@example>',
+      '',
+    ]) {
+      expect(parseMailbox(text), text).toBeNull();
+    }
+  });
+
+  it('answers a bare address as the address parser does', () => {
+    for (const text of ['ann@example.com', 'a.b-c_d@x.example.co.uk', 'UPPER@Example.COM', '1@2.io']) {
+      const [parsed] = addressparser(text, { flatten: true });
+      expect(parseMailbox(text)).toEqual({ name: parsed!.name, address: parsed!.address });
+    }
+  });
+});
