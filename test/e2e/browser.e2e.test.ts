@@ -326,11 +326,11 @@ describe('@emailjs/browser against Gatepost, in Chromium', () => {
     const page = await openPage(context, shop.origin);
     expect(await sdkSend(page, { key: 'gp_public_unknown', template: slug })).toEqual({
       status: 400,
-      text: 'The Public Key is invalid: no such key, or it was revoked',
+      text: 'The Public Key is invalid. No public key has that value, or it was revoked.',
     });
     expect(await sdkSend(page, { key: t.publicKey, template: 'no-such-template' })).toEqual({
       status: 400,
-      text: 'The template ID is invalid: No template has the slug "no-such-template".',
+      text: 'The template ID not found. No template has the slug "no-such-template".',
     });
     expect(await sdkSend(page, { key: t.live, template: slug })).toEqual({
       status: 403,

@@ -1,8 +1,10 @@
 // How the browser SDK endpoints answer: like EmailJS, a plain-text sentence and a status, which
 // @emailjs/browser hands the page as EmailJSResponseStatus {status, text}. Every coded error
 // becomes one here, through one table. EmailJS documents 200 "OK" and 400 "The user_id parameter
-// is required", and its client's own 403 "Forbidden" and 429 "Too Many Requests"; the other
-// sentences follow its style (docs/compat-browser.md lists them all).
+// is required"; its service answers an unknown key 400 "The Public Key is invalid. …", an unknown
+// template 400 "The template ID not found. …" and an empty recipient 422 "The recipients address
+// is empty" (as quoted in its users' reports), and its client makes 429 "Too Many Requests" itself.
+// Our sentences begin as those do and say the rest in our words (docs/compat-browser.md lists them).
 import type { FastifyReply } from 'fastify';
 import { GatepostError, type ErrorCode } from '../../../errors/errors.catalog.ts';
 import { refusalHeaders } from '../compat.errors.ts';
@@ -20,11 +22,11 @@ interface Answer {
 const ANSWERS: Partial<Record<ErrorCode, Answer>> = {
   // EmailJS refuses a missing or unknown key with 400, not 401.
   missing_api_key: { status: 400 },
-  invalid_api_key: { status: 400, text: () => 'The Public Key is invalid: no such key, or it was revoked' },
+  invalid_api_key: { status: 400, text: () => 'The Public Key is invalid. No public key has that value, or it was revoked.' },
   key_not_allowed: { status: 403 },
   origin_not_allowed: { status: 403 },
   // An unknown template id is a bad parameter to EmailJS (400); its text names the slug.
-  template_not_found: { status: 400, text: (e) => `The template ID is invalid: ${e.message}` },
+  template_not_found: { status: 400, text: (e) => `The template ID not found. ${e.message}` },
   template_has_no_recipient: {
     status: 422,
     text: (e) => `The recipients address is empty: ${e.message} A page can only send templates that store "to".`,
