@@ -355,7 +355,13 @@ export class DaprCluster {
   async restart(name: string): Promise<void> {
     if (name === 'ingress') return this.startIngress();
     this.launch(name);
-    if (this.members.has(`${name}-daprd`)) await this.actorHostReady(name);
+    if (!this.members.has(`${name}-daprd`)) return;
+    // A sidecar that stayed up may still report the host ready from before the app stopped, and
+    // forwards calls to an app port nobody listens on yet: wait for the app itself too.
+    await waitFor(`actor host ${name} app`, answers(`http://127.0.0.1:${this.ports[`${name}App`]}/healthz`), 60_000, () =>
+      this.exited(name),
+    );
+    await this.actorHostReady(name);
   }
 
   /** SIGTERM one member and wait for it; its exit code (null if it was not running). */

@@ -43,7 +43,11 @@ const create = (url: string, events = ['email.sent']) =>
   gp.request('POST', '/v1/webhooks', { key: t.sandbox, body: { url, events } });
 const sendSandbox = () =>
   gp.request('POST', '/v1/emails', { key: t.sandbox, body: { to: 'ssrf@example.com', subject: 's', html: '<p>h</p>' } });
-const attempts = async (id: string) => (await gp.request('GET', `/v1/webhooks/${id}/deliveries`, { key: t.sandbox })).body.data;
+const attempts = async (id: string): Promise<any[]> => {
+  const res = await gp.request('GET', `/v1/webhooks/${id}/deliveries`, { key: t.sandbox });
+  if (res.status !== 200) throw new Error(`GET /v1/webhooks/${id}/deliveries answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.data;
+};
 /** The newest attempt, once there are more than `seen`. */
 const attemptAfter = (id: string, seen: number) =>
   eventually(async () => ((await attempts(id)).length > seen ? (await attempts(id))[0] : undefined));
