@@ -1,5 +1,6 @@
 // POST /v1/emails/batch, and sandbox keys capturing instead of delivering.
 import { describe, expect, it } from 'vitest';
+import { observe } from '../harness/compat.harness.ts';
 import { eventually } from '../harness/gatepost.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
@@ -51,6 +52,10 @@ describe('POST /v1/emails/batch', () => {
     expect(ok.status).toBe(200);
     expect(ok.body.accepted).toBe(500);
     expect(new Set(ok.body.results.map((x: { id: string }) => x.id)).size).toBe(500);
+    await observe(suite).allCaptured(
+      suite.tenant.sandbox,
+      five00.map((x) => x.to),
+    );
 
     const tooMany = await suite.gp.request('POST', '/v1/emails/batch', {
       key: suite.tenant.sandbox,

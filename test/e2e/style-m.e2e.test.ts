@@ -25,7 +25,7 @@ interface MailgunError {
   type: string;
 }
 
-const { receivedFor, delivered, settle, sent, captured } = observe(suite);
+const { receivedFor, delivered, settle, sent, captured, allCaptured } = observe(suite);
 const refusal = (send: Promise<unknown>) => refusalOf<MailgunError>(send);
 const idOf = (mailgunId: string) => /^<(msg_[0-9a-z]{26})@/.exec(mailgunId)![1]!;
 const send = (key: string, data: Record<string, unknown>) => mailgun(key).messages.create(DOMAIN, data as MessageData);
@@ -98,6 +98,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
     const to = (n: number) => Array.from({ length: n }, (_, i) => `many${i}@example.com`);
     const mail = { from: 'app@sender.example', subject: 'many', html: '<p>many</p>' };
     expect(await send(suite.tenant.sandbox, { ...mail, to: to(1000) })).toMatchObject({ status: 200 });
+    await allCaptured(suite.tenant.sandbox, to(1000));
     const tooMany = await refusal(send(suite.tenant.sandbox, { ...mail, to: to(1001) }));
     expect(tooMany).toMatchObject({ status: 400, details: "'to' parameter allows at most 1000 recipients" });
   });

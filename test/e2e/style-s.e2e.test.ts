@@ -23,7 +23,7 @@ function sendgrid(key: string): MailService {
   return mail;
 }
 
-const { receivedFor, delivered, settle, sent, captured } = observe(suite);
+const { receivedFor, delivered, settle, sent, captured, allCaptured } = observe(suite);
 const refusal = (send: Promise<unknown>) => refusalOf<ResponseError>(send);
 
 describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
@@ -103,6 +103,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
     expect(response.headers['x-message-id']).toMatch(/^msg_/);
     // A thousand ids would pass the 16 KB that HTTP clients allow for headers: not listed.
     expect(response.headers['gatepost-message-ids']).toBeUndefined();
+    await allCaptured(suite.tenant.sandbox, to(1000));
     const tooMany = await refusal(sendgrid(suite.tenant.sandbox).sendMultiple({ ...mail, to: to(1001) }));
     expect(tooMany.code).toBe(400);
     expect(tooMany.response.body).toMatchObject({ errors: [{ field: 'personalizations' }] });

@@ -2,7 +2,7 @@
 // the provider's answer: the relay (what arrived, and what did not), the timeline, and the
 // sandbox capture inbox.
 import { expect } from 'vitest';
-import { eventually } from './gatepost.harness.ts';
+import { eventually, type HttpAnswer } from './gatepost.harness.ts';
 import type { Suite } from './suite.harness.ts';
 
 /** An address no other test uses, so what the relay holds for it is this test's alone. */
@@ -31,6 +31,33 @@ export function observe(suite: Suite) {
         const t = await suite.gp.request('GET', `/v1/messages/${id}`, { key });
         return t.body.status === 'sent' ? t.body : undefined;
       }),
+    /**
+     * Waits until the inbox holds a capture for every address, reading it every 2 s (each read
+     * lists it all). A large sandbox send waits for its own captures, so that the next test's
+     * message is not queued behind them: on Dapr a thousand deliveries take longer than `captured`
+     * waits.
+     */
+    allCaptured: async (key: string, addresses: string[]) => {
+      const until = Date.now() + 150_000;
+      for (;;) {
+        const seen = new Set<string>();
+        let cursor: string | null = null;
+        do {
+          const page: HttpAnswer<{ data: { to: string }[]; next_cursor: string | null }> = await suite.gp.request(
+            'GET',
+            `/v1/sandbox/messages?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+            { key },
+          );
+          expect(page.status).toBe(200);
+          for (const m of page.body.data) seen.add(m.to);
+          cursor = page.body.next_cursor;
+        } while (cursor);
+        const missing = addresses.filter((a) => !seen.has(a));
+        if (missing.length === 0) return;
+        if (Date.now() > until) throw new Error(`${missing.length} of ${addresses.length} never captured, such as ${missing[0]}`);
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+    },
     /** The sandbox capture of the message to an address. */
     captured: (key: string, to: string) =>
       eventually(async () => {
