@@ -261,10 +261,11 @@ export const messageActor = defineActor({
         const hold = record.hold!;
         return settle(turn, record, await actor(turn, batchActor, hold.batch_id).resolve({ attempt: hold.attempt }));
       }
+      const retainedUntil = expiresAt(record);
       if (record.status === 'queued') {
         handOver(turn, record);
-      } else if (Date.now() < expiresAt(record)) {
-        turn.setReminder('watch', expiresAt(record));
+      } else if (Date.now() < retainedUntil) {
+        turn.setReminder('watch', retainedUntil);
       } else {
         turn.delete('record');
         turn.delete('content');

@@ -1,7 +1,5 @@
 // Reminders of the embedded runtime: they fire at least once, as a turn on their actor, at or
 // after their time, across restarts and beyond the in-memory horizon (dapr/runtime.port.ts).
-import Database from 'better-sqlite3';
-import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { actor, defineActor, type ActorTurn } from '../runtime.port.ts';
 import { deferred, eventually, harness, sleep, type Harness } from './runtime.sqlite.testkit.ts';
@@ -233,13 +231,11 @@ describe('reminders', () => {
   });
 
   it('reminders written before the table was a rowid table still fire, and are replaced, not doubled', async () => {
-    const db = new Database(h.file);
-    for (const n of ['001_actors', '002_state_rowid']) db.exec(readFileSync(new URL(`./migrations/${n}.sql`, import.meta.url), 'utf8'));
-    db.pragma('user_version = 2');
-    const insert = db.prepare('INSERT INTO reminders (actor_type, actor_id, name, due_at, data) VALUES (?, ?, ?, ?, ?)');
-    insert.run('alarm', 'old', 'due', Date.now() - 1000, JSON.stringify('kept'));
-    insert.run('alarm', 'old', 'moved', Date.now() + 3_600_000, null);
-    db.close();
+    h.storeAtVersion(2, (db) => {
+      const insert = db.prepare('INSERT INTO reminders (actor_type, actor_id, name, due_at, data) VALUES (?, ?, ?, ?, ?)');
+      insert.run('alarm', 'old', 'due', Date.now() - 1000, JSON.stringify('kept'));
+      insert.run('alarm', 'old', 'moved', Date.now() + 3_600_000, null);
+    });
     const rt = await h.start({ actors: [alarm] });
     await eventually(() => expect(firings.map((f) => [f.id, f.name, f.data])).toEqual([['old', 'due', 'kept']]));
     // The unique (actor, name) still holds: setting it again replaces the row.

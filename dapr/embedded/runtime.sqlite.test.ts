@@ -1,8 +1,8 @@
 // The embedded runtime keeps the port's promises (dapr/runtime.port.ts): turns, atomicity,
 // durability, group commit, nested calls, eviction and stop. Reminders and pub/sub have files of
 // their own beside this one.
-import { readFileSync, statSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { actor, defineActor, type ActorTurn, type Delivery } from '../runtime.port.ts';
@@ -263,12 +263,11 @@ describe('checkpoints', () => {
 
 describe('the store file', () => {
   it('keeps the state of a file written before actor_state became a rowid table', async () => {
-    const first = readFileSync(new URL('./migrations/001_actors.sql', import.meta.url), 'utf8');
-    const db = new Database(h.file);
-    db.exec(first);
-    db.pragma('user_version = 1');
-    db.prepare('INSERT INTO actor_state (actor_type, actor_id, key, value) VALUES (?, ?, ?, ?)').run('box', 'old', 'k', '"kept"');
-    db.close();
+    h.storeAtVersion(1, (db) =>
+      db
+        .prepare('INSERT INTO actor_state (actor_type, actor_id, key, value) VALUES (?, ?, ?, ?)')
+        .run('box', 'old', 'k', '"kept"'),
+    );
     const rt = await h.start({ actors: [box] });
     expect(await actor(rt, box, 'old').take('k')).toBe('kept');
     await actor(rt, box, 'old').put({ key: 'k', value: 'changed' });

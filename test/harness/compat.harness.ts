@@ -37,27 +37,28 @@ export function observe(suite: Suite) {
      * message is not queued behind them: on Dapr a thousand deliveries take longer than `captured`
      * waits.
      */
-    allCaptured: async (key: string, addresses: string[]) => {
-      const until = Date.now() + 150_000;
-      for (;;) {
-        const seen = new Set<string>();
-        let cursor: string | null = null;
-        do {
-          const page: HttpAnswer<{ data: { to: string }[]; next_cursor: string | null }> = await suite.gp.request(
-            'GET',
-            `/v1/sandbox/messages?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
-            { key },
-          );
-          expect(page.status).toBe(200);
-          for (const m of page.body.data) seen.add(m.to);
-          cursor = page.body.next_cursor;
-        } while (cursor);
-        const missing = addresses.filter((a) => !seen.has(a));
-        if (missing.length === 0) return;
-        if (Date.now() > until) throw new Error(`${missing.length} of ${addresses.length} never captured, such as ${missing[0]}`);
-        await new Promise((r) => setTimeout(r, 2000));
-      }
-    },
+    allCaptured: (key: string, addresses: string[]) =>
+      eventually(
+        async () => {
+          const seen = new Set<string>();
+          let cursor: string | null = null;
+          do {
+            const page: HttpAnswer<{ data: { to: string }[]; next_cursor: string | null }> = await suite.gp.request(
+              'GET',
+              `/v1/sandbox/messages?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+              { key },
+            );
+            expect(page.status).toBe(200);
+            for (const m of page.body.data) seen.add(m.to);
+            cursor = page.body.next_cursor;
+          } while (cursor);
+          const missing = addresses.filter((a) => !seen.has(a));
+          if (missing.length > 0) throw new Error(`${missing.length} of ${addresses.length} not captured, such as ${missing[0]}`);
+          return true;
+        },
+        150_000,
+        2000,
+      ),
     /** The sandbox capture of the message to an address. */
     captured: (key: string, to: string) =>
       eventually(async () => {

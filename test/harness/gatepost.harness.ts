@@ -284,10 +284,11 @@ export async function startGatepost(opts: StartOptions = {}): Promise<GatepostPr
   return gp;
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or fails after `ms`. */
+/** Polls `check` every `intervalMs` until it returns a value other than undefined/false, or fails after `ms`. */
 export async function eventually<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,
   ms = 15_000,
+  intervalMs = 50,
 ): Promise<T> {
   const until = Date.now() + ms;
   let last: unknown;
@@ -299,6 +300,6 @@ export async function eventually<T>(
       last = error;
     }
     if (Date.now() > until) throw new Error(`not reached within ${ms} ms${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
