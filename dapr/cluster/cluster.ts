@@ -1,7 +1,7 @@
 // The Dapr topology on one machine, loopback only: placement, scheduler, an actor-host app and
 // an ingress app, each app beside its own daprd. Used by `npm run start:dapr` and by the tests.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,7 +101,9 @@ export class DaprCluster {
       names.push(`${prefix}App`, `${prefix}Http`, `${prefix}Grpc`, `${prefix}Internal`, `${prefix}Public`);
     }
     // A port found free may be taken by another process before daprd binds it (other topologies
-    // start on the same machine): then the whole topology starts again on new ports.
+    // start on the same machine), and a member may exit while starting for no reason it logs (a CI
+    // run saw the scheduler exit after its second log line): then the whole topology starts again
+    // on new ports. A member that fails every time fails the third attempt with its own error.
     for (let attempt = 1; ; attempt++) {
       const ports: Record<string, number> = {};
       for (const n of names) ports[n] = await freePort();
@@ -111,18 +113,23 @@ export class DaprCluster {
         await cluster.boot();
         return cluster;
       } catch (error) {
+        // Before stop(), which ends every member.
+        const exited = cluster.exitedMembers();
         await cluster.stop();
-        if (attempt === START_ATTEMPTS || !cluster.portWasTaken()) throw error;
-        console.error(`[dapr cluster] a port was taken while starting (${(error as Error).message}); starting again`);
+        if (attempt === START_ATTEMPTS || exited.length === 0) throw error;
+        console.error(`[dapr cluster] ${exited.join(', ')} while starting (${(error as Error).message}); starting again`);
       }
     }
   }
 
-  /** Whether a member failed because its port was taken (its log says so). */
-  private portWasTaken(): boolean {
-    return readdirSync(this.workDir)
-      .filter((f) => f.endsWith('.log'))
-      .some((f) => readFileSync(join(this.workDir, f), 'utf8').includes('address already in use'));
+  /** Each member that exited, with its exit code or signal and whether its log says its port was taken. */
+  private exitedMembers(): string[] {
+    return [...this.members.values()].flatMap(({ name, child }) => {
+      if (!child || (child.exitCode === null && child.signalCode === null)) return [];
+      const log = join(this.workDir, `${name}.log`);
+      const portTaken = existsSync(log) && readFileSync(log, 'utf8').includes('address already in use');
+      return [`${name} exited (${child.signalCode ?? `code ${child.exitCode}`}${portTaken ? ', its port was taken' : ''})`];
+    });
   }
 
   /** The first of `names` that was launched and has exited since. */
@@ -301,8 +308,11 @@ export class DaprCluster {
     const [command, args, env] = m.args();
     const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const out = createWriteStream(join(this.workDir, `${name}.log`), { flags: 'a' });
-    child.stdout!.pipe(out);
-    child.stderr!.pipe(out);
+    // Two streams into one file: the first to end must not end the file while the other still
+    // writes ("write after end", seen in CI); the file ends once both have closed.
+    child.stdout!.pipe(out, { end: false });
+    child.stderr!.pipe(out, { end: false });
+    child.once('close', () => out.end());
     m.child = child;
     DaprCluster.running.add(child);
     m.exited = new Promise((resolve) =>
