@@ -17,7 +17,7 @@ import {
   type SuppressionChanged,
 } from '../actors/recipient/recipient.actor.ts';
 import { EMAIL_EVENTS, MESSAGE_EXPIRED, MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';
-import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
+import { captureSandbox, deliveryActor } from '../actors/delivery/delivery.actor.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
 import type { EventEnvelope, MessageReady } from '../actors/message/message.state.ts';
 import { webhookActor, webhookClient } from '../actors/webhook/webhook.actor.ts';
@@ -85,8 +85,8 @@ export function registerActors(
 
   runtime.subscribe(MESSAGE_READY, async ({ data }) => {
     const { message_id, sandbox } = data as MessageReady;
+    if (sandbox) return void (await captureSandbox(runtime, deps.catalog, message_id));
     const d = actor(runtime, delivery, message_id);
-    if (sandbox) return void (await d.capture(undefined));
     const { attempt, interrupted, number } = await d.begin(undefined);
     if (attempt) await d.attempt({ interrupted, number });
   });

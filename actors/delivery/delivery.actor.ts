@@ -1,8 +1,8 @@
-// DeliveryActor, one per message: the attempts to hand the message over. A live message goes to
-// the SMTP relay; a sandbox message goes to the capture inbox. Each outcome lands on the
-// message's timeline. A transient failure waits on a reminder; a permanent one suppresses the
-// recipient. (Direct MX delivery, DKIM, warmup and the fair queue come with the MTA.)
-import { actor, defineActor, type ActorTurn } from '../../dapr/runtime.port.ts';
+// DeliveryActor, one per live message: the attempts to hand the message to the SMTP relay. Each
+// outcome lands on the message's timeline. A transient failure waits on a reminder; a permanent
+// one suppresses the recipient. (Direct MX delivery, DKIM, warmup and the fair queue come with
+// the MTA.) A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox.
+import { actor, defineActor, type ActorTurn, type Invoker } from '../../dapr/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { mailOptions } from '../../mail/content.ts';
 import type { Relay, RelayAnswer } from '../../mta/relay.smtp.ts';
@@ -123,20 +123,6 @@ export function deliveryActor(deps: DeliveryDeps) {
         return outcome.result;
       },
 
-      /**
-       * A sandbox message: captured in the inbox, never delivered. No state of its own: the
-       * message's timeline says whether it was captured, and capturing twice keeps one capture.
-       * A failure throws, and the hand-over is tried again.
-       */
-      async capture(turn): Promise<'captured' | 'skipped'> {
-        const message = actor(turn, messageActor, turn.actorId);
-        const view = await message.get(undefined).catch(orNullIfGone);
-        if (!view?.record.sandbox || view.record.status !== 'queued') return 'skipped';
-        await putInInbox(deps.catalog, view);
-        await message.recordAttempt(captured(1));
-        return 'captured';
-      },
-
       /** The message's retention ended: nothing is left to deliver or to deduplicate. */
       async forget(turn): Promise<void> {
         turn.delete('delivery');
@@ -157,6 +143,21 @@ export function deliveryActor(deps: DeliveryDeps) {
       if (name === 'retry') turn.publish(MESSAGE_READY, { message_id: turn.actorId, sandbox: false } satisfies MessageReady);
     },
   });
+}
+
+/**
+ * A sandbox message's hand-over: captured in the inbox, never delivered, and the capture put on
+ * its timeline. No actor serialises it: both steps are idempotent (the inbox keeps one capture
+ * a message, the timeline one outcome an attempt), so a hand-over repeated, even while the first
+ * runs, captures once. A failure throws, and the hand-over is tried again.
+ */
+export async function captureSandbox(invoker: Invoker, catalog: Catalog, messageId: string): Promise<'captured' | 'skipped'> {
+  const message = actor(invoker, messageActor, messageId);
+  const view = await message.get(undefined).catch(orNullIfGone);
+  if (!view?.record.sandbox || view.record.status !== 'queued') return 'skipped';
+  await putInInbox(catalog, view);
+  await message.recordAttempt(captured(1));
+  return 'captured';
 }
 
 function orNullIfGone(error: unknown): null {
