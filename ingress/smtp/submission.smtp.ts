@@ -1,7 +1,7 @@
 // SMTP submission (GATEPOST_SMTP_PORT): smtp-server with STARTTLS, AUTH PLAIN and LOGIN, SIZE
 // and PIPELINING. The hooks stay thin: each calls a function of submission.session.ts and hands
 // the reply it answers to smtp-server.
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Sender } from '../../gate/gate.ts';
@@ -42,6 +42,27 @@ async function receive(stream: SMTPServerDataStream): Promise<{ raw: Buffer; ove
   return { raw: Buffer.concat(chunks), oversized: stream.sizeExceeded };
 }
 
+/**
+ * Replies to pipelined commands go out together. A client that pipelines (RFC 2920) sends MAIL,
+ * RCPT and DATA at once and waits for all three replies; smtp-server writes each on its own. The
+ * socket is corked while a chunk of commands is handled and uncorked once the event loop has run
+ * what that chunk started, so the three replies are one write, not three. A reply that takes
+ * longer (a check that waits on a database) goes out when it is ready.
+ */
+function coalesceReplies(socket: Socket): void {
+  let corked = false;
+  // Before smtp-server's own listener, which handles the chunk (and replies) synchronously.
+  socket.prependListener('data', () => {
+    if (corked) return;
+    corked = true;
+    socket.cork();
+    setImmediate(() => {
+      corked = false;
+      socket.uncork();
+    });
+  });
+}
+
 export function submissionServer(given: SubmissionDeps & { tls: TlsIdentity; hostname: string }): SubmissionServer {
   const parser = given.parser ?? workerParser();
   const deps = { ...given, parser };
@@ -64,6 +85,11 @@ export function submissionServer(given: SubmissionDeps & { tls: TlsIdentity; hos
         callback,
       );
     },
+    // Nothing to check before the recipients and the message (smtp-server's default answers a
+    // loop turn later, which splits a pipelined MAIL, RCPT and DATA apart).
+    onMailFrom(_address, _session, callback) {
+      callback();
+    },
     onRcptTo(address, session, callback) {
       checkRecipient(deps, senderOf(session), address.address, session.envelope.rcptTo.length).then(
         (reply) => callback(reply ? asError(reply) : undefined),
@@ -78,6 +104,7 @@ export function submissionServer(given: SubmissionDeps & { tls: TlsIdentity; hos
         .finally(() => underWay--);
     },
   });
+  server.server.on('connection', coalesceReplies);
   // A client that drops its connection is no failure of ours; anything else is worth a line.
   server.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE' && error.code !== 'ECONNECTION') {

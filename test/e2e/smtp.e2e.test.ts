@@ -167,6 +167,27 @@ describe('SMTP submission', () => {
     d.close();
   });
 
+  // On Dapr the RCPT TO check waits on PostgreSQL's suppression list, so MAIL's reply leaves
+  // before it; on the embedded catalog it answers within the same turn.
+  it.skipIf(TEST_RUNTIME === 'dapr')(
+    'answers a pipelined MAIL, RCPT and DATA in one write, and queues the message that follows',
+    async () => {
+      const d = await dialog(suite.gp.smtpPort);
+      expect(await d.say('EHLO client.test')).toMatch(/^250-PIPELINING$/m);
+      expect(await d.say(authPlain(suite.tenant.sandbox))).toMatch(/^235 /);
+      const before = d.chunks.length;
+      const to = unique('pipelined');
+      d.send(`MAIL FROM:<app@sender.example>\r\nRCPT TO:<${to}>\r\nDATA`);
+      expect([await d.read(), await d.read(), await d.read()].map((r) => r.slice(0, 3))).toEqual(['250', '250', '354']);
+      // RFC 2920 lets a server answer a pipelined group as it likes; one segment spares two writes.
+      expect(d.chunks.slice(before)).toHaveLength(1);
+      expect(await d.say(`From: app@sender.example\r\nTo: ${to}\r\nSubject: Pipelined\r\n\r\nHello\r\n.`)).toMatch(
+        /^250 2\.0\.0 Queued as msg_/,
+      );
+      d.close();
+    },
+  );
+
   it('accepts AUTH without TLS on loopback', async () => {
     const to = unique('loopback');
     const info = await submission(suite.gp, suite.tenant.sandbox, { requireTLS: false, ignoreTLS: true }).sendMail({

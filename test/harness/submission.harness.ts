@@ -32,6 +32,8 @@ export interface Dialog {
   read(): Promise<string>;
   /** Sends a line and answers the reply to it. */
   say(text: string): Promise<string>;
+  /** Every chunk read from the socket so far, as it arrived: how the server framed its replies. */
+  readonly chunks: readonly string[];
   close(): void;
 }
 
@@ -40,6 +42,7 @@ export async function dialog(port: number, host = '127.0.0.1'): Promise<Dialog> 
   const socket = connect(port, host);
   let buffer = '';
   let waiting: ((reply: string) => void) | null = null;
+  const chunks: string[] = [];
   const deliver = () => {
     // A reply ends with a line whose code is followed by a space (RFC 5321 §4.2.1).
     const end = /^\d{3} .*\r\n/m.exec(buffer);
@@ -50,6 +53,7 @@ export async function dialog(port: number, host = '127.0.0.1'): Promise<Dialog> 
     buffer = buffer.slice(end.index + end[0].length);
   };
   socket.on('data', (chunk: Buffer) => {
+    chunks.push(chunk.toString());
     buffer += chunk.toString();
     deliver();
   });
@@ -68,6 +72,7 @@ export async function dialog(port: number, host = '127.0.0.1'): Promise<Dialog> 
       send(text);
       return reply;
     },
+    chunks,
     close: () => socket.destroy(),
   };
 }
