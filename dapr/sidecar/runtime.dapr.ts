@@ -115,6 +115,7 @@ export class DaprRuntime implements ActorRuntime {
     const closed = this.app?.close();
     this.app?.server.closeAllConnections();
     await closed;
+    await this.sidecar.close();
   }
 
   private appServer(): FastifyInstance {
