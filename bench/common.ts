@@ -142,16 +142,18 @@ export async function startGatepost(extraNodeArgs: string[] = [], env: Record<st
  */
 export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () => Record<string, number>; workDir: string }> {
   const { DaprCluster } = await import('../dapr/cluster/cluster.ts');
-  const { freshDatabase, freshRedisDb, dropDatabase } = await import('../test/harness/gatepost.harness.ts');
+  const { freshDatabase, freshRedisDb, releaseRedisDb, dropDatabase } = await import('../test/harness/gatepost.harness.ts');
   const adminToken = randomBytes(16).toString('hex');
   const databaseUrl = await freshDatabase();
+  const redisDb = await freshRedisDb();
   const cluster = await DaprCluster.start({
     databaseUrl,
-    redisDb: await freshRedisDb(),
+    redisDb,
     env: { GATEPOST_ADMIN_TOKEN: adminToken, GATEPOST_SMTP_PORT: '0' },
   });
   const stop = async () => {
     await cluster.stop();
+    releaseRedisDb(redisDb);
     await dropDatabase(databaseUrl);
   };
   try {

@@ -3,7 +3,15 @@
 // file's tests and stopped after them.
 import { afterAll, beforeAll } from 'vitest';
 import { DaprCluster } from '../../dapr/cluster/cluster.ts';
-import { ADMIN_TOKEN, GatepostClient, dropDatabase, freshDatabase, freshRedisDb, type HttpAnswer } from './gatepost.harness.ts';
+import {
+  ADMIN_TOKEN,
+  GatepostClient,
+  dropDatabase,
+  freshDatabase,
+  freshRedisDb,
+  releaseRedisDb,
+  type HttpAnswer,
+} from './gatepost.harness.ts';
 import { startRelay, type Relay } from './relay.harness.ts';
 
 export interface ClusterSuite {
@@ -15,12 +23,14 @@ export interface ClusterSuite {
 export function daprClusterWithRelay(name: string, opts: { actorHosts?: number } = {}): ClusterSuite {
   const suite = { client: new GatepostClient() } as ClusterSuite;
   let databaseUrl: string | undefined;
+  let redisDb: number | undefined;
   beforeAll(async () => {
     suite.relay = await startRelay();
     databaseUrl = await freshDatabase();
+    redisDb = await freshRedisDb();
     suite.cluster = await DaprCluster.start({
       databaseUrl,
-      redisDb: await freshRedisDb(),
+      redisDb,
       ...opts,
       env: {
         GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -36,6 +46,7 @@ export function daprClusterWithRelay(name: string, opts: { actorHosts?: number }
   afterAll(async () => {
     await suite.cluster?.stop();
     await suite.relay?.close();
+    if (redisDb !== undefined) releaseRedisDb(redisDb);
     if (databaseUrl) await dropDatabase(databaseUrl);
   });
   return suite;

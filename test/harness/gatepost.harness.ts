@@ -186,6 +186,7 @@ class EmbeddedProcess extends GatepostProcess {
 class DaprProcess extends GatepostProcess {
   private cluster: DaprCluster | null = null;
   private databaseUrl = '';
+  private redisDb: number | null = null;
 
   constructor(readonly env: Record<string, string>) {
     super();
@@ -193,9 +194,9 @@ class DaprProcess extends GatepostProcess {
 
   async start(): Promise<void> {
     if (!this.cluster) {
-      const redisDb = await freshRedisDb();
+      this.redisDb = await freshRedisDb();
       this.databaseUrl = await freshDatabase();
-      this.cluster = await DaprCluster.start({ databaseUrl: this.databaseUrl, redisDb, env: this.env });
+      this.cluster = await DaprCluster.start({ databaseUrl: this.databaseUrl, redisDb: this.redisDb, env: this.env });
     } else {
       // Whatever a stop or a kill took down, sidecars before their apps.
       for (const name of ['actors-daprd', 'actors', 'ingress-daprd', 'ingress']) {
@@ -222,6 +223,7 @@ class DaprProcess extends GatepostProcess {
   override async dispose(): Promise<void> {
     await this.cluster?.stop();
     this.cluster = null;
+    if (this.redisDb !== null) releaseRedisDb(this.redisDb);
     if (this.databaseUrl) await dropDatabase(this.databaseUrl);
   }
 
@@ -259,11 +261,27 @@ export async function dropDatabase(url: string): Promise<void> {
   await client.end();
 }
 
-/** A Redis database number of its own (1–15), emptied, so topologies side by side share no streams. */
+/** Redis databases held by this process's running topologies. */
+const redisDbsHeld = new Set<number>();
+
+/**
+ * A Redis database number (1–15) that no running topology of this process holds, emptied, so
+ * topologies side by side share no streams and no actor state. (Chosen at random before, two
+ * topologies of one test file shared a database one time in fifteen, and one's actor host took
+ * the other's deliveries.) Dapr test files run one at a time, so this process's topologies are
+ * the only ones. Give it back with `releaseRedisDb` once the topology has stopped.
+ */
 export async function freshRedisDb(): Promise<number> {
-  const db = 1 + Math.floor(Math.random() * 15);
+  const free = Array.from({ length: 15 }, (_, i) => i + 1).filter((n) => !redisDbsHeld.has(n));
+  if (free.length === 0) throw new Error('every Redis database (1-15) is held by a running topology');
+  const db = free[Math.floor(Math.random() * free.length)]!;
+  redisDbsHeld.add(db);
   execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', '6379', '-n', String(db), 'FLUSHDB']);
   return db;
+}
+
+export function releaseRedisDb(db: number): void {
+  redisDbsHeld.delete(db);
 }
 
 export function tempDir(name = 'gatepost'): string {
