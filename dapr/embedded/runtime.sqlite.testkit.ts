@@ -4,10 +4,9 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { migrate } from '../../lib/sqlite.ts';
 import type { ActorDefinition, Subscriber } from '../runtime.port.ts';
-import { EmbeddedRuntime, type EmbeddedRuntimeOptions } from './runtime.sqlite.ts';
+import { EmbeddedRuntime, MIGRATIONS_DIR, type EmbeddedRuntimeOptions } from './runtime.sqlite.ts';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -74,7 +73,7 @@ export function harness(): Harness {
     storeAtVersion(version, fill) {
       const db = new Database(file);
       try {
-        migrate(db, fileURLToPath(new URL('./migrations', import.meta.url)), version);
+        migrate(db, MIGRATIONS_DIR, version);
         fill(db);
       } finally {
         db.close();

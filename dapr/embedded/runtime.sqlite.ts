@@ -55,6 +55,9 @@ function presenceOnDisk(db: Db): PresenceFilter {
   return filter;
 }
 
+/** The store's schema, applied in order on open (and, up to a version, by tests that build older files). */
+export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
+
 const reminderRetryMs = (attempt: number) => Math.min(60_000, 1000 * 2 ** Math.min(attempt, 6));
 
 export class EmbeddedRuntime implements ActorRuntime {
@@ -80,7 +83,7 @@ export class EmbeddedRuntime implements ActorRuntime {
   private stopping: Promise<void> | null = null;
 
   constructor(opts: EmbeddedRuntimeOptions) {
-    this.db = openSqlite(opts.file, fileURLToPath(new URL('./migrations', import.meta.url)));
+    this.db = openSqlite(opts.file, MIGRATIONS_DIR);
     this.log = opts.log ?? ((m, e) => console.error(m, e ?? ''));
     this.idleMs = opts.idleMs ?? 30_000;
     this.maxActive = opts.maxActive ?? 50_000;

@@ -50,8 +50,9 @@ export class SidecarClient {
   private readonly pool: Pool;
 
   constructor(daprHttpPort: number, host = '127.0.0.1') {
-    this.base = `http://${host}:${daprHttpPort}/v1.0`;
-    this.pool = new Pool(`http://${host}:${daprHttpPort}`);
+    const origin = `http://${host}:${daprHttpPort}`;
+    this.base = `${origin}/v1.0`;
+    this.pool = new Pool(origin);
   }
 
   /**
