@@ -1,6 +1,7 @@
 // Mailboxes: "Name <local@domain>" or a bare address. Parsing uses nodemailer's parser, the
 // same one that writes the headers, so what we accept is what we can send.
 import addressparser from 'nodemailer/lib/addressparser/index.js';
+import { Memo } from '../lib/memo.ts';
 
 export interface Mailbox {
   name: string;
@@ -27,18 +28,11 @@ export function isValidAddress(address: string): boolean {
 
 // The same few senders and many recipients come back again and again (every send parses its
 // from, to and copies, some twice): parsed once, answered from here.
-const MAX_PARSED = 10_000;
-const parsed = new Map<string, Readonly<Mailbox> | null>();
+const parsed = new Memo<string, Readonly<Mailbox> | null>(10_000);
 
 /** One mailbox, or null when the text is not exactly one valid mailbox. */
 export function parseMailbox(text: string): Readonly<Mailbox> | null {
-  let mailbox = parsed.get(text);
-  if (mailbox === undefined) {
-    mailbox = parseUncached(text);
-    if (parsed.size >= MAX_PARSED) parsed.delete(parsed.keys().next().value!);
-    parsed.set(text, mailbox);
-  }
-  return mailbox;
+  return parsed.get(text, parseUncached);
 }
 
 // Text made only of characters an address may hold, with no name, comment or list around it: what

@@ -2,21 +2,16 @@
 // and text are plain text, so nothing is escaped there. Compiled templates are cached by source.
 import Handlebars from 'handlebars';
 import { GatepostError } from '../errors/errors.catalog.ts';
+import { Memo } from '../lib/memo.ts';
 
 type Compiled = Handlebars.TemplateDelegate;
 
-const MAX_CACHED = 2000;
-const cache = new Map<string, Compiled>();
+const compiled = new Memo<string, Compiled>(2000);
 
 function compile(source: string, escape: boolean): Compiled {
-  const key = `${escape ? 'h' : 't'}\0${source}`;
-  let fn = cache.get(key);
-  if (!fn) {
-    fn = Handlebars.compile(source, { noEscape: !escape, strict: false, knownHelpersOnly: false });
-    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-    cache.set(key, fn);
-  }
-  return fn;
+  return compiled.get(`${escape ? 'h' : 't'}\0${source}`, () =>
+    Handlebars.compile(source, { noEscape: !escape, strict: false, knownHelpersOnly: false }),
+  );
 }
 
 const hasPlaceholder = (source: string) => source.includes('{{');
