@@ -19,6 +19,8 @@ export class ReminderClock {
   private current = new Map<string, DueReminder>();
   private loadedUntil = 0;
   private timer: NodeJS.Timeout | null = null;
+  /** When the timer wakes; a reminder due later needs no new timer. */
+  private wakeAt = Infinity;
   private stopped = true;
   private readonly selectWindow;
 
@@ -54,7 +56,7 @@ export class ReminderClock {
     }
     this.current.set(key, reminder);
     this.push(reminder);
-    this.arm();
+    if (reminder.dueAt < this.wakeAt) this.arm();
   }
 
   delete(reminder: { actorType: string; actorId: string; name: string }): void {
@@ -65,7 +67,7 @@ export class ReminderClock {
   retry(reminder: DueReminder): void {
     this.current.set(keyOf(reminder), reminder);
     this.push(reminder);
-    this.arm();
+    if (reminder.dueAt < this.wakeAt) this.arm();
   }
 
   get pending(): number {
@@ -91,12 +93,13 @@ export class ReminderClock {
     if (this.timer) clearTimeout(this.timer);
     const next = this.heap[0]?.dueAt ?? Infinity;
     // Wake for the next reminder, or to load the next slice of the horizon, whichever is sooner.
-    const wakeAt = Math.min(next, this.loadedUntil - this.horizonMs / 2);
-    this.timer = setTimeout(() => this.tick(), Math.max(0, Math.min(wakeAt - Date.now(), 2 ** 31 - 1)));
+    this.wakeAt = Math.min(next, this.loadedUntil - this.horizonMs / 2);
+    this.timer = setTimeout(() => this.tick(), Math.max(0, Math.min(this.wakeAt - Date.now(), 2 ** 31 - 1)));
   }
 
   private tick(): void {
     this.timer = null;
+    this.wakeAt = Infinity;
     if (this.stopped) return;
     const now = Date.now();
     if (now >= this.loadedUntil - this.horizonMs / 2) this.extendHorizon();
@@ -111,6 +114,10 @@ export class ReminderClock {
   }
 
   private push(r: DueReminder): void {
+    // A message's watchdog is set when it is queued and moved out of the horizon once delivered,
+    // a few ms later: its entry stays in the heap until its time. Past twice the live entries,
+    // the heap is rebuilt from them, so memory follows what is due rather than what was set.
+    if (this.heap.length >= 2 * this.current.size + 1024) this.rebuild();
     const h = this.heap;
     h.push(r);
     let i = h.length - 1;
@@ -120,6 +127,10 @@ export class ReminderClock {
       [h[parent], h[i]] = [h[i]!, h[parent]!];
       i = parent;
     }
+  }
+
+  private rebuild(): void {
+    this.heap = [...this.current.values()].sort((a, b) => a.dueAt - b.dueAt);
   }
 
   private pop(): DueReminder {

@@ -126,6 +126,35 @@ describe('reminders', () => {
     await eventually(() => expect(firings.map((f) => f.data ?? f.name)).toEqual(['second', 'marker']));
   });
 
+  it('a reminder set nearer than those waiting fires first', async () => {
+    const rt = await h.start({ actors: [alarm] });
+    const now = Date.now();
+    await actor(rt, alarm, 'a1').arm({ name: 'late', dueAt: now + 300 });
+    await actor(rt, alarm, 'a2').arm({ name: 'early', dueAt: now + 60 });
+    await eventually(() => expect(firings.map((f) => f.name)).toEqual(['early', 'late']));
+  });
+
+  it('thousands of reminders moved out of the horizon (a watchdog per delivered message) leave the rest firing in order', async () => {
+    const rt = await h.start({ actors: [alarm] });
+    // Due times spread over 3 s in no order of setting, from 2 s ahead (after the loop below).
+    const dueOf = (i: number) => start + ((i * 7919) % 3000);
+    const start = Date.now() + 2000;
+    const far = Date.now() + 86_400_000;
+    // Each set inside the horizon, then, but for ten, moved a day ahead, as a watchdog is once its message is delivered.
+    const kept: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const a = actor(rt, alarm, `m${i}`);
+      await a.arm({ name: 'watch', dueAt: dueOf(i) });
+      if (i % 300 === 7) kept.push(`m${i}`);
+      else await a.arm({ name: 'watch', dueAt: far });
+    }
+    const due = (id: string) => dueOf(Number(id.slice(1)));
+    await eventually(() => expect(firings).toHaveLength(kept.length), 10_000);
+    expect(firings.map((f) => f.id)).toEqual([...kept].sort((x, y) => due(x) - due(y)));
+    for (const f of firings) expect(f.at).toBeGreaterThanOrEqual(due(f.id));
+    expect(remindersOnDisk().filter((r) => r.dueAt === far)).toHaveLength(2990);
+  });
+
   it('a reminder re-set by a turn that ran between its firing and its turn is not lost', async () => {
     // The reminder comes due while its actor is busy; the busy turn moves it to later. The firing
     // that was queued behind must not delete the new registration.
