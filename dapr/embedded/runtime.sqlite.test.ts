@@ -321,6 +321,18 @@ describe('eviction', () => {
     expect(await actor(rt, counter, 'x').get(undefined)).toBe(11);
   });
 
+  it('an actor with nothing to keep (no state, no reminder) leaves memory after its turn; one with state stays', async () => {
+    const rt = await h.start({ actors: [counter] });
+    await Promise.all(Array.from({ length: 100 }, (_, i) => actor(rt, counter, `empty${i}`).get(undefined)));
+    expect(rt.stats().active).toBe(0);
+    await actor(rt, counter, 'kept').set(5);
+    expect(rt.stats().active).toBe(1);
+    // Calls queued on one actor are still one at a time, and see each other's writes.
+    const runs = await Promise.all([1, 2, 3].map(() => actor(rt, counter, 'fresh').slowIncrement(undefined)));
+    expect(runs.sort()).toEqual([1, 2, 3]);
+    expect(await actor(rt, counter, 'kept').get(undefined)).toBe(5);
+  });
+
   it('beyond maxActive, the least recently used actors are dropped and reload correctly', async () => {
     const rt = await h.start({ actors: [counter], options: { maxActive: 2 } });
     const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'];

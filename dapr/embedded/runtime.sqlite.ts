@@ -193,6 +193,7 @@ export class EmbeddedRuntime implements ActorRuntime {
       } finally {
         a.busy--;
         a.lastUsed = Date.now();
+        if (this.holdsNothing(a)) this.active.delete(a.key);
       }
     });
     a.tail = run.catch(() => undefined);
@@ -210,6 +211,21 @@ export class EmbeddedRuntime implements ActorRuntime {
   /** A call from inside a turn: ordered commits make waiting for its durability unnecessary. */
   invokeNested<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
     return this.call<R>(actorType, actorId, method, args);
+  }
+
+  /**
+   * An idle actor with no state, no reminder and no write on its way to disk: keeping it in memory
+   * saves nothing, and most such turns are checks of actors that never had state (a recipient
+   * nobody suppressed, one for every address sent to), which would push out actors that have.
+   */
+  private holdsNothing(a: ActiveActor): boolean {
+    return (
+      a.busy === 0 &&
+      a.pendingFirings === 0 &&
+      a.reminders.size === 0 &&
+      (a.state === null || a.state.size === 0) &&
+      a.lastSeq <= this.committer.durableHead
+    );
   }
 
   private busyActors(): ActiveActor[] {
