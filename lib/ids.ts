@@ -2,26 +2,33 @@
 // together sort, and land, close together in the stores' B-trees.
 import { createHash, hash, randomBytes, randomFillSync } from 'node:crypto';
 
-const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford's base32, lower case
+// Crockford's base32, lower case, as character codes.
+const ALPHABET = Array.from('0123456789abcdefghjkmnpqrstvwxyz', (c) => c.charCodeAt(0));
 
-function base32(bytes: Uint8Array): string {
-  let out = '';
+// Scratch space reused by every id (ids are made many times a send): no Buffer, no string
+// built a character at a time.
+const bytes = new Uint8Array(16);
+const chars: number[] = new Array<number>(26).fill(0);
+
+/** The 26 characters of 16 bytes in base32, most significant first (the last holds 3 bits). */
+function base32(input: Uint8Array): string {
   let bits = 0;
   let value = 0;
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
+  let n = 0;
+  for (let i = 0; i < 16; i++) {
+    value = ((value << 8) | input[i]!) & 0xffff;
     bits += 8;
     while (bits >= 5) {
-      out += ALPHABET[(value >>> (bits - 5)) & 31];
+      chars[n++] = ALPHABET[(value >>> (bits - 5)) & 31]!;
       bits -= 5;
     }
   }
-  if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31];
-  return out;
+  chars[n] = ALPHABET[(value << (5 - bits)) & 31]!;
+  return String.fromCharCode.apply(null, chars);
 }
 
 // Random bytes drawn in blocks: one call into the CSPRNG per 256 ids, not one per id.
-const pool = Buffer.alloc(2560);
+const pool = new Uint8Array(2560);
 let poolAt = pool.length;
 
 /** A new id: 48 bits of milliseconds, then 80 random bits (26 characters after the prefix). */
@@ -30,17 +37,24 @@ export function newId(prefix: string): string {
     randomFillSync(pool);
     poolAt = 0;
   }
-  const bytes = Buffer.alloc(16);
-  bytes.writeUIntBE(Date.now(), 0, 6);
-  pool.copy(bytes, 6, poolAt, poolAt + 10);
+  const now = Date.now();
+  const high = Math.floor(now / 2 ** 32);
+  bytes[0] = high >>> 8;
+  bytes[1] = high;
+  // `>>>` takes the low 32 bits; a Uint8Array keeps the low 8 of each.
+  bytes[2] = now >>> 24;
+  bytes[3] = now >>> 16;
+  bytes[4] = now >>> 8;
+  bytes[5] = now;
+  for (let i = 0; i < 10; i++) bytes[6 + i] = pool[poolAt + i]!;
   poolAt += 10;
-  return `${prefix}_${base32(bytes).slice(0, 26)}`;
+  return `${prefix}_${base32(bytes)}`;
 }
 
 /** The same id every time for the same parts, e.g. a message id from (tenant, idempotency key). */
 export function derivedId(prefix: string, ...parts: string[]): string {
   const digest = createHash('sha256').update(parts.join('\0')).digest();
-  return `${prefix}_${base32(digest.subarray(0, 16)).slice(0, 26)}`;
+  return `${prefix}_${base32(digest.subarray(0, 16))}`;
 }
 
 export function randomToken(bytes: number): string {
