@@ -274,7 +274,7 @@ async function main() {
   if (runtimes.some((r) => r !== 'embedded' && r !== 'dapr'))
     throw new Error(`--runtime ${flags.runtime}: embedded, dapr or both`);
   if (runtimes.includes('embedded')) {
-    const gp = await startGatepost(profileArgs(flags.profile));
+    const gp = await startGatepost([...profileArgs(flags.profile), ...(process.env.GP_NODE_ARGS?.split(' ') ?? [])]);
     try {
       const name = SEND_AT_S === null ? 'Gatepost (sandbox, fsync on)' : `Gatepost (send_at +${SEND_AT_S} s: admission only)`;
       const m = await measure(name, gp.url, gp.key, [gp.pid]);

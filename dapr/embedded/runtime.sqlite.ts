@@ -148,15 +148,13 @@ export class EmbeddedRuntime implements ActorRuntime {
   }
 
   async invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
-    const outcome = await this.call<R>(actorType, actorId, method, args).then(
-      (value) => ({ ok: true as const, value }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
-    // Everything this turn read, and every turn before it, is on disk before we answer, errors
-    // included: a refusal may rest on state an earlier turn wrote ("key already used").
-    await this.committer.durable();
-    if (!outcome.ok) throw outcome.error;
-    return outcome.value;
+    try {
+      return await this.call<R>(actorType, actorId, method, args);
+    } finally {
+      // Everything this turn read, and every turn before it, is on disk before we answer, errors
+      // included: a refusal may rest on state an earlier turn wrote ("key already used").
+      await this.committer.durable();
+    }
   }
 
   /** Activated actors, reminders held in memory, undispatched outbox rows, groups committed: for tests and benchmarks. */
