@@ -344,10 +344,10 @@ export class EmbeddedRuntime implements ActorRuntime {
     let excess = this.active.size - this.maxActive;
     // The map is in activation order: over the limit, the longest-activated idle actors go first
     // (a hot one dropped here costs one reload from disk).
-    for (const [key, a] of this.active) {
+    for (const a of this.active.values()) {
       if (a.busy > 0 || a.pendingFirings > 0 || a.lastSeq > durable) continue;
       if (a.lastUsed < cutoff || excess > 0) {
-        this.active.delete(key);
+        this.active.delete(a.key);
         excess--;
       }
     }
