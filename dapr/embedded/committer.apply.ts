@@ -9,6 +9,90 @@ export type Write =
   | { kind: 'outbox'; seq: number; deliveryId: string; topic: string; data: string }
   | { kind: 'outboxDone'; seq: number };
 
+/**
+ * Writes as they are posted to the writer thread: one flat array, each write its kind's code and
+ * then its fields in a fixed order. Cloning one array of strings and numbers costs the event loop
+ * about half what cloning an object a write does (each object's property names are written out
+ * again); the event loop is what sets Gatepost's pace.
+ */
+export type EncodedWrites = (string | number | null)[];
+
+const enum Code {
+  State,
+  Reminder,
+  ReminderDelete,
+  Outbox,
+  OutboxDone,
+}
+
+export function encodeWrites(writes: readonly Write[], into: EncodedWrites): void {
+  for (const w of writes) {
+    switch (w.kind) {
+      case 'state':
+        into.push(Code.State, w.actorType, w.actorId, w.key, w.value);
+        break;
+      case 'reminder':
+        into.push(Code.Reminder, w.actorType, w.actorId, w.name, w.dueAt, w.data);
+        break;
+      case 'reminderDelete':
+        into.push(Code.ReminderDelete, w.actorType, w.actorId, w.name);
+        break;
+      case 'outbox':
+        into.push(Code.Outbox, w.seq, w.deliveryId, w.topic, w.data);
+        break;
+      case 'outboxDone':
+        into.push(Code.OutboxDone, w.seq);
+        break;
+    }
+  }
+}
+
+export function decodeWrites(encoded: EncodedWrites): Write[] {
+  const writes: Write[] = [];
+  const str = (i: number) => encoded[i] as string;
+  const num = (i: number) => encoded[i] as number;
+  for (let i = 0; i < encoded.length;) {
+    switch (encoded[i] as Code) {
+      case Code.State:
+        writes.push({
+          kind: 'state',
+          actorType: str(i + 1),
+          actorId: str(i + 2),
+          key: str(i + 3),
+          value: encoded[i + 4] as string | null,
+        });
+        i += 5;
+        break;
+      case Code.Reminder:
+        writes.push({
+          kind: 'reminder',
+          actorType: str(i + 1),
+          actorId: str(i + 2),
+          name: str(i + 3),
+          dueAt: num(i + 4),
+          data: encoded[i + 5] as string | null,
+        });
+        i += 6;
+        break;
+      case Code.ReminderDelete:
+        writes.push({ kind: 'reminderDelete', actorType: str(i + 1), actorId: str(i + 2), name: str(i + 3) });
+        i += 4;
+        break;
+      case Code.Outbox:
+        writes.push({ kind: 'outbox', seq: num(i + 1), deliveryId: str(i + 2), topic: str(i + 3), data: str(i + 4) });
+        i += 5;
+        break;
+      case Code.OutboxDone:
+        writes.push({ kind: 'outboxDone', seq: num(i + 1) });
+        i += 2;
+        break;
+      default:
+        throw new Error(`unknown write code ${String(encoded[i])} at ${i}`);
+    }
+  }
+  return writes;
+}
+
 export function writeApplier(db: Db): (writes: Write[]) => void {
   const s = {
     upsertState: db.prepare(

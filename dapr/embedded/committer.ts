@@ -7,20 +7,19 @@
 // out (answers wait for `durable`).
 import { Worker } from 'node:worker_threads';
 import { Fifo } from '../../lib/fifo.ts';
-import type { Write } from './committer.apply.ts';
+import { encodeWrites, type EncodedWrites, type Write } from './committer.apply.ts';
 
 export type { Write } from './committer.apply.ts';
 
 interface Pending {
   seq: number;
-  writes: Write[];
   afterCommit?: () => void;
 }
 
 /** What the writer thread is posted: the writes of enqueued turns up to `seq`. */
 export interface Posted {
   seq: number;
-  writes: Write[];
+  writes: EncodedWrites;
 }
 
 /** What it answers, once per transaction: everything posted up to `seq` is durable (or failed). */
@@ -30,8 +29,9 @@ export interface Committed {
 }
 
 export class GroupCommitter {
-  /** Enqueued in this tick, not yet posted. */
+  /** Enqueued in this tick, not yet posted, and their writes. */
   private queue: Pending[] = [];
+  private queuedWrites: EncodedWrites = [];
   /** Posted to the writer, not yet durable, in order. */
   private readonly posted = new Fifo<Pending>();
   private lastEnqueued = 0;
@@ -83,7 +83,8 @@ export class GroupCommitter {
   enqueue(writes: Write[], afterCommit?: () => void): number {
     if (this.failure) throw this.failure;
     const seq = ++this.lastEnqueued;
-    this.queue.push({ seq, writes, afterCommit });
+    this.queue.push({ seq, afterCommit });
+    encodeWrites(writes, this.queuedWrites);
     if (!this.postScheduled) {
       // Let the turns of this tick go together.
       this.postScheduled = true;
@@ -116,9 +117,11 @@ export class GroupCommitter {
   private post(): void {
     if (this.queue.length === 0 || this.failure) return;
     const tick = this.queue;
+    const writes = this.queuedWrites;
     this.queue = [];
+    this.queuedWrites = [];
     for (const p of tick) this.posted.push(p);
-    this.worker.postMessage({ seq: tick[tick.length - 1]!.seq, writes: tick.flatMap((p) => p.writes) } satisfies Posted);
+    this.worker.postMessage({ seq: tick[tick.length - 1]!.seq, writes } satisfies Posted);
   }
 
   private committed({ seq, error }: Committed): void {

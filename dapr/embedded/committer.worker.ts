@@ -3,7 +3,7 @@
 // goes on serving requests.
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { openSqlite } from '../../lib/sqlite.ts';
-import { writeApplier } from './committer.apply.ts';
+import { decodeWrites, writeApplier } from './committer.apply.ts';
 import type { Committed, Posted } from './committer.ts';
 
 const db = openSqlite((workerData as { file: string }).file, null);
@@ -33,7 +33,7 @@ port.on('message', (first: Posted | 'close') => {
   }
   const seq = posted[posted.length - 1]!.seq;
   try {
-    apply(posted.length === 1 ? first.writes : posted.flatMap((p) => p.writes));
+    apply(posted.flatMap((p) => decodeWrites(p.writes)));
     port.postMessage({ seq } satisfies Committed);
   } catch (error) {
     port.postMessage({ seq, error: String((error as Error).stack ?? error) } satisfies Committed);
