@@ -38,12 +38,16 @@ class ActiveActor {
   readonly reminders = new Map<string, { dueAt: number; data: string | null } | null>();
   /** Reminders that came due and wait to fire; the actor stays in memory until they have. */
   pendingFirings = 0;
+  private presenceKey: string | null = null;
   constructor(
     readonly type: string,
     readonly id: string,
-    /** `${type}\0${id}`: the key of the active map and of the presence filter. */
-    readonly key: string,
   ) {}
+
+  /** `${type}\0${id}`: its key in the presence filter, made when first needed. */
+  get key(): string {
+    return (this.presenceKey ??= `${this.type}\0${this.id}`);
+  }
 }
 
 /** Every actor with state in the file, read once at start. */
@@ -66,7 +70,9 @@ export class EmbeddedRuntime implements ActorRuntime {
   private readonly clock: ReminderClock;
   private readonly outbox: OutboxDispatcher;
   private readonly definitions = new Map<string, ActorDefinition>();
-  private readonly active = new Map<string, ActiveActor>();
+  /** Activated actors by type, then id (in activation order): found several times a send without building a key. */
+  private readonly active = new Map<string, Map<string, ActiveActor>>();
+  private activeCount = 0;
   private readonly loadState;
   /** Actors that may have state on disk; the others are activated without a SELECT. */
   private readonly present: PresenceFilter;
@@ -160,7 +166,7 @@ export class EmbeddedRuntime implements ActorRuntime {
   /** Activated actors, reminders held in memory, undispatched outbox rows, groups committed: for tests and benchmarks. */
   stats() {
     return {
-      active: this.active.size,
+      active: this.activeCount,
       reminders: this.clock.pending,
       outbox: this.outbox.backlog,
       committedGroups: this.committer.committedGroups,
@@ -191,7 +197,7 @@ export class EmbeddedRuntime implements ActorRuntime {
       } finally {
         a.busy--;
         a.lastUsed = Date.now();
-        if (this.holdsNothing(a)) this.active.delete(a.key);
+        if (this.holdsNothing(a)) this.deactivate(a);
       }
     });
     a.tail = run.catch(() => undefined);
@@ -227,7 +233,7 @@ export class EmbeddedRuntime implements ActorRuntime {
   }
 
   private busyActors(): ActiveActor[] {
-    return [...this.active.values()].filter((a) => a.busy > 0);
+    return [...this.activeActors()].filter((a) => a.busy > 0);
   }
 
   loadActorState(a: ActiveActor): Map<string, string> {
@@ -243,13 +249,26 @@ export class EmbeddedRuntime implements ActorRuntime {
   }
 
   private activate(type: string, id: string): ActiveActor {
-    const key = `${type}\0${id}`;
-    let a = this.active.get(key);
+    let byId = this.active.get(type);
+    if (!byId) this.active.set(type, (byId = new Map()));
+    let a = byId.get(id);
     if (!a) {
-      a = new ActiveActor(type, id, key);
-      this.active.set(key, a);
+      a = new ActiveActor(type, id);
+      byId.set(id, a);
+      this.activeCount++;
     }
     return a;
+  }
+
+  private deactivate(a: ActiveActor): void {
+    const byId = this.active.get(a.type)!;
+    if (byId.get(a.id) !== a) return;
+    byId.delete(a.id);
+    this.activeCount--;
+  }
+
+  private *activeActors(): Iterable<ActiveActor> {
+    for (const byId of this.active.values()) yield* byId.values();
   }
 
   private commitTurn(a: ActiveActor, turn: EmbeddedTurn): void {
@@ -341,13 +360,13 @@ export class EmbeddedRuntime implements ActorRuntime {
   private sweep(): void {
     const cutoff = Date.now() - this.idleMs;
     const durable = this.committer.durableHead;
-    let excess = this.active.size - this.maxActive;
-    // The map is in activation order: over the limit, the longest-activated idle actors go first
-    // (a hot one dropped here costs one reload from disk).
-    for (const a of this.active.values()) {
+    let excess = this.activeCount - this.maxActive;
+    // Each type's actors are in activation order: over the limit, the longest-activated idle
+    // actors go first, type by type (a hot one dropped here costs one reload from disk).
+    for (const a of this.activeActors()) {
       if (a.busy > 0 || a.pendingFirings > 0 || a.lastSeq > durable) continue;
       if (a.lastUsed < cutoff || excess > 0) {
-        this.active.delete(a.key);
+        this.deactivate(a);
         excess--;
       }
     }
