@@ -27,9 +27,12 @@ export interface EmbeddedRuntimeOptions {
   log?: (message: string, error?: unknown) => void;
 }
 
+const SETTLED: Promise<unknown> = Promise.resolve();
+
 class ActiveActor {
   state: Map<string, string> | null = null;
-  tail: Promise<unknown> = Promise.resolve();
+  /** The last turn queued on it, settled or not: the next one starts after it. */
+  tail: Promise<unknown> = SETTLED;
   busy = 0;
   lastUsed = Date.now();
   /** Sequence of the last batch holding this actor's writes; it stays in memory until durable. */
