@@ -1,4 +1,4 @@
-// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --profile DIR --runtime embedded|dapr|both]
+// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --profile DIR --node-args ARGS --runtime embedded|dapr|both]
 // POST /v1/emails under the same load against servers, one after the other: Gatepost (sandbox
 // key; on the embedded runtime with fsync on, and/or on the Dapr topology of dapr/cluster), a bare
 // Fastify route (the HTTP ceiling) and Express + zod + BullMQ.
@@ -37,6 +37,8 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string', default: '2' },
     /** Write a CPU profile of Gatepost (node --cpu-prof) into this directory. */
     profile: { type: 'string' },
+    /** More Node arguments for the embedded Gatepost, space-separated (e.g. "--import ./gc-stats.mjs"). */
+    'node-args': { type: 'string' },
     /** Diagnostic: schedule every send this many seconds ahead, so Gatepost only admits (no delivery during the run). */
     'send-at': { type: 'string' },
     /** Diagnostic: measure Gatepost only. */
@@ -274,7 +276,7 @@ async function main() {
   if (runtimes.some((r) => r !== 'embedded' && r !== 'dapr'))
     throw new Error(`--runtime ${flags.runtime}: embedded, dapr or both`);
   if (runtimes.includes('embedded')) {
-    const gp = await startGatepost([...profileArgs(flags.profile), ...(process.env.GP_NODE_ARGS?.split(' ') ?? [])]);
+    const gp = await startGatepost([...profileArgs(flags.profile), ...(flags['node-args']?.split(' ') ?? [])]);
     try {
       const name = SEND_AT_S === null ? 'Gatepost (sandbox, fsync on)' : `Gatepost (send_at +${SEND_AT_S} s: admission only)`;
       const m = await measure(name, gp.url, gp.key, [gp.pid]);
