@@ -1,4 +1,4 @@
-// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --profile DIR --node-args ARGS --runtime embedded|dapr|both]
+// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --profile DIR --node-args="ARGS" --runtime embedded|dapr|both]
 // POST /v1/emails under the same load against servers, one after the other: Gatepost (sandbox
 // key; on the embedded runtime with fsync on, and/or on the Dapr topology of dapr/cluster), a bare
 // Fastify route (the HTTP ceiling) and Express + zod + BullMQ.
