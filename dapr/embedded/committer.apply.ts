@@ -17,78 +17,37 @@ export type Write =
  */
 export type EncodedWrites = (string | number | null)[];
 
-const enum Code {
-  State,
-  Reminder,
-  ReminderDelete,
-  Outbox,
-  OutboxDone,
-}
+type Kind = Write['kind'];
+type Field = string | number | null;
+
+// Each kind's fields in the order they are posted; a kind's code is its index. Encoding and
+// decoding both read this table, so they cannot disagree.
+const LAYOUTS: readonly { [K in Kind]: readonly [K, readonly Exclude<keyof Extract<Write, { kind: K }>, 'kind'>[]] }[Kind][] = [
+  ['state', ['actorType', 'actorId', 'key', 'value']],
+  ['reminder', ['actorType', 'actorId', 'name', 'dueAt', 'data']],
+  ['reminderDelete', ['actorType', 'actorId', 'name']],
+  ['outbox', ['seq', 'deliveryId', 'topic', 'data']],
+  ['outboxDone', ['seq']],
+];
+const CODES = new Map<Kind, number>(LAYOUTS.map(([kind], code) => [kind, code]));
 
 export function encodeWrites(writes: readonly Write[], into: EncodedWrites): void {
   for (const w of writes) {
-    switch (w.kind) {
-      case 'state':
-        into.push(Code.State, w.actorType, w.actorId, w.key, w.value);
-        break;
-      case 'reminder':
-        into.push(Code.Reminder, w.actorType, w.actorId, w.name, w.dueAt, w.data);
-        break;
-      case 'reminderDelete':
-        into.push(Code.ReminderDelete, w.actorType, w.actorId, w.name);
-        break;
-      case 'outbox':
-        into.push(Code.Outbox, w.seq, w.deliveryId, w.topic, w.data);
-        break;
-      case 'outboxDone':
-        into.push(Code.OutboxDone, w.seq);
-        break;
-    }
+    const code = CODES.get(w.kind)!;
+    into.push(code);
+    for (const field of LAYOUTS[code]![1]) into.push((w as unknown as Record<string, Field>)[field] as Field);
   }
 }
 
 export function decodeWrites(encoded: EncodedWrites): Write[] {
   const writes: Write[] = [];
-  const str = (i: number) => encoded[i] as string;
-  const num = (i: number) => encoded[i] as number;
   for (let i = 0; i < encoded.length;) {
-    switch (encoded[i] as Code) {
-      case Code.State:
-        writes.push({
-          kind: 'state',
-          actorType: str(i + 1),
-          actorId: str(i + 2),
-          key: str(i + 3),
-          value: encoded[i + 4] as string | null,
-        });
-        i += 5;
-        break;
-      case Code.Reminder:
-        writes.push({
-          kind: 'reminder',
-          actorType: str(i + 1),
-          actorId: str(i + 2),
-          name: str(i + 3),
-          dueAt: num(i + 4),
-          data: encoded[i + 5] as string | null,
-        });
-        i += 6;
-        break;
-      case Code.ReminderDelete:
-        writes.push({ kind: 'reminderDelete', actorType: str(i + 1), actorId: str(i + 2), name: str(i + 3) });
-        i += 4;
-        break;
-      case Code.Outbox:
-        writes.push({ kind: 'outbox', seq: num(i + 1), deliveryId: str(i + 2), topic: str(i + 3), data: str(i + 4) });
-        i += 5;
-        break;
-      case Code.OutboxDone:
-        writes.push({ kind: 'outboxDone', seq: num(i + 1) });
-        i += 2;
-        break;
-      default:
-        throw new Error(`unknown write code ${String(encoded[i])} at ${i}`);
-    }
+    const layout = LAYOUTS[encoded[i] as number];
+    if (!layout) throw new Error(`unknown write code ${String(encoded[i])} at ${i}`);
+    const w: Record<string, Field> = { kind: layout[0] };
+    for (const field of layout[1]) w[field] = encoded[++i] as Field;
+    i++;
+    writes.push(w as unknown as Write);
   }
   return writes;
 }
