@@ -76,8 +76,7 @@ function fillSimple(template: SimpleTemplate, data: Record<string, unknown>, esc
       if (!Object.prototype.hasOwnProperty.call(value, key)) return null;
       value = (value as Record<string, unknown>)[key];
     }
-    if (value !== null && typeof value === 'object') return null;
-    if (typeof value === 'function') return null;
+    if ((typeof value === 'object' && value !== null) || typeof value === 'function') return null;
     const text = value === null || value === undefined ? '' : String(value);
     out += (escape ? Handlebars.Utils.escapeExpression(text) : text) + template.texts[i + 1]!;
   }

@@ -11,7 +11,8 @@ export interface DueReminder {
   data: string | null;
 }
 
-const keyOf = (r: { actorType: string; actorId: string; name: string }) => `${r.actorType}\0${r.actorId}\0${r.name}`;
+/** A reminder's identity: its actor and its name. */
+export const reminderKey = (r: { actorType: string; actorId: string; name: string }) => `${r.actorType}\0${r.actorId}\0${r.name}`;
 
 export class ReminderClock {
   private heap: DueReminder[] = [];
@@ -49,7 +50,7 @@ export class ReminderClock {
 
   /** A committed reminder write: schedule it if it falls inside the loaded horizon. */
   set(reminder: DueReminder): void {
-    const key = keyOf(reminder);
+    const key = reminderKey(reminder);
     if (reminder.dueAt > this.loadedUntil) {
       this.current.delete(key);
       return;
@@ -60,12 +61,12 @@ export class ReminderClock {
   }
 
   delete(reminder: { actorType: string; actorId: string; name: string }): void {
-    this.current.delete(keyOf(reminder));
+    this.current.delete(reminderKey(reminder));
   }
 
   /** Puts a reminder whose turn failed back in memory, to be tried again at `dueAt`. */
   retry(reminder: DueReminder): void {
-    this.current.set(keyOf(reminder), reminder);
+    this.current.set(reminderKey(reminder), reminder);
     this.push(reminder);
     if (reminder.dueAt < this.wakeAt) this.arm();
   }
@@ -79,7 +80,7 @@ export class ReminderClock {
     const rows = this.selectWindow.all(this.loadedUntil === -Infinity ? -1 : this.loadedUntil, until) as DueReminder[];
     this.loadedUntil = until;
     for (const r of rows) {
-      const key = keyOf(r);
+      const key = reminderKey(r);
       const existing = this.current.get(key);
       if (existing && existing.dueAt === r.dueAt) continue;
       this.current.set(key, r);
@@ -105,7 +106,7 @@ export class ReminderClock {
     if (now >= this.loadedUntil - this.horizonMs / 2) this.extendHorizon();
     while (this.heap.length > 0 && this.heap[0]!.dueAt <= now) {
       const r = this.pop();
-      const key = keyOf(r);
+      const key = reminderKey(r);
       if (this.current.get(key) !== r) continue; // replaced or deleted since it was pushed
       this.current.delete(key);
       this.fire(r);

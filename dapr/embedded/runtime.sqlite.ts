@@ -8,7 +8,7 @@ import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../ru
 import { TurnRecorder } from '../turn.recorder.ts';
 import { openSqlite, type Db } from '../../lib/sqlite.ts';
 import { GroupCommitter, type Write } from './committer.ts';
-import { ReminderClock, type DueReminder } from './reminders.ts';
+import { ReminderClock, reminderKey, type DueReminder } from './reminders.ts';
 import { OutboxDispatcher, type OutboxRow } from './outbox.ts';
 import { PresenceFilter } from './presence.filter.ts';
 
@@ -29,6 +29,9 @@ export interface EmbeddedRuntimeOptions {
 
 const SETTLED: Promise<unknown> = Promise.resolve();
 
+/** An actor's key in the presence filter: the same at start-up and for an activated actor. */
+const presenceKeyOf = (type: string, id: string) => `${type}\0${id}`;
+
 class ActiveActor {
   state: Map<string, string> | null = null;
   /** The last turn queued on it, settled or not: the next one starts after it. */
@@ -47,9 +50,9 @@ class ActiveActor {
     readonly id: string,
   ) {}
 
-  /** `${type}\0${id}`: its key in the presence filter, made when first needed. */
+  /** Its key in the presence filter, made when first needed. */
   get key(): string {
-    return (this.presenceKey ??= `${this.type}\0${this.id}`);
+    return (this.presenceKey ??= presenceKeyOf(this.type, this.id));
   }
 }
 
@@ -58,7 +61,7 @@ function presenceOnDisk(db: Db): PresenceFilter {
   const rows = (db.prepare('SELECT COUNT(*) AS n FROM actor_state').get() as { n: number }).n;
   const filter = new PresenceFilter(rows * 2);
   const actors = db.prepare('SELECT DISTINCT actor_type, actor_id FROM actor_state').raw();
-  for (const [type, id] of actors.iterate() as Iterable<[string, string]>) filter.add(`${type}\0${id}`);
+  for (const [type, id] of actors.iterate() as Iterable<[string, string]>) filter.add(presenceKeyOf(type, id));
   return filter;
 }
 
@@ -327,7 +330,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     while (this.state === 'running' && this.remindersRunning < this.reminderConcurrency && this.reminderQueue.length) {
       const { reminder: r, a } = this.reminderQueue.shift()!;
       this.remindersRunning++;
-      const key = `${r.actorType}\0${r.actorId}\0${r.name}`;
+      const key = reminderKey(r);
       this.fireReminder(r, a)
         .then(
           () => this.reminderAttempts.delete(key),
