@@ -73,7 +73,7 @@ function fillSimple(template: SimpleTemplate, data: Record<string, unknown>, esc
     let value: unknown = data;
     for (const key of template.paths[i]!) {
       if (value === null || value === undefined) break;
-      if (!Object.prototype.hasOwnProperty.call(value, key)) return null;
+      if (!Object.hasOwn(value, key)) return null;
       value = (value as Record<string, unknown>)[key];
     }
     if ((typeof value === 'object' && value !== null) || typeof value === 'function') return null;

@@ -56,8 +56,7 @@ export class ReminderClock {
       return;
     }
     this.current.set(key, reminder);
-    this.push(reminder);
-    if (reminder.dueAt < this.wakeAt) this.arm();
+    this.schedule(reminder);
   }
 
   delete(reminder: { actorType: string; actorId: string; name: string }): void {
@@ -67,6 +66,11 @@ export class ReminderClock {
   /** Puts a reminder whose turn failed back in memory, to be tried again at `dueAt`. */
   retry(reminder: DueReminder): void {
     this.current.set(reminderKey(reminder), reminder);
+    this.schedule(reminder);
+  }
+
+  /** Into the heap; the timer is set again only for a reminder due before it wakes. */
+  private schedule(reminder: DueReminder): void {
     this.push(reminder);
     if (reminder.dueAt < this.wakeAt) this.arm();
   }

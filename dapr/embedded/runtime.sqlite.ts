@@ -229,13 +229,12 @@ export class EmbeddedRuntime implements ActorRuntime {
    * nobody suppressed, one for every address sent to), which would push out actors that have.
    */
   private holdsNothing(a: ActiveActor): boolean {
-    return (
-      a.busy === 0 &&
-      a.pendingFirings === 0 &&
-      a.reminders.size === 0 &&
-      (a.state === null || a.state.size === 0) &&
-      a.lastSeq <= this.committer.durableHead
-    );
+    return this.isIdle(a, this.committer.durableHead) && a.reminders.size === 0 && (a.state === null || a.state.size === 0);
+  }
+
+  /** No turn running or waiting to fire, and every write it made is on disk: it may leave memory. */
+  private isIdle(a: ActiveActor, durableHead: number): boolean {
+    return a.busy === 0 && a.pendingFirings === 0 && a.lastSeq <= durableHead;
   }
 
   private busyActors(): ActiveActor[] {
@@ -370,7 +369,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     // Each type's actors are in activation order: over the limit, the longest-activated idle
     // actors go first, type by type (a hot one dropped here costs one reload from disk).
     for (const a of this.activeActors()) {
-      if (a.busy > 0 || a.pendingFirings > 0 || a.lastSeq > durable) continue;
+      if (!this.isIdle(a, durable)) continue;
       if (a.lastUsed < cutoff || excess > 0) {
         this.deactivate(a);
         excess--;
