@@ -123,6 +123,10 @@ interface Measured {
   notes: string[];
 }
 
+/** Microseconds of the server's CPU (every thread and process it counts) per accepted send. */
+const cpuPerSend = ({ result, cpu }: Pick<Measured, 'result' | 'cpu'>) =>
+  ((cpu.server / 100) * 1e6) / (result.accepted / result.seconds);
+
 /**
  * A warm-up, then the measured run; `pids` are the processes that serve (for the CPU columns).
  * With `byProcess`, a note gives each named process's share of the CPU during the measured run.
@@ -322,6 +326,7 @@ async function main() {
           'p99 ms',
           'max ms',
           'server CPU',
+          'CPU us/send',
           'load gen CPU',
           'other CPU',
         ],
@@ -335,6 +340,7 @@ async function main() {
           fmt(percentile(r.latencies, 99), 2),
           fmt(r.latencies.at(-1) ?? NaN, 2),
           `${fmt(cpu.server)}%`,
+          fmt(cpuPerSend({ result: r, cpu })),
           `${fmt(cpu.loadgen)}%`,
           `${fmt(cpu.other)}%`,
         ]),
@@ -348,10 +354,13 @@ async function main() {
     const label = gp.name.startsWith('Gatepost on Dapr') ? 'Gatepost on Dapr' : 'Gatepost';
     console.log(`\n${label} / Fastify ceiling: ${fmt(rate(gp.name) / rate('Fastify'), 2)}`);
     console.log(`${label} / Express+BullMQ:  ${fmt(rate(gp.name) / rate('Express'), 2)}`);
+    const express = rows.find((m) => m.name.startsWith('Express'));
+    if (express) console.log(`Express+BullMQ CPU per send / ${label}'s: ${fmt(cpuPerSend(express) / cpuPerSend(gp), 2)}`);
   }
   console.log(`(${DURATION} s per server after a ${WARMUP} s warm-up, ${CONNECTIONS} connections; latencies of 202 answers;`);
+  console.log(` CPU in % of one core during the measured run; "CPU us/send" is the server's CPU time, all its threads and`);
   console.log(
-    ` CPU in % of one core during the measured run; "other" is everything else on the machine, so a clean run has it near 0)\n`,
+    ` processes (Redis for BullMQ), per accepted send; "other" is everything else on the machine, so a clean run has it near 0)\n`,
   );
   for (const m of rows) for (const note of m.notes) console.log(`${m.name}: ${note}`);
 }
