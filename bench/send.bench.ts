@@ -1,7 +1,7 @@
-// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --profile DIR --node-args="ARGS" --runtime embedded|dapr|both]
+// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --rounds 3 --profile DIR --node-args="ARGS" --runtime embedded|dapr|both]
 // POST /v1/emails under the same load against servers, one after the other: Gatepost (sandbox
 // key; on the embedded runtime with fsync on, and/or on the Dapr topology of dapr/cluster), a bare
-// Fastify route (the HTTP ceiling) and Express + zod + BullMQ.
+// Fastify route (the HTTP ceiling) and Express + zod + BullMQ, taking turns for several rounds.
 // The load generator (autocannon) runs in this process; the servers are child processes.
 import autocannon from 'autocannon';
 import { Queue } from 'bullmq';
@@ -43,9 +43,11 @@ const { values: flags } = parseArgs({
     'send-at': { type: 'string' },
     /** Diagnostic: measure Gatepost only. */
     'gatepost-only': { type: 'boolean', default: false },
+    /** Every server is measured this many times, taking turns (see main). */
+    rounds: { type: 'string', default: '3' },
     /**
      * `embedded` (default), `dapr` (the Dapr topology: ingress and actor host beside their daprd,
-     * Redis, PostgreSQL), or `both`. The baselines run once either way.
+     * Redis, PostgreSQL), or `both`. The baselines run once a round either way.
      */
     runtime: { type: 'string', default: 'embedded' },
   },
@@ -53,6 +55,7 @@ const { values: flags } = parseArgs({
 const DURATION = Number(flags.duration);
 const CONNECTIONS = Number(flags.connections);
 const WARMUP = Number(flags.warmup);
+const ROUNDS = Number(flags.rounds);
 const SEND_AT_S = flags['send-at'] === undefined ? null : Number(flags['send-at']);
 const REDIS = { host: '127.0.0.1', port: 6379 };
 
@@ -123,9 +126,10 @@ interface Measured {
   notes: string[];
 }
 
+const rateOf = ({ result }: Pick<Measured, 'result'>) => result.accepted / result.seconds;
+
 /** Microseconds of the server's CPU (every thread and process it counts) per accepted send. */
-const cpuPerSend = ({ result, cpu }: Pick<Measured, 'result' | 'cpu'>) =>
-  ((cpu.server / 100) * 1e6) / (result.accepted / result.seconds);
+const cpuPerSend = ({ result, cpu }: Pick<Measured, 'result' | 'cpu'>) => ((cpu.server / 100) * 1e6) / rateOf({ result });
 
 /**
  * A warm-up, then the measured run; `pids` are the processes that serve (for the CPU columns).
@@ -275,42 +279,63 @@ async function baselineExpressBullmq(): Promise<Measured> {
   return measured;
 }
 
-async function main() {
-  console.log(`bench:send on ${cpus().length} cores, Node ${process.version}, Gatepost at ${gatepostRevision()}\n`);
-  const rows: Measured[] = [];
+/** One server measured once: started fresh, measured, stopped. */
+type Run = () => Promise<Measured>;
 
+async function gatepostEmbedded(): Promise<Measured> {
+  const gp = await startGatepost([...profileArgs(flags.profile), ...(flags['node-args']?.split(' ') ?? [])]);
+  try {
+    const name = SEND_AT_S === null ? 'Gatepost (sandbox, fsync on)' : `Gatepost (send_at +${SEND_AT_S} s: admission only)`;
+    const m = await measure(name, gp.url, gp.key, [gp.pid]);
+    m.notes = await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids]);
+    return m;
+  } finally {
+    await gp.stop();
+  }
+}
+
+async function gatepostDapr(): Promise<Measured> {
+  const gp = await startGatepostDapr();
+  try {
+    const name = SEND_AT_S === null ? 'Gatepost on Dapr (sandbox)' : `Gatepost on Dapr (send_at +${SEND_AT_S} s)`;
+    // Server CPU: both apps, both sidecars, placement and scheduler, and the shared Redis.
+    const processes = { ...gp.pids(), redis: await redisPid() };
+    const m = await measure(name, gp.url, gp.key, Object.values(processes), processes);
+    m.notes.push(...(await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids])));
+    m.notes.push(`logs of the topology: ${gp.workDir}`);
+    return m;
+  } finally {
+    await gp.stop();
+  }
+}
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+async function main() {
+  console.log(
+    `bench:send on ${cpus().length} cores, Node ${process.version}, Gatepost at ${gatepostRevision()}, ${ROUNDS} round(s)\n`,
+  );
   const runtimes = flags.runtime === 'both' ? ['embedded', 'dapr'] : [flags.runtime];
   if (runtimes.some((r) => r !== 'embedded' && r !== 'dapr'))
     throw new Error(`--runtime ${flags.runtime}: embedded, dapr or both`);
-  if (runtimes.includes('embedded')) {
-    const gp = await startGatepost([...profileArgs(flags.profile), ...(flags['node-args']?.split(' ') ?? [])]);
-    try {
-      const name = SEND_AT_S === null ? 'Gatepost (sandbox, fsync on)' : `Gatepost (send_at +${SEND_AT_S} s: admission only)`;
-      const m = await measure(name, gp.url, gp.key, [gp.pid]);
-      m.notes = await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids]);
-      rows.push(m);
-    } finally {
-      await gp.stop();
-    }
-  }
-  if (runtimes.includes('dapr')) {
-    const gp = await startGatepostDapr();
-    try {
-      const name = SEND_AT_S === null ? 'Gatepost on Dapr (sandbox)' : `Gatepost on Dapr (send_at +${SEND_AT_S} s)`;
-      // Server CPU: both apps, both sidecars, placement and scheduler, and the shared Redis.
-      const processes = { ...gp.pids(), redis: await redisPid() };
-      const m = await measure(name, gp.url, gp.key, Object.values(processes), processes);
-      m.notes.push(...(await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids])));
-      m.notes.push(`logs of the topology: ${gp.workDir}`);
-      rows.push(m);
-    } finally {
-      await gp.stop();
-    }
-  }
+  const runs: Run[] = [
+    ...(runtimes.includes('embedded') ? [gatepostEmbedded] : []),
+    ...(runtimes.includes('dapr') ? [gatepostDapr] : []),
+    ...(flags['gatepost-only'] ? [] : [baselineFastify, baselineExpressBullmq]),
+  ];
 
-  if (!flags['gatepost-only']) {
-    rows.push(await baselineFastify());
-    rows.push(await baselineExpressBullmq());
+  // The machine's speed drifts, even within minutes: each round runs every server once, and every
+  // other round in the reverse order, so that no server always comes first or last.
+  const rounds: Measured[][] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? runs : [...runs].reverse();
+    const measured: Measured[] = [];
+    for (const run of order) measured.push(await run());
+    rounds.push(runs.map((_, i) => measured[round % 2 === 0 ? i : runs.length - 1 - i]!));
   }
 
   console.log(
@@ -318,6 +343,7 @@ async function main() {
       table(
         [
           'server',
+          'round',
           'accepted/s',
           '202s',
           'non-2xx',
@@ -330,39 +356,58 @@ async function main() {
           'load gen CPU',
           'other CPU',
         ],
-        rows.map(({ name, result: r, cpu }) => [
-          name,
-          fmt(r.accepted / r.seconds),
-          fmt(r.accepted),
-          fmt(r.non2xx),
-          fmt(r.errors),
-          fmt(percentile(r.latencies, 50), 2),
-          fmt(percentile(r.latencies, 99), 2),
-          fmt(r.latencies.at(-1) ?? NaN, 2),
-          `${fmt(cpu.server)}%`,
-          fmt(cpuPerSend({ result: r, cpu })),
-          `${fmt(cpu.loadgen)}%`,
-          `${fmt(cpu.other)}%`,
-        ]),
+        runs.flatMap((_, i) =>
+          rounds.map((rows, round) => {
+            const { name, result: r, cpu } = rows[i]!;
+            return [
+              name,
+              String(round + 1),
+              fmt(rateOf(rows[i]!)),
+              fmt(r.accepted),
+              fmt(r.non2xx),
+              fmt(r.errors),
+              fmt(percentile(r.latencies, 50), 2),
+              fmt(percentile(r.latencies, 99), 2),
+              fmt(r.latencies.at(-1) ?? NaN, 2),
+              `${fmt(cpu.server)}%`,
+              fmt(cpuPerSend({ result: r, cpu })),
+              `${fmt(cpu.loadgen)}%`,
+              `${fmt(cpu.other)}%`,
+            ];
+          }),
+        ),
       ),
   );
-  const rate = (name: string) => {
-    const r = rows.find((m) => m.name.startsWith(name))?.result;
-    return r ? r.accepted / r.seconds : NaN;
+  // Ratios within a round, where both servers ran on the same machine within minutes of each other.
+  const ratios = (gp: number, other: string, of: (m: Measured) => number) => {
+    const i = runs.findIndex((_, j) => rounds[0]![j]!.name.startsWith(other));
+    return i < 0 ? [] : rounds.map((rows) => of(rows[gp]!) / of(rows[i]!));
   };
-  for (const gp of rows.filter((m) => m.name.startsWith('Gatepost'))) {
-    const label = gp.name.startsWith('Gatepost on Dapr') ? 'Gatepost on Dapr' : 'Gatepost';
-    console.log(`\n${label} / Fastify ceiling: ${fmt(rate(gp.name) / rate('Fastify'), 2)}`);
-    console.log(`${label} / Express+BullMQ:  ${fmt(rate(gp.name) / rate('Express'), 2)}`);
-    const express = rows.find((m) => m.name.startsWith('Express'));
-    if (express) console.log(`Express+BullMQ CPU per send / ${label}'s: ${fmt(cpuPerSend(express) / cpuPerSend(gp), 2)}`);
-  }
+  const line = (label: string, xs: number[]) => {
+    if (xs.length === 0) return;
+    const summary = xs.length > 1 ? `; median ${fmt(median(xs), 2)}` : '';
+    console.log(`${label}: ${xs.map((x) => fmt(x, 2)).join(', ')}${summary}`);
+  };
+  console.log();
+  runs.forEach((_, gp) => {
+    const name = rounds[0]![gp]!.name;
+    if (!name.startsWith('Gatepost')) return;
+    const label = name.startsWith('Gatepost on Dapr') ? 'Gatepost on Dapr' : 'Gatepost';
+    line(`${label} / Fastify ceiling, by round`, ratios(gp, 'Fastify', rateOf));
+    line(`${label} / Express+BullMQ, by round`, ratios(gp, 'Express', rateOf));
+    line(
+      `Express+BullMQ CPU per send / ${label}'s, by round`,
+      ratios(gp, 'Express', (m) => 1 / cpuPerSend(m)),
+    );
+  });
   console.log(`(${DURATION} s per server after a ${WARMUP} s warm-up, ${CONNECTIONS} connections; latencies of 202 answers;`);
   console.log(` CPU in % of one core during the measured run; "CPU us/send" is the server's CPU time, all its threads and`);
   console.log(
     ` processes (Redis for BullMQ), per accepted send; "other" is everything else on the machine, so a clean run has it near 0)\n`,
   );
-  for (const m of rows) for (const note of m.notes) console.log(`${m.name}: ${note}`);
+  rounds.forEach((rows, round) => {
+    for (const m of rows) for (const note of m.notes) console.log(`${m.name}, round ${round + 1}: ${note}`);
+  });
 }
 
 await main();
