@@ -41,7 +41,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     if (++signals > 1) process.exit(1);
     console.log(`${signal}: draining`);
     gatepost.stop().then(
-      () => process.exit(process.exitCode ?? 0),
+      () => {
+        console.log('Stopped: every request under way answered, every store closed.');
+        process.exit(process.exitCode ?? 0);
+      },
       (error: unknown) => {
         console.error('drain failed', error);
         process.exit(1);

@@ -47,6 +47,9 @@ export class CaptureWriter {
     this.ready = null;
     if (!worker) return;
     const closed = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    // Kept alive until it has closed its connection: unreferenced, a process with nothing else
+    // left to do (a drain at its end) would exit before the thread had, and close never return.
+    worker.ref();
     worker.postMessage('close');
     await closed;
   }

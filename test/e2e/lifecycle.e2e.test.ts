@@ -51,6 +51,8 @@ describe('SIGTERM', () => {
     await Promise.all(Array.from({ length: 8 }, (_, c) => client(c)));
     expect(stopped).not.toBeNull();
     expect(await stopped).toBe(0);
+    // The drain ran to its end (the process did not merely run out of work to wait for).
+    expect(gp.output).toContain('Stopped: every request under way answered, every store closed.');
     expect(accepted.length).toBeGreaterThanOrEqual(40);
     await gp.start();
     try {

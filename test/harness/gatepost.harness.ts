@@ -211,6 +211,7 @@ class DaprProcess extends GatepostProcess {
     if (!this.cluster) return null;
     const code = await this.cluster.terminate('ingress');
     await this.cluster.terminate('actors');
+    this.output = this.cluster.ingressOutput;
     return code;
   }
 
