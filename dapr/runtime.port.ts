@@ -64,9 +64,26 @@ export function actor<M extends Record<string, ActorMethod>>(
   definition: ActorDefinition<M>,
   actorId: string,
 ): ActorClient<M> {
-  return new Proxy({} as ActorClient<M>, {
-    get: (_target, method) => (args: unknown) => invoker.invoke(definition.type, actorId, String(method), args),
-  });
+  return new Proxy({ invoker, actorId }, clientHandler(definition.type)) as unknown as ActorClient<M>;
+}
+
+interface ClientTarget {
+  invoker: Invoker;
+  actorId: string;
+}
+
+// One proxy handler per actor type, made once, not one per call: there are several actor calls a
+// send, and each function made with a name is renamed on creation by the TypeScript loader
+// (esbuild's keepNames), which cost the event loop more than the call itself.
+const clientHandlers = new Map<string, ProxyHandler<ClientTarget>>();
+
+function clientHandler(type: string): ProxyHandler<ClientTarget> {
+  let handler = clientHandlers.get(type);
+  if (!handler) {
+    handler = { get: (target, method) => (args: unknown) => target.invoker.invoke(type, target.actorId, String(method), args) };
+    clientHandlers.set(type, handler);
+  }
+  return handler;
 }
 
 export function defineActor<M extends Record<string, ActorMethod>>(definition: ActorDefinition<M>): ActorDefinition<M> {

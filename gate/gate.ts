@@ -292,8 +292,7 @@ async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft, ingres
   if (missing.length > 0) throw invalid(missing.map((field) => ({ field, message: 'is required' })));
   const from = source.from ?? tenant.default_from;
   if (!from) throw new GatepostError('sender_required');
-  const fill = (field: string, text: string, kind: 'html' | 'text') =>
-    draft.literal ? text : renderField(field, text, data, kind);
+  const fill = draft.literal ? literally : renderField;
   return {
     from,
     to: source.to!,
@@ -301,9 +300,12 @@ async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft, ingres
     ...(draft.bcc?.length ? { bcc: draft.bcc } : {}),
     ...(draft.shown ? { shown: draft.shown } : {}),
     reply_to: source.reply_to ?? null,
-    subject: fill('subject', source.subject!, 'text'),
-    html: fill('html', source.html!, 'html'),
-    text: source.text === undefined ? null : fill('text', source.text, 'text'),
+    subject: fill('subject', source.subject!, data, 'text'),
+    html: fill('html', source.html!, data, 'html'),
+    text: source.text === undefined ? null : fill('text', source.text, data, 'text'),
     headers: draft.headers ?? {},
   };
 }
+
+/** A literal send's fields, as given: `renderField`'s shape, filling nothing. */
+const literally: typeof renderField = (_field, text) => text;

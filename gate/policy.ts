@@ -63,6 +63,15 @@ export function checkSendAt(sendAt: string | undefined, now = Date.now()): Error
   return [];
 }
 
+/** The valid mailboxes of a list; each invalid one is added to `problems`. */
+function mailboxes(field: string, addresses: string[] = [], problems: ErrorDetail[]): Mailbox[] {
+  return addresses.flatMap((address, i) => {
+    const mailbox = parseMailbox(address);
+    if (!mailbox) problems.push({ field: `${field}[${i}]`, message: 'not a valid email address' });
+    return mailbox ? [mailbox] : [];
+  });
+}
+
 /**
  * The rendered message: valid mailboxes, no line breaks where headers go, within the size limit.
  * Answers the sender's and the recipients' mailboxes, parsed.
@@ -73,17 +82,10 @@ export function checkContent(content: RenderedContent): { from: Mailbox; to: Mai
   const to = parseMailbox(content.to);
   if (!from) problems.push({ field: 'from', message: 'not a valid email address' });
   if (!to) problems.push({ field: 'to', message: 'not a valid email address' });
-  /** The valid mailboxes of a list; each invalid one is a problem. */
-  const mailboxes = (field: string, addresses: string[] = []) =>
-    addresses.flatMap((address, i) => {
-      const mailbox = parseMailbox(address);
-      if (!mailbox) problems.push({ field: `${field}[${i}]`, message: 'not a valid email address' });
-      return mailbox ? [mailbox] : [];
-    });
-  const copies = [...mailboxes('cc', content.cc), ...mailboxes('bcc', content.bcc)];
+  const copies = [...mailboxes('cc', content.cc, problems), ...mailboxes('bcc', content.bcc, problems)];
   // Shown only, but they are headers: they must be mailboxes too.
-  mailboxes('shown.to', content.shown?.to);
-  mailboxes('shown.cc', content.shown?.cc);
+  mailboxes('shown.to', content.shown?.to, problems);
+  mailboxes('shown.cc', content.shown?.cc, problems);
   if (1 + copies.length > MAX_RECIPIENTS) problems.push({ field: 'cc', message: `at most ${MAX_RECIPIENTS} recipients in all` });
   if (content.reply_to !== null && !parseMailbox(content.reply_to))
     problems.push({ field: 'reply_to', message: 'not a valid email address' });

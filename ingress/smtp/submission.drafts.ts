@@ -50,11 +50,15 @@ function passedHeaders(mail: ParsedMail, problems: ErrorDetail[]): Record<string
 
 /** Every mailbox of an address header, groups flattened, as "Name" <address>. */
 function mailboxes(field: AddressObject | AddressObject[] | undefined): string[] {
-  const flat = (e: EmailAddress): EmailAddress[] => (e.group ? e.group.flatMap(flat) : [e]);
   return [field ?? []]
     .flat()
     .flatMap((o) => o.value.flatMap(flat))
     .flatMap(({ name, address }) => (!address ? [] : name ? [`"${name.replace(/[\\"]/g, '\\$&')}" <${address}>`] : [address]));
+}
+
+/** A mailbox, or a group's mailboxes. */
+function flat(e: EmailAddress): EmailAddress[] {
+  return e.group ? e.group.flatMap(flat) : [e];
 }
 
 /** At most one mailbox: From and Reply-To name one sender, one reply address. */

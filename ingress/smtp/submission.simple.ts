@@ -36,9 +36,12 @@ function htmlOfText(text: string): string {
 /** An address header as mailparser reads it (addressparser, names trimmed), or undefined if absent. */
 function addressField(value: string | undefined): AddressObject | undefined {
   if (value === undefined) return undefined;
-  const trim = (list: EmailAddress[]): EmailAddress[] =>
-    list.map((a) => ({ ...a, name: (a.name || '').toString().trim(), ...(a.group ? { group: trim(a.group) } : {}) }));
-  return { value: trim(addressparser(value) as EmailAddress[]), html: '', text: '' };
+  return { value: trimNames(addressparser(value) as EmailAddress[]), html: '', text: '' };
+}
+
+/** The mailboxes with their names trimmed, in groups too, as mailparser trims them. */
+function trimNames(list: EmailAddress[]): EmailAddress[] {
+  return list.map((a) => ({ ...a, name: (a.name || '').toString().trim(), ...(a.group ? { group: trimNames(a.group) } : {}) }));
 }
 
 /** The drafts of a simple message, or null when it is not one (mailparser decides those). */

@@ -76,6 +76,16 @@ function recipientsOf(to: string[], problems: ErrorDetail[]): string[] {
 }
 
 /** What the `o:` options make of every message of a request. */
+/** In a batch send, Mailgun's %recipient.name% placeholders become the recipient's own variables. */
+function placeholders(source: string | undefined, batch: boolean): string | undefined {
+  return batch ? source?.replace(RECIPIENT_VARIABLE, '{{recipient.[$1]}}') : source;
+}
+
+/** Cc or Bcc: each field may hold a comma-separated list. */
+function copies(list: string[] | undefined): string[] | undefined {
+  return list ? list.flatMap(splitAddressList) : undefined;
+}
+
 function options(parameters: Pick<MailgunMessage, 'o:tag' | 'o:deliverytime' | 'o:testmode'>, now: number) {
   const sendAt = parameters['o:deliverytime'];
   const testMode = parameters['o:testmode'] === 'yes' || parameters['o:testmode'] === 'true';
@@ -111,12 +121,9 @@ export function itemsOf(message: MailgunMessage, attachments: number, now = Date
   const batch = message['recipient-variables'] !== undefined;
   // Addresses are matched whatever their case, as suppression matches them.
   const byAddress = new Map(Object.entries(recipientVariables).map(([address, vars]) => [address.toLowerCase(), vars]));
-  const placeholders = (source: string | undefined) =>
-    batch ? source?.replace(RECIPIENT_VARIABLE, '{{recipient.[$1]}}') : source;
-  const text = placeholders(message.text);
+  const text = placeholders(message.text, batch);
   const html =
-    placeholders(message.html) ?? (text !== undefined && message.template === undefined ? htmlFromText(text) : undefined);
-  const copies = (list: string[] | undefined) => (list ? list.flatMap(splitAddressList) : undefined);
+    placeholders(message.html, batch) ?? (text !== undefined && message.template === undefined ? htmlFromText(text) : undefined);
   const common = options(message, now);
 
   return recipients.map((recipient, i) => {
@@ -131,7 +138,7 @@ export function itemsOf(message: MailgunMessage, attachments: number, now = Date
       cc: copies(message.cc),
       bcc: copies(message.bcc),
       reply_to: replyTo,
-      subject: placeholders(message.subject),
+      subject: placeholders(message.subject, batch),
       html,
       text,
       template: message.template,
