@@ -1,0 +1,95 @@
+// npm run bench:gate [-- --duration 4 --connections 64 --warmup 2 --rounds 5 --baseline DIR]
+// The event loop's cost of a send without HTTP: sends admitted through the gate, in process, from
+// 64 concurrent loops, then captured in the sandbox (bench/gate.child.ts). Prints the event loop's
+// active microseconds a send, over the load and the capture backlog's drain, and the admission
+// rate. Less noisy than bench:send, since neither the HTTP layer nor a load generator shares the
+// measurement; meant for comparing changes. With --baseline DIR (another checkout, a git worktree
+// of an earlier commit, say, sharing this one's node_modules), every round measures both, in
+// alternating order, and prints the ratios.
+import { execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fmt, gatepostRevision, ROOT, table } from './common.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '64' },
+    warmup: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '5' },
+    baseline: { type: 'string' },
+  },
+});
+
+interface Result {
+  sends: number;
+  admittedPerSecond: number;
+  loopUsPerSend: number;
+  drainSeconds: number;
+}
+
+function measure(root: string): Result {
+  const args = [root, flags.duration!, flags.connections!, flags.warmup!];
+  const out = execFileSync(process.execPath, ['--import', 'tsx', 'bench/gate.child.ts', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  return JSON.parse(out.trim().split('\n').at(-1)!) as Result;
+}
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+const checkouts = [{ name: `this checkout (${gatepostRevision()})`, root: ROOT }];
+if (flags.baseline) {
+  const root = resolve(flags.baseline);
+  const revision = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  checkouts.push({ name: `baseline (${revision})`, root });
+}
+const rounds = Number(flags.rounds);
+console.log(
+  `bench:gate on ${cpus().length} cores, Node ${process.version}: ${flags.connections} concurrent sends, ` +
+    `${flags.duration} s after ${flags.warmup} s of warm-up, ${rounds} rounds\n`,
+);
+
+const results = checkouts.map(() => [] as Result[]);
+for (let round = 0; round < rounds; round++) {
+  // Every other round the other way round: the machine's speed drifts.
+  const order = round % 2 === 0 ? checkouts.map((_, i) => i) : checkouts.map((_, i) => checkouts.length - 1 - i);
+  for (const i of order) results[i]![round] = measure(checkouts[i]!.root);
+}
+
+console.log(
+  table(
+    ['checkout', 'round', 'sends', 'admitted/s', 'event loop us/send', 'drain s'],
+    checkouts.flatMap((c, i) =>
+      results[i]!.map((r, round) => [
+        c.name,
+        String(round + 1),
+        fmt(r.sends),
+        fmt(r.admittedPerSecond),
+        fmt(r.loopUsPerSend, 1),
+        fmt(r.drainSeconds, 1),
+      ]),
+    ),
+  ),
+);
+console.log();
+checkouts.forEach((c, i) => {
+  const us = results[i]!.map((r) => r.loopUsPerSend);
+  const rate = results[i]!.map((r) => r.admittedPerSecond);
+  console.log(`${c.name}: median ${fmt(median(us), 1)} us of event loop a send, ${fmt(median(rate))} admitted/s`);
+});
+if (checkouts.length === 2) {
+  const ratio = (of: (r: Result) => number) => results[0]!.map((r, round) => of(r) / of(results[1]![round]!));
+  const us = ratio((r) => r.loopUsPerSend);
+  const rate = ratio((r) => r.admittedPerSecond);
+  console.log(
+    `event loop a send, this / baseline, by round: ${us.map((x) => fmt(x, 3)).join(', ')}; median ${fmt(median(us), 3)}`,
+  );
+  console.log(`admitted/s, this / baseline, by round: ${rate.map((x) => fmt(x, 3)).join(', ')}; median ${fmt(median(rate), 3)}`);
+}
