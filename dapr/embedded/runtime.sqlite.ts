@@ -193,21 +193,35 @@ export class EmbeddedRuntime implements ActorRuntime {
     const def = this.definitions.get(actorType);
     if (!def) return Promise.reject(new Error(`unknown actor type ${actorType}`));
     const a = this.activate(actorType, actorId);
+    const ahead = a.busy > 0;
     a.busy++;
-    const run = a.tail.then(async () => {
-      const turn = new EmbeddedTurn(this, a);
-      try {
-        const result = await body(def, turn);
-        this.commitTurn(a, turn);
-        return result;
-      } finally {
-        a.busy--;
-        a.lastUsed = Date.now();
-        if (this.holdsNothing(a)) this.deactivate(a);
-      }
-    });
-    a.tail = run.catch(() => undefined);
+    // Nothing running or queued on it: the turn starts now, not a microtask later. Otherwise it
+    // starts once the last one queued has settled, whatever its outcome.
+    const run = ahead
+      ? a.tail.then(
+          () => this.runTurn(a, def, body),
+          () => this.runTurn(a, def, body),
+        )
+      : this.runTurn(a, def, body);
+    a.tail = run;
     return run;
+  }
+
+  private async runTurn<R>(
+    a: ActiveActor,
+    def: ActorDefinition,
+    body: (def: ActorDefinition, turn: EmbeddedTurn) => Promise<R>,
+  ): Promise<R> {
+    const turn = new EmbeddedTurn(this, a);
+    try {
+      const result = await body(def, turn);
+      this.commitTurn(a, turn);
+      return result;
+    } finally {
+      a.busy--;
+      a.lastUsed = Date.now();
+      if (this.holdsNothing(a)) this.deactivate(a);
+    }
   }
 
   private call<R>(actorType: string, actorId: string, method: string, args: unknown): Promise<R> {
