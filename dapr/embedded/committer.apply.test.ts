@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decodeWrites, encodeWrites, type EncodedWrites, type Write } from './committer.apply.ts';
+import { decodeWrites, encode, type EncodedWrites, type Write } from './committer.apply.ts';
 
 describe('encoded writes (what the writer thread is posted)', () => {
-  it('decode to the writes that were encoded, in order, across several turns', () => {
+  it('decode to the writes that were encoded, every kind, in order, across several turns', () => {
     const turns: Write[][] = [
       [
         { kind: 'state', actorType: 'MessageActor', actorId: 'msg_1', key: 'record', value: '{"a":1}' },
@@ -18,8 +18,15 @@ describe('encoded writes (what the writer thread is posted)', () => {
         { kind: 'state', actorType: 'TenantActor', actorId: 'ten_1', key: 'quota', value: '' },
       ],
     ];
+    // Each write through its kind's encoder, as the runtime encodes a turn.
     const encoded: EncodedWrites = [];
-    for (const writes of turns) encodeWrites(writes, encoded);
+    for (const w of turns.flat()) {
+      if (w.kind === 'state') encode.state(encoded, w.actorType, w.actorId, w.key, w.value);
+      else if (w.kind === 'reminder') encode.reminder(encoded, w.actorType, w.actorId, w.name, w.dueAt, w.data);
+      else if (w.kind === 'reminderDelete') encode.reminderDelete(encoded, w.actorType, w.actorId, w.name);
+      else if (w.kind === 'outbox') encode.outbox(encoded, w.seq, w.deliveryId, w.topic, w.data);
+      else encode.outboxDone(encoded, w.seq);
+    }
     expect(decodeWrites(encoded)).toEqual(turns.flat());
   });
 

@@ -7,9 +7,7 @@
 // out (answers wait for `durable`).
 import { Worker } from 'node:worker_threads';
 import { Fifo } from '../../lib/fifo.ts';
-import { encodeWrites, type EncodedWrites, type Write } from './committer.apply.ts';
-
-export type { Write } from './committer.apply.ts';
+import type { EncodedWrites } from './committer.apply.ts';
 
 interface Pending {
   seq: number;
@@ -80,11 +78,12 @@ export class GroupCommitter {
     return this.groups;
   }
 
-  enqueue(writes: Write[], afterCommit?: () => void): number {
+  /** A turn's writes, encoded (committer.apply.ts, `encode`); answers their sequence number. */
+  enqueue(writes: EncodedWrites, afterCommit?: () => void): number {
     if (this.failure) throw this.failure;
     const seq = ++this.lastEnqueued;
     this.queue.push({ seq, afterCommit });
-    encodeWrites(writes, this.queuedWrites);
+    for (let i = 0; i < writes.length; i++) this.queuedWrites.push(writes[i]!);
     if (!this.postScheduled) {
       // Let the turns of this tick go together.
       this.postScheduled = true;

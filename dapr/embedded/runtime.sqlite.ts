@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../runtime.port.ts';
 import { TurnRecorder } from '../turn.recorder.ts';
 import { openSqlite, type Db } from '../../lib/sqlite.ts';
-import { GroupCommitter, type Write } from './committer.ts';
+import { GroupCommitter } from './committer.ts';
+import { encode, type EncodedWrites } from './committer.apply.ts';
 import { ReminderClock, reminderKey, type DueReminder } from './reminders.ts';
 import { OutboxDispatcher, type OutboxRow } from './outbox.ts';
 import { PresenceFilter } from './presence.filter.ts';
@@ -111,7 +112,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     );
     this.clock = new ReminderClock(this.db, (r) => this.queueReminder(r), opts.reminderHorizonMs);
     this.outbox = new OutboxDispatcher(
-      (seq) => this.committer.enqueue([{ kind: 'outboxDone', seq }]),
+      (seq) => this.committer.enqueue(encode.outboxDone([], seq)),
       (row, error) => this.log(`subscriber of ${row.topic} failed; will retry`, error),
       opts.dispatchConcurrency ?? 64,
     );
@@ -291,13 +292,13 @@ export class EmbeddedRuntime implements ActorRuntime {
   }
 
   private commitTurn(a: ActiveActor, turn: EmbeddedTurn): void {
-    const writes: Write[] = [];
+    const writes: EncodedWrites = [];
     if (turn.stateWrites.size > 0) {
       const cache = this.loadActorState(a);
       // Before the write is even queued: from here on, activating this actor reads the disk.
       this.present.add(a.key);
       for (const [key, value] of turn.stateWrites) {
-        writes.push({ kind: 'state', actorType: a.type, actorId: a.id, key, value });
+        encode.state(writes, a.type, a.id, key, value);
         if (value === null) cache.delete(key);
         else cache.set(key, value);
       }
@@ -306,12 +307,12 @@ export class EmbeddedRuntime implements ActorRuntime {
     for (const [name, r] of turn.reminderWrites) {
       if (r === null) {
         a.reminders.set(name, null);
-        writes.push({ kind: 'reminderDelete', actorType: a.type, actorId: a.id, name });
+        encode.reminderDelete(writes, a.type, a.id, name);
         reminders.push({ del: { actorType: a.type, actorId: a.id, name } });
       } else {
         const data = r.data === undefined ? null : JSON.stringify(r.data);
         a.reminders.set(name, { dueAt: r.dueAt, data });
-        writes.push({ kind: 'reminder', actorType: a.type, actorId: a.id, name, dueAt: r.dueAt, data });
+        encode.reminder(writes, a.type, a.id, name, r.dueAt, data);
         reminders.push({ set: { actorType: a.type, actorId: a.id, name, dueAt: r.dueAt, data } });
       }
     }
@@ -320,7 +321,7 @@ export class EmbeddedRuntime implements ActorRuntime {
       if (!this.outbox.hasSubscriber(p.topic)) continue;
       const row = { seq: ++this.outboxSeq, id: newId('pub'), topic: p.topic, data: p.data };
       rows.push(row);
-      writes.push({ kind: 'outbox', seq: row.seq, deliveryId: row.id, topic: row.topic, data: JSON.stringify(p.data) });
+      encode.outbox(writes, row.seq, row.id, row.topic, JSON.stringify(p.data));
     }
     if (writes.length === 0) return;
     a.lastSeq = this.committer.enqueue(writes, () => {
