@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fmt, gatepostRevision, ROOT, table } from './common.ts';
+import { fmt, gatepostRevision, median, ROOT, table } from './common.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -37,12 +37,6 @@ function measure(root: string): Result {
   });
   return JSON.parse(out.trim().split('\n').at(-1)!) as Result;
 }
-
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 const checkouts = [{ name: `this checkout (${gatepostRevision()})`, root: ROOT }];
 if (flags.baseline) {

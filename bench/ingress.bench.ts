@@ -26,6 +26,7 @@ import {
   cpuSnapshot,
   fmt,
   gatepostRevision,
+  median,
   percentile,
   profileArgs,
   sendBody,
@@ -438,13 +439,6 @@ const gatepostSendRow = () =>
   });
 
 // ---- the run ---------------------------------------------------------------------------------
-
-/** The median of the numbers (the mean of the middle two for an even count). */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 const rateOf = (r: Row) => r.accepted / r.seconds;
 

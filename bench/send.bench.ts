@@ -16,6 +16,7 @@ import {
   cpuSince,
   cpuSnapshot,
   gatepostRevision,
+  median,
   fmt,
   percentile,
   profileArgs,
@@ -308,12 +309,6 @@ async function gatepostDapr(): Promise<Measured> {
     await gp.stop();
   }
 }
-
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 async function main() {
   console.log(
