@@ -235,6 +235,22 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/**
+ * Runs every one of `runs` once a round, `rounds` times, every other round in the reverse order:
+ * the machine's speed drifts, even within minutes, and no run should always come first or last.
+ * Answers each round's results in the order of `runs`.
+ */
+export async function inTurns<T>(rounds: number, runs: (() => T | Promise<T>)[]): Promise<T[][]> {
+  const results: T[][] = [];
+  for (let round = 0; round < rounds; round++) {
+    const order = runs.map((_, i) => (round % 2 === 0 ? i : runs.length - 1 - i));
+    const measured: T[] = [];
+    for (const i of order) measured[i] = await runs[i]!();
+    results.push(measured);
+  }
+  return results;
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const fmt = (n: number, digits = 0) =>

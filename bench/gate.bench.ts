@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fmt, gatepostRevision, median, ROOT, table } from './common.ts';
+import { fmt, gatepostRevision, inTurns, median, ROOT, table } from './common.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -50,12 +50,11 @@ console.log(
     `${flags.duration} s after ${flags.warmup} s of warm-up, ${rounds} rounds\n`,
 );
 
-const results = checkouts.map(() => [] as Result[]);
-for (let round = 0; round < rounds; round++) {
-  // Every other round the other way round: the machine's speed drifts.
-  const order = round % 2 === 0 ? checkouts.map((_, i) => i) : checkouts.map((_, i) => checkouts.length - 1 - i);
-  for (const i of order) results[i]![round] = measure(checkouts[i]!.root);
-}
+const byRound = await inTurns(
+  rounds,
+  checkouts.map((c) => () => measure(c.root)),
+);
+const results = checkouts.map((_, i) => byRound.map((round) => round[i]!));
 
 console.log(
   table(

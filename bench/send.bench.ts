@@ -16,6 +16,7 @@ import {
   cpuSince,
   cpuSnapshot,
   gatepostRevision,
+  inTurns,
   median,
   fmt,
   percentile,
@@ -323,15 +324,7 @@ async function main() {
     ...(flags['gatepost-only'] ? [] : [baselineFastify, baselineExpressBullmq]),
   ];
 
-  // The machine's speed drifts, even within minutes: each round runs every server once, and every
-  // other round in the reverse order, so that no server always comes first or last.
-  const rounds: Measured[][] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? runs : [...runs].reverse();
-    const measured: Measured[] = [];
-    for (const run of order) measured.push(await run());
-    rounds.push(runs.map((_, i) => measured[round % 2 === 0 ? i : runs.length - 1 - i]!));
-  }
+  const rounds = await inTurns(ROUNDS, runs);
 
   console.log(
     '\n' +

@@ -69,9 +69,11 @@ export function workerParser(): SubmissionParser {
     async close() {
       const w = worker;
       worker = null;
-      // Referenced until it has stopped, as the capture writer is (captures.writer.ts, close).
-      w?.ref();
-      if (w) await w.terminate();
+      if (w) {
+        // Referenced until it has stopped, as the capture writer is (captures.writer.ts, close).
+        w.ref();
+        await w.terminate();
+      }
       fail(new Error('the SMTP parser was closed'));
     },
   };

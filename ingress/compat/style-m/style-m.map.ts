@@ -75,7 +75,6 @@ function recipientsOf(to: string[], problems: ErrorDetail[]): string[] {
   return recipients;
 }
 
-/** What the `o:` options make of every message of a request. */
 /** In a batch send, Mailgun's %recipient.name% placeholders become the recipient's own variables. */
 function placeholders(source: string | undefined, batch: boolean): string | undefined {
   return batch ? source?.replace(RECIPIENT_VARIABLE, '{{recipient.[$1]}}') : source;
@@ -86,6 +85,7 @@ function copies(list: string[] | undefined): string[] | undefined {
   return list ? list.flatMap(splitAddressList) : undefined;
 }
 
+/** What the `o:` options make of every message of a request. */
 function options(parameters: Pick<MailgunMessage, 'o:tag' | 'o:deliverytime' | 'o:testmode'>, now: number) {
   const sendAt = parameters['o:deliverytime'];
   const testMode = parameters['o:testmode'] === 'yes' || parameters['o:testmode'] === 'true';
