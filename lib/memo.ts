@@ -11,8 +11,11 @@ export class Memo<K, V> {
   constructor(private readonly capacity: number) {}
 
   get(key: K, compute: (key: K) => V): V {
-    if (this.current.has(key)) return this.current.get(key)!;
-    const value = this.previous.has(key) ? this.previous.get(key)! : compute(key);
+    // One lookup on a hit: `has` is asked only to tell a stored undefined from a miss.
+    const hit = this.current.get(key);
+    if (hit !== undefined || this.current.has(key)) return hit!;
+    const old = this.previous.get(key);
+    const value = old !== undefined || this.previous.has(key) ? old! : compute(key);
     if (this.current.size >= this.capacity) {
       this.previous = this.current;
       this.current = new Map();

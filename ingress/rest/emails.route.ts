@@ -5,9 +5,25 @@ import type { Gate, SendDraft, Sender } from '../../gate/gate.ts';
 import { ErrorBody, idempotencyKeyHeader, route, zodDetails, type AnyRoute } from './route.ts';
 import { BatchRequest, BatchRequestDoc, BatchResponse, SendRequest, SendResponse } from './schemas.ts';
 
+// Every field but the key, which the gate takes apart. Listed rather than copied with a rest
+// pattern (`{ idempotency_key, ...draft }`), which costs several times more on every send;
+// `satisfies` fails the build when SendRequest gains a field that is not listed here.
 function draftOf(body: SendRequest): SendDraft {
-  const { idempotency_key: _key, attachments, ...draft } = body;
-  return { ...draft, attachments: attachments?.length ?? 0 };
+  return {
+    from: body.from,
+    to: body.to,
+    reply_to: body.reply_to,
+    subject: body.subject,
+    html: body.html,
+    text: body.text,
+    template: body.template,
+    data: body.data,
+    send_at: body.send_at,
+    stream: body.stream,
+    headers: body.headers,
+    tags: body.tags,
+    attachments: body.attachments?.length ?? 0,
+  } satisfies Record<Exclude<keyof SendRequest, 'idempotency_key'>, unknown>;
 }
 
 /** The key from the body field or the Idempotency-Key header; both may be given only if equal. */

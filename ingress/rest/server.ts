@@ -64,10 +64,14 @@ export function restServer(deps: RestDeps): RestServer {
   const app = Fastify({ logger: false, bodyLimit: MAX_BODY_BYTES, return503OnClosing: true });
   const served: RestServer['served'] = [];
   let underWay = 0;
-  app.addHook('onRequest', async (_request, reply) => {
+  const answered = () => underWay--;
+  // A callback hook and one shared listener: an async hook costs a promise, and `once` a wrapper,
+  // on every request.
+  app.addHook('onRequest', (_request, reply, done) => {
     underWay++;
     // 'close' comes once per response, whether it was sent or the client went away first.
-    reply.raw.once('close', () => underWay--);
+    reply.raw.on('close', answered);
+    done();
   });
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) if (method !== 'HEAD') served.push({ method, url: r.url });
