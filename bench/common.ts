@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { V8_FLAGS } from '../app/launch.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -111,7 +112,8 @@ export async function startGatepost(extraNodeArgs: string[] = [], env: Record<st
   dataDirs.add(dataDir);
   const removeData = () => (rmSync(dataDir, { recursive: true, force: true }), dataDirs.delete(dataDir));
   const adminToken = randomBytes(16).toString('hex');
-  const child = await startChild('Gatepost', [...extraNodeArgs, 'main.ts'], {
+  // As `npm start` starts it (app/launch.ts); startChild adds the --import of tsx.
+  const child = await startChild('Gatepost', [...V8_FLAGS, ...extraNodeArgs, 'main.ts'], {
     PORT: '0',
     HOST: '127.0.0.1',
     GATEPOST_DATA_DIR: dataDir,

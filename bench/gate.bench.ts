@@ -11,6 +11,7 @@ import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fmt, gatepostRevision, inTurns, median, ROOT, table } from './common.ts';
+import { NODE_ARGS } from '../app/launch.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -31,7 +32,7 @@ interface Result {
 
 function measure(root: string): Result {
   const args = [root, flags.duration!, flags.connections!, flags.warmup!];
-  const out = execFileSync(process.execPath, ['--import', 'tsx', 'bench/gate.child.ts', ...args], {
+  const out = execFileSync(process.execPath, [...NODE_ARGS, 'bench/gate.child.ts', ...args], {
     cwd: ROOT,
     encoding: 'utf8',
   });

@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { DaprCluster } from '../../dapr/cluster/cluster.ts';
+import { NODE_ARGS } from '../../app/launch.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,7 +137,7 @@ class EmbeddedProcess extends GatepostProcess {
 
   async start(): Promise<void> {
     this.output = '';
-    const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
+    const child = spawn(process.execPath, [...NODE_ARGS, 'main.ts'], {
       cwd: ROOT,
       env: { ...process.env, ...this.env, PORT: '0', HOST: '127.0.0.1', GATEPOST_DATA_DIR: this.dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],

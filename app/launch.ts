@@ -1,0 +1,14 @@
+// How a Gatepost process is started on the embedded runtime: `npm start` runs
+// `node ${NODE_ARGS} main.ts` (app/launch.test.ts holds them to it), and the test harness and the
+// benchmarks start it with the same arguments, so they measure what an operator runs.
+
+/**
+ * V8 flags. A young generation of 64 MiB a semi-space, not 16: each send's objects live a few
+ * milliseconds (until its commit, its capture), so a scavenge every ~20 ms of work found a fifth of
+ * them still alive and copied them. Four times rarer, it copies far fewer: the scavenger's time
+ * fell by about a third (bench/RESULTS.md, tenth pass) for at most 96 MiB more memory.
+ */
+export const V8_FLAGS = ['--max-semi-space-size=64'];
+
+/** Everything between `node` and `main.ts`. */
+export const NODE_ARGS = [...V8_FLAGS, '--import', 'tsx'];
