@@ -2,7 +2,7 @@
 // durability, group commit, nested calls, eviction and stop. Reminders and pub/sub have files of
 // their own beside this one.
 import { statSync } from 'node:fs';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { actor, defineActor, type ActorTurn, type Delivery } from '../runtime.port.ts';
@@ -159,6 +159,16 @@ const box = defineActor({
   },
 });
 
+/** Reads a box's `k` through a call of its own: what the box's turn read, this turn's answer waits for. */
+const peeker = defineActor({
+  type: 'peeker',
+  methods: {
+    async peek(turn: ActorTurn, boxId: string) {
+      return actor(turn, box, boxId).take('k');
+    },
+  },
+});
+
 describe('durability before the answer', () => {
   it('the write is on disk, seen by a second connection, when invoke resolves', async () => {
     const rt = await h.start({ actors: [box] });
@@ -167,6 +177,40 @@ describe('durability before the answer', () => {
       await actor(rt, box, 'b1').put({ key: 'k', value: { i } });
       expect(h.stateOnDisk('box', 'b1', 'k')).toEqual({ i });
     }
+  });
+
+  it('an answer waits for the writes it read, and only for them', async () => {
+    const rt = await h.start({ actors: [box, peeker] });
+    await actor(rt, box, 'b1').put({ key: 'k', value: 1 });
+    // While another connection holds the write lock, nothing new can become durable.
+    const lock = new Database(h.file);
+    lock.exec('BEGIN IMMEDIATE');
+    let putAnswered = false;
+    const put = actor(rt, box, 'b2')
+      .put({ key: 'k', value: 2 })
+      .then(() => (putAnswered = true));
+    const answered: string[] = [];
+    const readOfPut = actor(rt, box, 'b2')
+      .take('k')
+      .then((v) => (answered.push('b2'), v));
+    const nestedReadOfPut = actor(rt, peeker, 'p1')
+      .peek('b2')
+      .then((v) => (answered.push('o1'), v));
+    try {
+      // b1's state is durable: reading it waits for no one, although b2's write is still pending.
+      expect(await actor(rt, box, 'b1').take('k')).toBe(1);
+      await sleep(50);
+      expect(putAnswered).toBe(false);
+      // Reading b2, directly or through another actor, waits until its write is durable.
+      expect(answered).toEqual([]);
+    } finally {
+      lock.exec('COMMIT');
+      lock.close();
+    }
+    expect(await readOfPut).toBe(2);
+    expect(await nestedReadOfPut).toBe(2);
+    await put;
+    expect(h.stateOnDisk('box', 'b2', 'k')).toBe(2);
   });
 
   it('state survives stop and a new runtime on the same file', async () => {

@@ -161,12 +161,14 @@ export class EmbeddedRuntime implements ActorRuntime {
   }
 
   async invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
+    const reads: ReadSink = { readSeq: 0 };
     try {
-      return await this.call<R>(actorType, actorId, method, args);
+      return await this.call<R>(actorType, actorId, method, args, reads);
     } finally {
-      // Everything this turn read, and every turn before it, is on disk before we answer, errors
-      // included: a refusal may rest on state an earlier turn wrote ("key already used").
-      await this.committer.durable();
+      // Everything this turn and the turns it called wrote or read is on disk before we answer,
+      // errors included: a refusal may rest on state an earlier turn wrote ("key already used").
+      // Writes of turns it did not read wait for no one (a capture reading a committed message).
+      await this.committer.durable(reads.readSeq);
     }
   }
 
@@ -185,6 +187,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     actorType: string,
     actorId: string,
     body: (def: ActorDefinition, turn: EmbeddedTurn) => Promise<R>,
+    reads: ReadSink | null = null,
   ): Promise<R> {
     // While stopping, what was already under way (a running turn, a subscriber, a firing) may
     // still call actors; nothing new starts, since the clock and the outbox are stopped first.
@@ -200,10 +203,10 @@ export class EmbeddedRuntime implements ActorRuntime {
     // starts once the last one queued has settled, whatever its outcome.
     const run = ahead
       ? a.tail.then(
-          () => this.runTurn(a, def, body),
-          () => this.runTurn(a, def, body),
+          () => this.runTurn(a, def, body, reads),
+          () => this.runTurn(a, def, body, reads),
         )
-      : this.runTurn(a, def, body);
+      : this.runTurn(a, def, body, reads);
     a.tail = run;
     return run;
   }
@@ -212,6 +215,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     a: ActiveActor,
     def: ActorDefinition,
     body: (def: ActorDefinition, turn: EmbeddedTurn) => Promise<R>,
+    reads: ReadSink | null,
   ): Promise<R> {
     const turn = new EmbeddedTurn(this, a);
     try {
@@ -219,23 +223,33 @@ export class EmbeddedRuntime implements ActorRuntime {
       this.commitTurn(a, turn);
       return result;
     } finally {
+      // The actor's last write (this turn's, or one this turn read), and whatever its own calls read.
+      if (reads) reads.readSeq = Math.max(reads.readSeq, a.lastSeq, turn.readSeq);
       a.busy--;
       a.lastUsed = Date.now();
       if (this.holdsNothing(a)) this.deactivate(a);
     }
   }
 
-  private call<R>(actorType: string, actorId: string, method: string, args: unknown): Promise<R> {
-    return this.turn<R>(actorType, actorId, (def, turn) => {
-      const fn = def.methods[method];
-      if (!fn) throw new Error(`actor type ${actorType} has no method ${method}`);
-      return fn(turn, args);
-    });
+  private call<R>(actorType: string, actorId: string, method: string, args: unknown, reads: ReadSink): Promise<R> {
+    return this.turn<R>(
+      actorType,
+      actorId,
+      (def, turn) => {
+        const fn = def.methods[method];
+        if (!fn) throw new Error(`actor type ${actorType} has no method ${method}`);
+        return fn(turn, args);
+      },
+      reads,
+    );
   }
 
-  /** A call from inside a turn: ordered commits make waiting for its durability unnecessary. */
-  invokeNested<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
-    return this.call<R>(actorType, actorId, method, args);
+  /**
+   * A call from inside a turn: ordered commits make waiting for its durability unnecessary, but
+   * what it read is the calling turn's to wait for, if that turn answers an outside caller.
+   */
+  invokeNested<R>(caller: ReadSink, actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
+    return this.call<R>(actorType, actorId, method, args, caller);
   }
 
   /**
@@ -393,8 +407,17 @@ export class EmbeddedRuntime implements ActorRuntime {
   }
 }
 
-class EmbeddedTurn extends TurnRecorder implements ActorTurn {
+/**
+ * Collects the sequence of the last write a turn, and the turns it called, wrote or read: once
+ * that is durable, nothing the turn answers can be lost in a crash.
+ */
+interface ReadSink {
+  readSeq: number;
+}
+
+class EmbeddedTurn extends TurnRecorder implements ActorTurn, ReadSink {
   readonly stateWrites = new Map<string, string | null>();
+  readSeq = 0;
 
   constructor(
     private readonly runtime: EmbeddedRuntime,
@@ -425,6 +448,6 @@ class EmbeddedTurn extends TurnRecorder implements ActorTurn {
   }
 
   invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
-    return this.runtime.invokeNested<R>(actorType, actorId, method, args);
+    return this.runtime.invokeNested<R>(this, actorType, actorId, method, args);
   }
 }
