@@ -93,7 +93,7 @@ export function deliveryActor(deps: DeliveryDeps) {
         }
         const { record, content } = view;
         const attempt = args.number ?? s.attempts + 1;
-        const to = record.response.to;
+        const to = record.to;
         let outcome: AttemptOutcome;
 
         if (record.sandbox) {

@@ -7,7 +7,7 @@ import { eventually, harness, type Harness } from '../../dapr/embedded/runtime.s
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
 import { MESSAGE_ACTOR, MESSAGE_READY, messageActor } from './message.actor.ts';
-import type { AdmitArgs } from './message.state.ts';
+import { timelineOf, type AdmitArgs, type MessageRecord } from './message.state.ts';
 import { admitArgs } from './message.testkit.ts';
 
 let h: Harness;
@@ -58,5 +58,49 @@ describe('MessageActor.admit, called directly', () => {
     await startWith();
     await eventually(() => ready.length === 2);
     expect(ready).toEqual(['msg_w', 'msg_w']);
+  });
+
+  it('reads a record stored in the earlier shape (the answer whole, the message id in every event) as before', async () => {
+    h = harness();
+    const startWith = () => h.start({ actors: [messageActor, recipientActor, tenantActor] });
+    let runtime = await startWith();
+    const first = await actor(runtime, messageActor, 'msg_o').admit(args());
+    const before = timelineOf((await actor(runtime, messageActor, 'msg_o').get(undefined)).record);
+    await runtime.stop();
+
+    // Rewrite it as the store held it before: `response` instead of `to`, message_id in each event's data.
+    const db = new Database(h.file);
+    const { to: _to, ...rest } = h.stateOnDisk(MESSAGE_ACTOR, 'msg_o', 'record') as MessageRecord;
+    const earlier = { ...rest, events: before, response: first.response };
+    db.prepare("UPDATE actor_state SET value = ? WHERE actor_type = ? AND actor_id = 'msg_o' AND key = 'record'").run(
+      JSON.stringify(earlier),
+      MESSAGE_ACTOR,
+    );
+    db.close();
+
+    runtime = await startWith();
+    const message = actor(runtime, messageActor, 'msg_o');
+    expect(await message.admit(args())).toEqual({ response: first.response, replayed: true });
+    expect(timelineOf((await message.get(undefined)).record)).toEqual(before);
+    // Its next saving turn writes it in the current shape, with the timeline unchanged but one event longer.
+    await message.recordAttempt({ attempt: 1, result: 'sent', smtp_code: 250, response: '250 ok', retry_at: null });
+    const saved = h.stateOnDisk(MESSAGE_ACTOR, 'msg_o', 'record') as MessageRecord & { response?: unknown };
+    expect(saved.response).toBeUndefined();
+    expect(saved.to).toBe('b@example.com');
+    const after = timelineOf((await message.get(undefined)).record);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.at(-1)).toMatchObject({ type: 'email.sent', data: { message_id: 'msg_o', attempt: 1 } });
+  });
+
+  it('keeps the message id out of its stored events and puts it in every envelope', async () => {
+    const runtime = await start();
+    const { response } = await actor(runtime, messageActor, 'msg_s').admit(args());
+    const stored = h.stateOnDisk(MESSAGE_ACTOR, 'msg_s', 'record') as MessageRecord;
+    expect(stored.events.map((e) => e.data.message_id)).toEqual([undefined, undefined]);
+    expect(response).toMatchObject({ id: 'msg_s', status: 'queued', to: 'b@example.com', sandbox: false });
+    expect(timelineOf(stored).map((e) => [e.type, e.data.message_id])).toEqual([
+      ['message.accepted', 'msg_s'],
+      ['message.queued', 'msg_s'],
+    ]);
   });
 });

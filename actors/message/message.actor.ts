@@ -12,15 +12,19 @@ import { batchActor } from '../batch/batch.actor.ts';
 import {
   LIFECYCLE_EVENTS,
   RETENTION_MS,
+  currentRecord,
+  envelopeOf,
+  responseOf,
   type AdmitArgs,
   type AdmitResult,
   type AttemptOutcome,
   type BatchHold,
   type DeliveryView,
-  type EventEnvelope,
   type EventType,
   type MessageReady,
   type MessageRecord,
+  type StoredEvent,
+  type StoredRecord,
 } from './message.state.ts';
 import type { RenderedContent } from '../../mail/content.ts';
 
@@ -33,18 +37,18 @@ export const MESSAGE_EXPIRED = 'message.expired';
 export const EMAIL_EVENTS = 'email.events';
 
 function appendEvent(turn: ActorTurn, record: MessageRecord, type: EventType, data: Record<string, unknown> = {}): void {
-  const event: EventEnvelope = {
-    id: newId('evt'),
-    type,
-    created_at: new Date().toISOString(),
-    data: { message_id: record.id, ...data },
-  };
+  const event: StoredEvent = { id: newId('evt'), type, created_at: new Date().toISOString(), data };
   record.events.push(event);
-  if (LIFECYCLE_EVENTS.has(type)) turn.publish(EMAIL_EVENTS, { tenant_id: record.tenant_id, event });
+  if (LIFECYCLE_EVENTS.has(type)) turn.publish(EMAIL_EVENTS, { tenant_id: record.tenant_id, event: envelopeOf(record.id, event) });
+}
+
+async function readRecord(turn: ActorTurn): Promise<MessageRecord | undefined> {
+  const stored = await turn.get<StoredRecord>('record');
+  return stored && currentRecord(stored);
 }
 
 async function loadRecord(turn: ActorTurn): Promise<MessageRecord> {
-  const record = await turn.get<MessageRecord>('record');
+  const record = await readRecord(turn);
   if (!record) throw new GatepostError('not_found', 'No message has that id.');
   return record;
 }
@@ -105,12 +109,12 @@ export const messageActor = defineActor({
   type: MESSAGE_ACTOR,
   methods: {
     async admit(turn, args: AdmitArgs): Promise<AdmitResult> {
-      const existing = await turn.get<MessageRecord>('record');
+      const existing = await readRecord(turn);
       if (existing) {
         if (existing.tenant_id !== args.tenant_id || existing.request_hash !== args.request_hash) {
           throw new GatepostError('idempotency_key_reused');
         }
-        if (existing.status !== 'held') return { response: existing.response, replayed: true };
+        if (existing.status !== 'held') return { response: responseOf(existing), replayed: true };
         if (existing.hold!.batch_id !== args.hold?.batch_id) throw new GatepostError('idempotency_key_in_flight');
         // A retry of the batch that held this message: its new attempt takes the message over.
         if (existing.hold!.attempt !== args.hold.attempt) {
@@ -118,7 +122,7 @@ export const messageActor = defineActor({
           watch(turn);
           turn.set('record', existing);
         }
-        return { response: existing.response, replayed: false };
+        return { response: responseOf(existing), replayed: false };
       }
       const mailboxes = checkContent(args.content);
       const to = mailboxes.to.address;
@@ -150,15 +154,8 @@ export const messageActor = defineActor({
         status: args.send_at ? 'scheduled' : 'queued',
         created_at: createdAt.toISOString(),
         send_at: args.send_at,
+        to,
         events: [],
-        response: {
-          id: turn.actorId,
-          status: args.send_at ? 'scheduled' : 'queued',
-          to,
-          created_at: createdAt.toISOString(),
-          send_at: args.send_at,
-          sandbox: args.sandbox,
-        },
       };
       appendEvent(turn, record, 'message.accepted', { to, stream: args.stream, ingress: args.ingress, sandbox: args.sandbox });
       if (args.hold) {
@@ -171,12 +168,12 @@ export const messageActor = defineActor({
       }
       turn.set('content', args.content);
       turn.set('record', record);
-      return { response: record.response, replayed: false };
+      return { response: responseOf(record), replayed: false };
     },
 
     /** The decision of a held message's batch: send it, or roll it back as if never admitted. */
     async settle(turn, { hold, outcome }: { hold: BatchHold; outcome: 'committed' | 'aborted' }): Promise<void> {
-      const record = await turn.get<MessageRecord>('record');
+      const record = await readRecord(turn);
       if (!record || record.status !== 'held') return;
       if (record.hold!.batch_id !== hold.batch_id || record.hold!.attempt !== hold.attempt) return;
       settle(turn, record, outcome);
@@ -192,7 +189,7 @@ export const messageActor = defineActor({
       // Told twice (a runtime retrying the call): the timeline has it already.
       if (record.events.some((e) => e.data.attempt === outcome.attempt)) return;
       const common = {
-        to: record.response.to,
+        to: record.to,
         attempt: outcome.attempt,
         smtp_code: outcome.smtp_code,
         response: outcome.response,
@@ -237,7 +234,7 @@ export const messageActor = defineActor({
       const record = await loadRecord(turn);
       const type = outcome.delivered ? 'webhook.delivered' : 'webhook.failed';
       const { delivered: _, ...data } = outcome;
-      const same = (e: EventEnvelope) =>
+      const same = (e: StoredEvent) =>
         e.type === type && e.data.endpoint_id === outcome.endpoint_id && e.data.event_id === outcome.event_id;
       // Told twice (a retried call): the timeline has it already.
       if (record.events.some(same)) return;
@@ -250,12 +247,12 @@ export const messageActor = defineActor({
     if (name === 'send') {
       // No record: the turn that set this reminder never saved (possible on Dapr, which registers
       // reminders before the state they belong to). Nothing to send.
-      const record = await turn.get<MessageRecord>('record');
+      const record = await readRecord(turn);
       if (!record || record.status !== 'scheduled') return;
       queue(turn, record);
       turn.set('record', record);
     } else if (name === 'watch') {
-      const record = await turn.get<MessageRecord>('record');
+      const record = await readRecord(turn);
       if (!record) return;
       if (record.status === 'held') {
         const hold = record.hold!;

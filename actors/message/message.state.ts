@@ -28,6 +28,24 @@ export interface EventEnvelope {
   data: { message_id: string } & Record<string, unknown>;
 }
 
+/** An event as its message's record keeps it: the envelope without the message id, which is the record's. */
+export interface StoredEvent {
+  id: string;
+  type: EventType;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/** The envelope of a stored event of message `messageId`. */
+export function envelopeOf(messageId: string, event: StoredEvent): EventEnvelope {
+  return { ...event, data: { message_id: messageId, ...event.data } };
+}
+
+/** The message's timeline, every event in its envelope, oldest first. */
+export function timelineOf(record: MessageRecord): EventEnvelope[] {
+  return record.events.map((e) => envelopeOf(record.id, e));
+}
+
 export interface AdmitResponse {
   id: string;
   status: 'queued' | 'scheduled';
@@ -55,8 +73,35 @@ export interface MessageRecord {
   hold?: BatchHold;
   created_at: string;
   send_at: string | null;
-  events: EventEnvelope[];
-  response: AdmitResponse;
+  /** The recipient, as the admission answered it. */
+  to: string;
+  events: StoredEvent[];
+}
+
+/**
+ * A record as stored before the record was slimmed: its admission answer kept whole, and the
+ * message id repeated in every event (both are derived now). Such records live out their
+ * retention; each is rewritten in the current shape by its next turn that saves it.
+ */
+export type StoredRecord = MessageRecord | (Omit<MessageRecord, 'to'> & { response: AdmitResponse });
+
+/** A stored record in the current shape (a stored event's extra message_id is harmless). */
+export function currentRecord(stored: StoredRecord): MessageRecord {
+  if (!('response' in stored)) return stored;
+  const { response, ...rest } = stored;
+  return { ...rest, to: response.to };
+}
+
+/** The admission's answer, the same for the first request and every replay. */
+export function responseOf(record: MessageRecord): AdmitResponse {
+  return {
+    id: record.id,
+    status: record.send_at ? 'scheduled' : 'queued',
+    to: record.to,
+    created_at: record.created_at,
+    send_at: record.send_at,
+    sandbox: record.sandbox,
+  };
 }
 
 /** One attempt of an all-or-nothing batch (actors/batch): it commits or rolls back as a whole. */

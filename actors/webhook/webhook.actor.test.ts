@@ -13,7 +13,7 @@ import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { startReceiver, type Receiver } from '../../test/harness/receiver.harness.ts';
 import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { messageActor } from '../message/message.actor.ts';
-import { LIFECYCLE_EVENTS } from '../message/message.state.ts';
+import { LIFECYCLE_EVENTS, timelineOf } from '../message/message.state.ts';
 import { admitArgs } from '../message/message.testkit.ts';
 import { WEBHOOK_ACTOR, webhookClient } from './webhook.actor.ts';
 import { signingSecrets } from './webhook.lanes.ts';
@@ -253,7 +253,7 @@ describe('WebhookActor', () => {
     const timeline = await eventually(async () => {
       const { record } = await actor(runtime, messageActor, msg).get(undefined);
       if (!record.events.some((e) => e.type === 'webhook.delivered')) throw new Error('not yet');
-      return record.events;
+      return timelineOf(record);
     });
     expect(timeline.find((e) => e.type === 'webhook.delivered')!.data).toEqual({
       message_id: msg,

@@ -2,6 +2,7 @@
 import { actor, type Invoker } from '../../dapr/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { messageActor } from '../../actors/message/message.actor.ts';
+import { timelineOf } from '../../actors/message/message.state.ts';
 import { ErrorBody, route, type AnyRoute } from './route.ts';
 import { IdParam, MessageView } from './schemas.ts';
 
@@ -42,7 +43,7 @@ export function messageRoutes(invoker: Invoker): AnyRoute[] {
             message_id_header: record.message_id_header,
             created_at: record.created_at,
             send_at: record.send_at,
-            events: record.events,
+            events: timelineOf(record),
           },
         };
       },
