@@ -39,7 +39,8 @@ export const EMAIL_EVENTS = 'email.events';
 function appendEvent(turn: ActorTurn, record: MessageRecord, type: EventType, data: Record<string, unknown> = {}): void {
   const event: StoredEvent = { id: newId('evt'), type, created_at: new Date().toISOString(), data };
   record.events.push(event);
-  if (LIFECYCLE_EVENTS.has(type)) turn.publish(EMAIL_EVENTS, { tenant_id: record.tenant_id, event: envelopeOf(record.id, event) });
+  if (LIFECYCLE_EVENTS.has(type))
+    turn.publish(EMAIL_EVENTS, { tenant_id: record.tenant_id, event: envelopeOf(record.id, event) });
 }
 
 async function readRecord(turn: ActorTurn): Promise<MessageRecord | undefined> {
