@@ -4,9 +4,10 @@
 
 /**
  * V8 flags. A young generation of 64 MiB a semi-space, not 16: each send's objects live a few
- * milliseconds (until its commit, its capture), so a scavenge every ~20 ms of work found a fifth of
+ * milliseconds (until its commit, its capture), so a scavenge every ~20 ms of work found a quarter of
  * them still alive and copied them. Four times rarer, it copies far fewer: the scavenger's time
- * fell by about a third (bench/RESULTS.md, tenth pass) for at most 96 MiB more memory.
+ * fell by about a third (bench/RESULTS.md, tenth pass). The cost: V8 may keep up to 144 MiB
+ * more for the young generation (three times the semi-space) under load.
  */
 export const V8_FLAGS = ['--max-semi-space-size=64'];
 

@@ -1,6 +1,6 @@
 // The embedded adapter of the runtime port: actors, reminders and pub/sub in one SQLite file.
 // Activated actors keep their state in memory; every turn's writes go through the group
-// committer, and a caller's `invoke` resolves only once its turn is on disk.
+// committer, and a caller's `invoke` resolves only once what its turn wrote or read is on disk.
 import { Fifo } from '../../lib/fifo.ts';
 import { newId } from '../../lib/ids.ts';
 import { fileURLToPath } from 'node:url';
