@@ -4,6 +4,7 @@
 // the MTA.) A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox.
 import { actor, defineActor, type ActorTurn, type Invoker } from '../../dapr/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
+import { isoNow } from '../../lib/now.ts';
 import { mailOptions } from '../../mail/content.ts';
 import type { Relay, RelayAnswer } from '../../mta/relay.smtp.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
@@ -176,7 +177,7 @@ function putInInbox(catalog: Catalog, { record, content }: DeliveryView): Promis
     html: content.html,
     text: content.text,
     headers: { ...content.headers, 'Message-ID': record.message_id_header },
-    captured_at: new Date().toISOString(),
+    captured_at: isoNow(),
   });
 }
 

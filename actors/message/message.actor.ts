@@ -4,6 +4,7 @@
 import { actor, defineActor, type ActorTurn } from '../../dapr/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
+import { isoNow } from '../../lib/now.ts';
 import { domainOf } from '../../mail/address.ts';
 import { checkContent } from '../../gate/policy.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
@@ -37,7 +38,7 @@ export const MESSAGE_EXPIRED = 'message.expired';
 export const EMAIL_EVENTS = 'email.events';
 
 function appendEvent(turn: ActorTurn, record: MessageRecord, type: EventType, data: Record<string, unknown> = {}): void {
-  const event: StoredEvent = { id: newId('evt'), type, created_at: new Date().toISOString(), data };
+  const event: StoredEvent = { id: newId('evt'), type, created_at: isoNow(), data };
   record.events.push(event);
   if (LIFECYCLE_EVENTS.has(type))
     turn.publish(EMAIL_EVENTS, { tenant_id: record.tenant_id, event: envelopeOf(record.id, event) });
@@ -141,7 +142,6 @@ export const messageActor = defineActor({
       }
       await actor(turn, tenantActor, args.tenant_id).reserve({ quota: args.quota });
 
-      const createdAt = new Date();
       const record: MessageRecord = {
         id: turn.actorId,
         tenant_id: args.tenant_id,
@@ -153,7 +153,7 @@ export const messageActor = defineActor({
         message_id_header: `<${turn.actorId}@${domainOf(mailboxes.from.address)}>`,
         tags: args.tags,
         status: args.send_at ? 'scheduled' : 'queued',
-        created_at: createdAt.toISOString(),
+        created_at: isoNow(),
         send_at: args.send_at,
         to,
         events: [],

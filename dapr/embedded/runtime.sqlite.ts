@@ -46,6 +46,8 @@ class ActiveActor {
   /** Reminders that came due and wait to fire; the actor stays in memory until they have. */
   pendingFirings = 0;
   private presenceKey: string | null = null;
+  /** Known to be in the presence filter (keys are never taken out): a write need not add it again. */
+  inFilter = false;
   constructor(
     readonly type: string,
     readonly id: string,
@@ -272,7 +274,8 @@ export class EmbeddedRuntime implements ActorRuntime {
 
   loadActorState(a: ActiveActor): Map<string, string> {
     if (!a.state) {
-      if (!this.present.mayHave(a.key)) {
+      a.inFilter = this.present.mayHave(a.key);
+      if (!a.inFilter) {
         a.state = new Map();
       } else {
         const rows = this.loadState.all(a.type, a.id) as { key: string; value: string }[];
@@ -310,7 +313,10 @@ export class EmbeddedRuntime implements ActorRuntime {
     if (turn.stateWrites.size > 0) {
       const cache = this.loadActorState(a);
       // Before the write is even queued: from here on, activating this actor reads the disk.
-      this.present.add(a.key);
+      if (!a.inFilter) {
+        this.present.add(a.key);
+        a.inFilter = true;
+      }
       for (const [key, value] of turn.stateWrites) {
         encode.state(writes, a.type, a.id, key, value);
         if (value === null) cache.delete(key);
