@@ -84,8 +84,9 @@ export function registerActors(
   runtime.register(delivery);
 
   runtime.subscribe(MESSAGE_READY, async ({ data }) => {
-    const { message_id, sandbox } = data as MessageReady;
-    if (sandbox) return void (await captureSandbox(runtime, deps.catalog, message_id));
+    const ready = data as MessageReady;
+    const { message_id, sandbox } = ready;
+    if (sandbox) return void (await captureSandbox(runtime, deps.catalog, ready));
     const d = actor(runtime, delivery, message_id);
     const { attempt, interrupted, number } = await d.begin(undefined);
     if (attempt) await d.attempt({ interrupted, number });

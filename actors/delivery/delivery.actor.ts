@@ -5,11 +5,11 @@
 import { actor, defineActor, type ActorTurn, type Invoker } from '../../dapr/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoNow } from '../../lib/now.ts';
-import { mailOptions } from '../../mail/content.ts';
+import { mailOptions, type RenderedContent } from '../../mail/content.ts';
 import type { Relay, RelayAnswer } from '../../mta/relay.smtp.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
-import type { AttemptOutcome, DeliveryView, MessageReady } from '../message/message.state.ts';
+import type { AttemptOutcome, MessageReady, MessageRecord } from '../message/message.state.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 
 export const DELIVERY_ACTOR = 'DeliveryActor';
@@ -98,7 +98,7 @@ export function deliveryActor(deps: DeliveryDeps) {
         let outcome: AttemptOutcome;
 
         if (record.sandbox) {
-          await putInInbox(deps.catalog, view);
+          await putInInbox(deps.catalog, { ...record, content });
           outcome = captured(attempt);
         } else {
           const answer = deps.relay
@@ -152,11 +152,21 @@ export function deliveryActor(deps: DeliveryDeps) {
  * a message, the timeline one outcome an attempt), so a hand-over repeated, even while the first
  * runs, captures once. A failure throws, and the hand-over is tried again.
  */
-export async function captureSandbox(invoker: Invoker, catalog: Catalog, messageId: string): Promise<'captured' | 'skipped'> {
-  const message = actor(invoker, messageActor, messageId);
-  const view = await message.get(undefined).catch(orNullIfGone);
-  if (!view?.record.sandbox || view.record.status !== 'queued') return 'skipped';
-  await putInInbox(catalog, view);
+export async function captureSandbox(invoker: Invoker, catalog: Catalog, ready: MessageReady): Promise<'captured' | 'skipped'> {
+  const message = actor(invoker, messageActor, ready.message_id);
+  const { tenant_id, message_id_header } = ready;
+  let capture: InboxEntry | null;
+  if (tenant_id !== undefined && message_id_header !== undefined) {
+    // The content alone: the record, several times larger, is read only to record the outcome.
+    const content = await message.content(undefined);
+    capture = content && { id: ready.message_id, tenant_id, message_id_header, content };
+  } else {
+    // Published before the hand-over carried the capture's fields.
+    const view = await message.get(undefined).catch(orNullIfGone);
+    capture = view?.record.sandbox && view.record.status === 'queued' ? { ...view.record, content: view.content } : null;
+  }
+  if (!capture) return 'skipped';
+  await putInInbox(catalog, capture);
   await message.recordAttempt(captured(1));
   return 'captured';
 }
@@ -166,17 +176,21 @@ function orNullIfGone(error: unknown): null {
   throw error;
 }
 
+/** What a capture puts in the inbox: the message's ids and its rendered content. */
+type InboxEntry = Pick<MessageRecord, 'id' | 'tenant_id' | 'message_id_header'> & { content: RenderedContent };
+
 /** Puts a sandbox message in its tenant's capture inbox, rendered as it would have been sent. */
-function putInInbox(catalog: Catalog, { record, content }: DeliveryView): Promise<void> {
+function putInInbox(catalog: Catalog, message: InboxEntry): Promise<void> {
+  const { content } = message;
   return catalog.putCapture({
-    message_id: record.id,
-    tenant_id: record.tenant_id,
+    message_id: message.id,
+    tenant_id: message.tenant_id,
     from: content.from,
     to: content.to,
     subject: content.subject,
     html: content.html,
     text: content.text,
-    headers: { ...content.headers, 'Message-ID': record.message_id_header },
+    headers: { ...content.headers, 'Message-ID': message.message_id_header },
     captured_at: isoNow(),
   });
 }

@@ -73,7 +73,12 @@ function watch(turn: ActorTurn): void {
 const expiresAt = (record: MessageRecord) => Date.parse(record.created_at) + RETENTION_MS;
 
 function handOver(turn: ActorTurn, record: MessageRecord): void {
-  turn.publish(MESSAGE_READY, { message_id: record.id, sandbox: record.sandbox } satisfies MessageReady);
+  turn.publish(MESSAGE_READY, {
+    message_id: record.id,
+    sandbox: record.sandbox,
+    tenant_id: record.tenant_id,
+    message_id_header: record.message_id_header,
+  } satisfies MessageReady);
   watch(turn);
 }
 
@@ -182,6 +187,11 @@ export const messageActor = defineActor({
 
     async get(turn): Promise<DeliveryView> {
       return { record: await loadRecord(turn), content: (await turn.get<RenderedContent>('content'))! };
+    },
+
+    /** The rendered content alone, or null once the message is gone: what a capture reads. */
+    async content(turn): Promise<RenderedContent | null> {
+      return (await turn.get<RenderedContent>('content')) ?? null;
     },
 
     /** Records a delivery attempt's outcome on the timeline. */

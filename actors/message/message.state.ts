@@ -148,6 +148,12 @@ export interface MessageReady {
   message_id: string;
   /** Sandbox deliveries only capture: nothing leaves, so there is no attempt to mark in flight. */
   sandbox: boolean;
+  /**
+   * What a capture needs besides the content, so that it reads the content alone, not the record.
+   * Absent from publications made before they were added: the capture then reads the record.
+   */
+  tenant_id?: string;
+  message_id_header?: string;
 }
 
 /** Messages (and their idempotency keys) are kept this long. */
