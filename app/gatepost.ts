@@ -85,9 +85,8 @@ export function registerActors(
 
   runtime.subscribe(MESSAGE_READY, async ({ data }) => {
     const ready = data as MessageReady;
-    const { message_id, sandbox } = ready;
-    if (sandbox) return void (await captureSandbox(runtime, deps.catalog, ready));
-    const d = actor(runtime, delivery, message_id);
+    if (ready.sandbox) return void (await captureSandbox(runtime, deps.catalog, ready));
+    const d = actor(runtime, delivery, ready.message_id);
     const { attempt, interrupted, number } = await d.begin(undefined);
     if (attempt) await d.attempt({ interrupted, number });
   });

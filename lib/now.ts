@@ -4,8 +4,8 @@
 let lastMs = -1;
 let lastIso = '';
 
-/** `new Date(ms).toISOString()`, by default of now. */
-export function isoNow(ms = Date.now()): string {
+/** `new Date(ms).toISOString()`, of now unless told another time. */
+export function isoTime(ms = Date.now()): string {
   if (ms !== lastMs) {
     lastMs = ms;
     lastIso = new Date(ms).toISOString();

@@ -2,9 +2,9 @@
 // outcome lands on the message's timeline. A transient failure waits on a reminder; a permanent
 // one suppresses the recipient. (Direct MX delivery, DKIM, warmup and the fair queue come with
 // the MTA.) A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox.
-import { actor, defineActor, type ActorTurn, type Invoker } from '../../dapr/runtime.port.ts';
+import { actor, defineActor, type ActorClient, type ActorTurn, type Invoker } from '../../dapr/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
-import { isoNow } from '../../lib/now.ts';
+import { isoTime } from '../../lib/now.ts';
 import { mailOptions, type RenderedContent } from '../../mail/content.ts';
 import type { Relay, RelayAnswer } from '../../mta/relay.smtp.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
@@ -154,21 +154,27 @@ export function deliveryActor(deps: DeliveryDeps) {
  */
 export async function captureSandbox(invoker: Invoker, catalog: Catalog, ready: MessageReady): Promise<'captured' | 'skipped'> {
   const message = actor(invoker, messageActor, ready.message_id);
-  const { tenant_id, message_id_header } = ready;
-  let capture: InboxEntry | null;
-  if (tenant_id !== undefined && message_id_header !== undefined) {
-    // The content alone: the record, several times larger, is read only to record the outcome.
-    const content = await message.content(undefined);
-    capture = content && { id: ready.message_id, tenant_id, message_id_header, content };
-  } else {
-    // Published before the hand-over carried the capture's fields.
-    const view = await message.get(undefined).catch(orNullIfGone);
-    capture = view?.record.sandbox && view.record.status === 'queued' ? { ...view.record, content: view.content } : null;
-  }
-  if (!capture) return 'skipped';
-  await putInInbox(catalog, capture);
+  const entry = await inboxEntryOf(message, ready);
+  if (!entry) return 'skipped';
+  await putInInbox(catalog, entry);
   await message.recordAttempt(captured(1));
   return 'captured';
+}
+
+/**
+ * What a capture puts in the inbox, or null when there is nothing to capture (the message is
+ * gone). A hand-over that carries the ids needs the content alone: the record, several times
+ * larger, is read only by the turn that records the outcome. One published before it carried
+ * them reads the record.
+ */
+async function inboxEntryOf(message: ActorClient<typeof messageActor.methods>, ready: MessageReady): Promise<InboxEntry | null> {
+  const { tenant_id, message_id_header } = ready;
+  if (tenant_id !== undefined && message_id_header !== undefined) {
+    const content = await message.content(undefined);
+    return content && { id: ready.message_id, tenant_id, message_id_header, content };
+  }
+  const view = await message.get(undefined).catch(orNullIfGone);
+  return view?.record.sandbox && view.record.status === 'queued' ? { ...view.record, content: view.content } : null;
 }
 
 function orNullIfGone(error: unknown): null {
@@ -191,7 +197,7 @@ function putInInbox(catalog: Catalog, message: InboxEntry): Promise<void> {
     html: content.html,
     text: content.text,
     headers: { ...content.headers, 'Message-ID': message.message_id_header },
-    captured_at: isoNow(),
+    captured_at: isoTime(),
   });
 }
 

@@ -4,7 +4,7 @@
 import { actor, defineActor, type ActorTurn } from '../../dapr/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
-import { isoNow } from '../../lib/now.ts';
+import { isoTime } from '../../lib/now.ts';
 import { domainOf } from '../../mail/address.ts';
 import { checkContent } from '../../gate/policy.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
@@ -38,7 +38,7 @@ export const MESSAGE_EXPIRED = 'message.expired';
 export const EMAIL_EVENTS = 'email.events';
 
 function appendEvent(turn: ActorTurn, record: MessageRecord, type: EventType, data: Record<string, unknown> = {}): void {
-  const event: StoredEvent = { id: newId('evt'), type, created_at: isoNow(), data };
+  const event: StoredEvent = { id: newId('evt'), type, created_at: isoTime(), data };
   record.events.push(event);
   if (LIFECYCLE_EVENTS.has(type))
     turn.publish(EMAIL_EVENTS, { tenant_id: record.tenant_id, event: envelopeOf(record.id, event) });
@@ -158,7 +158,7 @@ export const messageActor = defineActor({
         message_id_header: `<${turn.actorId}@${domainOf(mailboxes.from.address)}>`,
         tags: args.tags,
         status: args.send_at ? 'scheduled' : 'queued',
-        created_at: isoNow(),
+        created_at: isoTime(),
         send_at: args.send_at,
         to,
         events: [],

@@ -1,7 +1,7 @@
 // TenantActor, one per tenant: the send quota (a rate per second and a count per UTC day).
 import { defineActor } from '../../dapr/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
-import { isoNow } from '../../lib/now.ts';
+import { isoTime } from '../../lib/now.ts';
 import type { Quota } from '../../store/catalog.port.ts';
 
 export const TENANT_ACTOR = 'TenantActor';
@@ -23,7 +23,7 @@ export const tenantActor = defineActor({
     /** Takes one send from the quota, or refuses with rate_limited / quota_exceeded and a Retry-After. */
     async reserve(turn, args: { quota: Quota }): Promise<{ day_count: number }> {
       const now = Date.now();
-      const day = isoNow(now).slice(0, 10);
+      const day = isoTime(now).slice(0, 10);
       const second = Math.floor(now / 1000);
       const prev = await turn.get<QuotaState>('quota');
       const s: QuotaState = {

@@ -195,7 +195,7 @@ describe('durability before the answer', () => {
       .then((v) => (answered.push('b2'), v));
     const nestedReadOfPut = actor(rt, peeker, 'p1')
       .peek('b2')
-      .then((v) => (answered.push('o1'), v));
+      .then((v) => (answered.push('p1'), v));
     try {
       // b1's state is durable: reading it waits for no one, although b2's write is still pending.
       expect(await actor(rt, box, 'b1').take('k')).toBe(1);
