@@ -19,7 +19,7 @@ import {
 import { EMAIL_EVENTS, MESSAGE_EXPIRED, MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';
 import { captureSandbox, deliveryActor } from '../actors/delivery/delivery.actor.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
-import type { EventEnvelope, MessageReady } from '../actors/message/message.state.ts';
+import type { EmailEvent, MessageReady } from '../actors/message/message.state.ts';
 import { webhookActor, webhookClient } from '../actors/webhook/webhook.actor.ts';
 import { PER_ENDPOINT, WebhookLanes } from '../actors/webhook/webhook.lanes.ts';
 import { WEBHOOK_DUE, type WebhookDue } from '../actors/webhook/webhook.state.ts';
@@ -107,18 +107,28 @@ export function registerActors(
   runtime.register(webhookActor({ catalog: deps.catalog, ...webhooks }));
   const poster = new WebhookPoster(webhooks.guard, { socketsPerDestination: PER_ENDPOINT });
   const lanes = new WebhookLanes({ invoker: runtime, catalog: deps.catalog, poster, timeoutMs: webhooks.timeoutMs, log });
-  runtime.subscribe(EMAIL_EVENTS, async ({ data }) => {
-    const { tenant_id, event } = data as { tenant_id: string; event: EventEnvelope };
-    const endpoints = await deps.catalog.webhooksFor(tenant_id, event.type);
-    await Promise.all(
-      endpoints.map(async (e) => {
-        // Handed straight to this process's lanes: no publication, one commit less per delivery.
-        const { enqueued } = await webhookClient(runtime, e.id).enqueue({ tenant_id, event, publish: false });
-        // Draining, the lanes take nothing: the event's watchdog reminder brings it back.
-        if (enqueued && !lanes.draining) lanes.push(e.id, event.id);
-      }),
-    );
-  });
+  runtime.subscribe(
+    EMAIL_EVENTS,
+    async ({ data }) => {
+      const { tenant_id, event } = data as EmailEvent;
+      const endpoints = await deps.catalog.webhooksFor(tenant_id, event.type);
+      await Promise.all(
+        endpoints.map(async (e) => {
+          // Handed straight to this process's lanes: no publication, one commit less per delivery.
+          const { enqueued } = await webhookClient(runtime, e.id).enqueue({ tenant_id, event, publish: false });
+          // Draining, the lanes take nothing: the event's watchdog reminder brings it back.
+          if (enqueued && !lanes.draining) lanes.push(e.id, event.id);
+        }),
+      );
+    },
+    {
+      // Most tenants have no endpoint for most events: such an event costs no outbox row.
+      wants: (data) => {
+        const { tenant_id, event } = data as EmailEvent;
+        return deps.catalog.hasWebhooksFor(tenant_id, event.type) ?? true;
+      },
+    },
+  );
   runtime.subscribe(WEBHOOK_DUE, async ({ data }) => {
     const { endpoint_id, event_id } = data as WebhookDue;
     lanes.push(endpoint_id, event_id);

@@ -21,6 +21,7 @@ import {
   type AttemptOutcome,
   type BatchHold,
   type DeliveryView,
+  type EmailEvent,
   type EventType,
   type MessageReady,
   type MessageRecord,
@@ -41,7 +42,7 @@ function appendEvent(turn: ActorTurn, record: MessageRecord, type: EventType, da
   const event: StoredEvent = { id: newId('evt'), type, created_at: isoTime(), data };
   record.events.push(event);
   if (LIFECYCLE_EVENTS.has(type))
-    turn.publish(EMAIL_EVENTS, { tenant_id: record.tenant_id, event: envelopeOf(record.id, event) });
+    turn.publish(EMAIL_EVENTS, { tenant_id: record.tenant_id, event: envelopeOf(record.id, event) } satisfies EmailEvent);
 }
 
 async function readRecord(turn: ActorTurn): Promise<MessageRecord | undefined> {

@@ -28,6 +28,12 @@ export interface EventEnvelope {
   data: { message_id: string } & Record<string, unknown>;
 }
 
+/** What is published on `email.events` for each lifecycle event: the envelope, and whose it is. */
+export interface EmailEvent {
+  tenant_id: string;
+  event: EventEnvelope;
+}
+
 /** An event as its message's record keeps it: the envelope without the message id, which is the record's. */
 export interface StoredEvent {
   id: string;

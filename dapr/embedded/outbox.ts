@@ -2,7 +2,7 @@
 // committed with the turn that published it; after the commit it is handed to its topic's
 // subscriber, and the row is deleted once the subscriber returns. A subscriber that throws is
 // called again with backoff; after a crash every row still present is dispatched again.
-import type { Delivery, Subscriber } from '../runtime.port.ts';
+import type { Delivery, SubscribeOptions, Subscriber } from '../runtime.port.ts';
 import type { Db } from '../../lib/sqlite.ts';
 import { Fifo } from '../../lib/fifo.ts';
 
@@ -14,6 +14,7 @@ const retryDelayMs = (attempt: number) => Math.min(60_000, 250 * 2 ** Math.min(a
 
 export class OutboxDispatcher {
   private readonly subscribers = new Map<string, Subscriber>();
+  private readonly filters = new Map<string, (data: unknown) => boolean>();
   private readonly ready = new Fifo<OutboxRow>();
   private readonly attempts = new Map<number, number>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
@@ -27,13 +28,17 @@ export class OutboxDispatcher {
     private readonly concurrency = 64,
   ) {}
 
-  subscribe(topic: string, subscriber: Subscriber): void {
+  subscribe(topic: string, subscriber: Subscriber, options: SubscribeOptions = {}): void {
     if (this.subscribers.has(topic)) throw new Error(`topic ${topic} already has a subscriber`);
     this.subscribers.set(topic, subscriber);
+    if (options.wants) this.filters.set(topic, options.wants);
   }
 
-  hasSubscriber(topic: string): boolean {
-    return this.subscribers.has(topic);
+  /** Whether a publication is to be stored and dispatched: its topic has a subscriber that wants it. */
+  wants(topic: string, data: unknown): boolean {
+    if (!this.subscribers.has(topic)) return false;
+    const wants = this.filters.get(topic);
+    return wants === undefined || wants(data);
   }
 
   start(db: Db): void {

@@ -4,7 +4,7 @@
 import { Fifo } from '../../lib/fifo.ts';
 import { newId } from '../../lib/ids.ts';
 import { fileURLToPath } from 'node:url';
-import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../runtime.port.ts';
+import type { ActorDefinition, ActorRuntime, ActorTurn, SubscribeOptions, Subscriber } from '../runtime.port.ts';
 import { TurnRecorder } from '../turn.recorder.ts';
 import { openSqlite, type Db } from '../../lib/sqlite.ts';
 import { GroupCommitter } from './committer.ts';
@@ -128,8 +128,8 @@ export class EmbeddedRuntime implements ActorRuntime {
     this.definitions.set(definition.type, definition);
   }
 
-  subscribe(topic: string, subscriber: Subscriber): void {
-    this.outbox.subscribe(topic, subscriber);
+  subscribe(topic: string, subscriber: Subscriber, options?: SubscribeOptions): void {
+    this.outbox.subscribe(topic, subscriber, options);
   }
 
   async start(): Promise<void> {
@@ -338,7 +338,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     }
     const rows: OutboxRow[] = [];
     for (const p of turn.published) {
-      if (!this.outbox.hasSubscriber(p.topic)) continue;
+      if (!this.outbox.wants(p.topic, p.data)) continue;
       const row = { seq: ++this.outboxSeq, id: newId('pub'), topic: p.topic, data: p.data };
       rows.push(row);
       encode.outbox(writes, row.seq, row.id, row.topic, JSON.stringify(p.data));

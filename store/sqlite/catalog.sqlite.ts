@@ -325,6 +325,14 @@ export class SqliteCatalog implements Catalog {
   }
 
   async webhooksFor(tenantId: string, eventType: string): Promise<WebhookEndpoint[]> {
+    return this.enabledEndpoints(tenantId).filter((w) => w.events.includes(eventType));
+  }
+
+  hasWebhooksFor(tenantId: string, eventType: string): boolean {
+    return this.enabledEndpoints(tenantId).some((w) => w.events.includes(eventType));
+  }
+
+  private enabledEndpoints(tenantId: string): WebhookEndpoint[] {
     let enabled = this.enabledWebhooks.get(tenantId);
     if (!enabled) {
       enabled = (
@@ -335,7 +343,7 @@ export class SqliteCatalog implements Catalog {
       if (this.enabledWebhooks.size >= MAX_CACHED_TENANTS) this.enabledWebhooks.clear();
       this.enabledWebhooks.set(tenantId, enabled);
     }
-    return enabled.filter((w) => w.events.includes(eventType));
+    return enabled;
   }
 
   /** Read, change and write with no await between: a concurrent change cannot slip in and be lost. */
