@@ -68,8 +68,10 @@ describe('MessageActor.admit, called directly', () => {
     const before = timelineOf((await actor(runtime, messageActor, 'msg_o').get(undefined)).record);
     await runtime.stop();
 
-    // Rewrite it as the store held it before: `response` instead of `to`, message_id in each event's data.
+    // Rewrite it as the store held it before: `response` instead of `to`, message_id in each event's
+    // data, and no outcomes apart from the record.
     const db = new Database(h.file);
+    db.prepare("DELETE FROM actor_state WHERE actor_type = ? AND actor_id = 'msg_o' AND key = 'outcomes'").run(MESSAGE_ACTOR);
     const { to: _to, ...rest } = h.stateOnDisk(MESSAGE_ACTOR, 'msg_o', 'record') as MessageRecord;
     const earlier = { ...rest, events: before, response: first.response };
     db.prepare("UPDATE actor_state SET value = ? WHERE actor_type = ? AND actor_id = 'msg_o' AND key = 'record'").run(
@@ -82,7 +84,7 @@ describe('MessageActor.admit, called directly', () => {
     const message = actor(runtime, messageActor, 'msg_o');
     expect(await message.admit(args())).toEqual({ response: first.response, replayed: true });
     expect(timelineOf((await message.get(undefined)).record)).toEqual(before);
-    // Its next saving turn writes it in the current shape, with the timeline unchanged but one event longer.
+    // Its first outcome writes it in the current shape, with the timeline unchanged but one event longer.
     await message.recordAttempt({ attempt: 1, result: 'sent', smtp_code: 250, response: '250 ok', retry_at: null });
     const saved = h.stateOnDisk(MESSAGE_ACTOR, 'msg_o', 'record') as MessageRecord & { response?: unknown };
     expect(saved.response).toBeUndefined();
@@ -102,5 +104,62 @@ describe('MessageActor.admit, called directly', () => {
       ['message.accepted', 'msg_s'],
       ['message.queued', 'msg_s'],
     ]);
+  });
+
+  it('records outcomes apart from the record: the record is not rewritten, the timeline shows both', async () => {
+    const runtime = await start();
+    const message = actor(runtime, messageActor, 'msg_t');
+    await message.admit(args());
+    const admitted = h.stateOnDisk(MESSAGE_ACTOR, 'msg_t', 'record');
+    const deferred = { attempt: 1, result: 'deferred', smtp_code: 451, response: '451 later', retry_at: null } as const;
+    await message.recordAttempt(deferred);
+    await message.recordAttempt(deferred); // told twice: recorded once
+    await message.recordAttempt({ attempt: 2, result: 'sent', smtp_code: 250, response: '250 ok', retry_at: null });
+    expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_t', 'record')).toEqual(admitted);
+    expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_t', 'outcomes')).toMatchObject({ status: 'sent', to: 'b@example.com' });
+    const { record } = await message.get(undefined);
+    expect(record.status).toBe('sent');
+    expect(timelineOf(record).map((e) => [e.type, e.data.attempt])).toEqual([
+      ['message.accepted', undefined],
+      ['message.queued', undefined],
+      ['message.deferred', 1],
+      ['email.sent', 2],
+    ]);
+  });
+
+  it('moves the outcomes of a message stored with them in its record out of it at its next outcome', async () => {
+    h = harness();
+    const startWith = () => h.start({ actors: [messageActor, recipientActor, tenantActor] });
+    let runtime = await startWith();
+    const message = () => actor(runtime, messageActor, 'msg_m');
+    await message().admit(args());
+    await message().recordAttempt({ attempt: 1, result: 'deferred', smtp_code: 451, response: '451 later', retry_at: null });
+    const before = (await message().get(undefined)).record;
+    await runtime.stop();
+
+    // As the store held it before outcomes were kept apart: every event, and the status, in the record.
+    const db = new Database(h.file);
+    db.prepare("DELETE FROM actor_state WHERE actor_type = ? AND actor_id = 'msg_m' AND key = 'outcomes'").run(MESSAGE_ACTOR);
+    db.prepare("UPDATE actor_state SET value = ? WHERE actor_type = ? AND actor_id = 'msg_m' AND key = 'record'").run(
+      JSON.stringify(before),
+      MESSAGE_ACTOR,
+    );
+    db.close();
+
+    runtime = await startWith();
+    expect((await message().get(undefined)).record).toEqual(before);
+    await message().recordAttempt({ attempt: 1, result: 'deferred', smtp_code: 451, response: '451 later', retry_at: null });
+    await message().recordAttempt({ attempt: 2, result: 'sent', smtp_code: 250, response: '250 ok', retry_at: null });
+    const after = (await message().get(undefined)).record;
+    expect(after.status).toBe('sent');
+    expect(timelineOf(after).map((e) => e.type)).toEqual([
+      'message.accepted',
+      'message.queued',
+      'message.deferred',
+      'email.sent',
+    ]);
+    expect(timelineOf(after).slice(0, 3)).toEqual(timelineOf(before));
+    const saved = h.stateOnDisk(MESSAGE_ACTOR, 'msg_m', 'record') as MessageRecord;
+    expect(saved.events.map((e) => e.type)).toEqual(['message.accepted', 'message.queued']);
   });
 });

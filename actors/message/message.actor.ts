@@ -15,6 +15,8 @@ import {
   RETENTION_MS,
   currentRecord,
   envelopeOf,
+  messageView,
+  outcomesOf,
   responseOf,
   type AdmitArgs,
   type AdmitResult,
@@ -24,6 +26,7 @@ import {
   type EmailEvent,
   type EventType,
   type MessageReady,
+  type MessageOutcomes,
   type MessageRecord,
   type StoredEvent,
   type StoredRecord,
@@ -38,22 +41,55 @@ export const MESSAGE_EXPIRED = 'message.expired';
 /** Lifecycle events (spec part 6), as event envelopes, for webhook delivery. */
 export const EMAIL_EVENTS = 'email.events';
 
-function appendEvent(turn: ActorTurn, record: MessageRecord, type: EventType, data: Record<string, unknown> = {}): void {
+/** Appends an event to the record's timeline (before the hand-over) or to the outcomes (after it). */
+function appendEvent(
+  turn: ActorTurn,
+  into: MessageRecord | MessageOutcomes,
+  type: EventType,
+  data: Record<string, unknown> = {},
+): void {
   const event: StoredEvent = { id: newId('evt'), type, created_at: isoTime(), data };
-  record.events.push(event);
+  into.events.push(event);
   if (LIFECYCLE_EVENTS.has(type))
-    turn.publish(EMAIL_EVENTS, { tenant_id: record.tenant_id, event: envelopeOf(record.id, event) } satisfies EmailEvent);
+    turn.publish(EMAIL_EVENTS, { tenant_id: into.tenant_id, event: envelopeOf(turn.actorId, event) } satisfies EmailEvent);
 }
 
+/** The record as stored (in the current shape): what the turns before the hand-over change and save. */
 async function readRecord(turn: ActorTurn): Promise<MessageRecord | undefined> {
   const stored = await turn.get<StoredRecord>('record');
   return stored && currentRecord(stored);
 }
 
-async function loadRecord(turn: ActorTurn): Promise<MessageRecord> {
+const gone = () => new GatepostError('not_found', 'No message has that id.');
+
+/** The message as its readers see it, outcomes included. */
+async function loadView(turn: ActorTurn): Promise<MessageRecord> {
   const record = await readRecord(turn);
-  if (!record) throw new GatepostError('not_found', 'No message has that id.');
-  return record;
+  if (!record) throw gone();
+  return messageView(record, await turn.get<MessageOutcomes>('outcomes'));
+}
+
+/**
+ * The outcomes, to record one more. A message admitted before they were kept apart has them in
+ * its record: they move out of it now, and the record is saved without them.
+ */
+async function loadOutcomes(turn: ActorTurn): Promise<MessageOutcomes> {
+  const outcomes = await turn.get<MessageOutcomes>('outcomes');
+  if (outcomes) return outcomes;
+  const stored = await readRecord(turn);
+  if (!stored) throw gone();
+  const split = outcomesOf(stored);
+  // Both saved together, whether or not this turn goes on to record anything.
+  turn.set('record', split.record);
+  turn.set('outcomes', split.outcomes);
+  return split.outcomes;
+}
+
+/** Everything a message keeps goes: its retention ended, or its batch rolled it back. */
+function forget(turn: ActorTurn): void {
+  turn.delete('record');
+  turn.delete('content');
+  turn.delete('outcomes');
 }
 
 /**
@@ -71,7 +107,7 @@ function watch(turn: ActorTurn): void {
   turn.setReminder('watch', Date.now() + WATCHDOG_MS);
 }
 
-const expiresAt = (record: MessageRecord) => Date.parse(record.created_at) + RETENTION_MS;
+const expiresAt = (message: { created_at: string }) => Date.parse(message.created_at) + RETENTION_MS;
 
 function handOver(turn: ActorTurn, record: MessageRecord): void {
   turn.publish(MESSAGE_READY, {
@@ -107,8 +143,7 @@ function settle(turn: ActorTurn, record: MessageRecord, outcome: 'committed' | '
     turn.set('record', record);
   } else {
     // Rolled back: the message never was, and its idempotency key is free for the retry.
-    turn.delete('record');
-    turn.delete('content');
+    forget(turn);
     turn.deleteReminder('watch');
   }
 }
@@ -175,6 +210,7 @@ export const messageActor = defineActor({
       }
       turn.set('content', args.content);
       turn.set('record', record);
+      turn.set('outcomes', outcomesOf(record).outcomes);
       return { response: responseOf(record), replayed: false };
     },
 
@@ -187,7 +223,7 @@ export const messageActor = defineActor({
     },
 
     async get(turn): Promise<DeliveryView> {
-      return { record: await loadRecord(turn), content: (await turn.get<RenderedContent>('content'))! };
+      return { record: await loadView(turn), content: (await turn.get<RenderedContent>('content'))! };
     },
 
     /** The rendered content alone, or null once the message is gone: what a capture reads. */
@@ -197,11 +233,11 @@ export const messageActor = defineActor({
 
     /** Records a delivery attempt's outcome on the timeline. */
     async recordAttempt(turn, outcome: AttemptOutcome): Promise<void> {
-      const record = await loadRecord(turn);
+      const outcomes = await loadOutcomes(turn);
       // Told twice (a runtime retrying the call): the timeline has it already.
-      if (record.events.some((e) => e.data.attempt === outcome.attempt)) return;
+      if (outcomes.events.some((e) => e.data.attempt === outcome.attempt)) return;
       const common = {
-        to: record.to,
+        to: outcomes.to,
         attempt: outcome.attempt,
         smtp_code: outcome.smtp_code,
         response: outcome.response,
@@ -209,22 +245,22 @@ export const messageActor = defineActor({
       switch (outcome.result) {
         case 'sent':
         case 'captured':
-          record.status = 'sent';
-          appendEvent(turn, record, 'email.sent', { ...common, sandbox: outcome.result === 'captured' });
+          outcomes.status = 'sent';
+          appendEvent(turn, outcomes, 'email.sent', { ...common, sandbox: outcome.result === 'captured' });
           break;
         case 'deferred':
-          record.status = 'deferred';
-          appendEvent(turn, record, 'message.deferred', { ...common, retry_at: outcome.retry_at });
+          outcomes.status = 'deferred';
+          appendEvent(turn, outcomes, 'message.deferred', { ...common, retry_at: outcome.retry_at });
           break;
         case 'bounced':
-          record.status = 'bounced';
-          appendEvent(turn, record, 'email.bounced', { ...common, bounce_type: outcome.bounce_type ?? 'hard' });
+          outcomes.status = 'bounced';
+          appendEvent(turn, outcomes, 'email.bounced', { ...common, bounce_type: outcome.bounce_type ?? 'hard' });
           break;
       }
       // Something came of the hand-over: nothing left to watch, so the reminder waits for the end
       // of retention now, rather than firing for every message WATCHDOG_MS after its hand-over.
-      turn.setReminder('watch', expiresAt(record));
-      turn.set('record', record);
+      turn.setReminder('watch', expiresAt(outcomes));
+      turn.set('outcomes', outcomes);
     },
 
     /**
@@ -243,15 +279,15 @@ export const messageActor = defineActor({
         error: string | null;
       },
     ): Promise<void> {
-      const record = await loadRecord(turn);
+      const outcomes = await loadOutcomes(turn);
       const type = outcome.delivered ? 'webhook.delivered' : 'webhook.failed';
       const { delivered: _, ...data } = outcome;
       const same = (e: StoredEvent) =>
         e.type === type && e.data.endpoint_id === outcome.endpoint_id && e.data.event_id === outcome.event_id;
       // Told twice (a retried call): the timeline has it already.
-      if (record.events.some(same)) return;
-      appendEvent(turn, record, type, data);
-      turn.set('record', record);
+      if (outcomes.events.some(same)) return;
+      appendEvent(turn, outcomes, type, data);
+      turn.set('outcomes', outcomes);
     },
   },
 
@@ -271,13 +307,14 @@ export const messageActor = defineActor({
         return settle(turn, record, await actor(turn, batchActor, hold.batch_id).resolve({ attempt: hold.attempt }));
       }
       const retainedUntil = expiresAt(record);
-      if (record.status === 'queued') {
+      // Queued, with no delivery outcome since: the hand-over is still owed.
+      const { status } = messageView(record, await turn.get<MessageOutcomes>('outcomes'));
+      if (status === 'queued') {
         handOver(turn, record);
       } else if (Date.now() < retainedUntil) {
         turn.setReminder('watch', retainedUntil);
       } else {
-        turn.delete('record');
-        turn.delete('content');
+        forget(turn);
         turn.publish(MESSAGE_EXPIRED, { message_id: turn.actorId });
       }
     }

@@ -52,7 +52,7 @@ describe('message retention', () => {
     // a delivery state of its own (a sandbox capture keeps none).
     await actor(runtime, messageActor, 'msg_r').admit(admitArgs({ sandbox: true, idempotency_key: 'k' }));
     await actor(runtime, messageActor, 'msg_l').admit(admitArgs({ sandbox: false, idempotency_key: 'l' }));
-    const status = (id: string) => (h.stateOnDisk(MESSAGE_ACTOR, id, 'record') as { status: string } | undefined)?.status;
+    const status = (id: string) => (h.stateOnDisk(MESSAGE_ACTOR, id, 'outcomes') as { status: string } | undefined)?.status;
     await eventually(() => status('msg_r') === 'sent' && status('msg_l') === 'deferred');
     expect(h.stateOnDisk(DELIVERY_ACTOR, 'msg_l', 'delivery')).toMatchObject({ attempts: 1, done: false });
     // A delivery outcome moves the watch reminder to the end of retention at once; and a watch
@@ -74,6 +74,7 @@ describe('message retention', () => {
     for (const id of ['msg_r', 'msg_l']) {
       await eventually(() => h.stateOnDisk(MESSAGE_ACTOR, id, 'record') === undefined);
       expect(h.stateOnDisk(MESSAGE_ACTOR, id, 'content')).toBeUndefined();
+      expect(h.stateOnDisk(MESSAGE_ACTOR, id, 'outcomes')).toBeUndefined();
     }
     await eventually(() => h.stateOnDisk(DELIVERY_ACTOR, 'msg_l', 'delivery') === undefined);
     expect(h.read((db) => db.prepare("SELECT name FROM reminders WHERE actor_id = 'msg_l'").all())).toEqual([]);

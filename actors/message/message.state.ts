@@ -110,6 +110,47 @@ export function responseOf(record: MessageRecord): AdmitResponse {
   };
 }
 
+/**
+ * What happens to a message after its hand-over: the delivery outcomes and webhook results, with
+ * the record's facts that recording them needs. Kept under a key of its own, apart from the
+ * record, so that recording an outcome reads and rewrites this small value, not the record with
+ * its whole timeline (the larger part of a send's state work, when both were one). Written empty
+ * at admission; a message admitted before it existed gets it from its next outcome.
+ */
+export interface MessageOutcomes {
+  tenant_id: string;
+  to: string;
+  created_at: string;
+  /** The status the last delivery outcome set; null while there is none, and the record's holds. */
+  status: MessageStatus | null;
+  events: StoredEvent[];
+}
+
+/** Events recorded before the hand-over stay in the record; every later one is an outcome's. */
+const ADMISSION_EVENTS: ReadonlySet<EventType> = new Set(['message.accepted', 'message.scheduled', 'message.queued']);
+
+/** A record's outcomes, none yet recorded apart from it: a new message's, or one stored before they were kept apart. */
+export function outcomesOf(record: MessageRecord): { record: MessageRecord; outcomes: MessageOutcomes } {
+  const later = record.events.filter((e) => !ADMISSION_EVENTS.has(e.type));
+  const delivered = later.length > 0 && !['held', 'scheduled', 'queued'].includes(record.status);
+  return {
+    record: later.length === 0 ? record : { ...record, events: record.events.filter((e) => ADMISSION_EVENTS.has(e.type)) },
+    outcomes: {
+      tenant_id: record.tenant_id,
+      to: record.to,
+      created_at: record.created_at,
+      status: delivered ? record.status : null,
+      events: later,
+    },
+  };
+}
+
+/** The message as its readers see it: the record, with its outcomes' status and events after its own. */
+export function messageView(record: MessageRecord, outcomes: MessageOutcomes | undefined): MessageRecord {
+  if (!outcomes || outcomes.events.length === 0) return record;
+  return { ...record, status: outcomes.status ?? record.status, events: [...record.events, ...outcomes.events] };
+}
+
 /** One attempt of an all-or-nothing batch (actors/batch): it commits or rolls back as a whole. */
 export interface BatchHold {
   batch_id: string;
