@@ -129,10 +129,13 @@ export interface MessageOutcomes {
 /** Events recorded before the hand-over stay in the record; every later one is an outcome's. */
 const ADMISSION_EVENTS: ReadonlySet<EventType> = new Set(['message.accepted', 'message.scheduled', 'message.queued']);
 
+/** The statuses a message has before its hand-over: only an outcome moves it past them. */
+const BEFORE_HAND_OVER: ReadonlySet<MessageStatus> = new Set(['held', 'scheduled', 'queued']);
+
 /** A record's outcomes, none yet recorded apart from it: a new message's, or one stored before they were kept apart. */
 export function outcomesOf(record: MessageRecord): { record: MessageRecord; outcomes: MessageOutcomes } {
   const later = record.events.filter((e) => !ADMISSION_EVENTS.has(e.type));
-  const delivered = later.length > 0 && !['held', 'scheduled', 'queued'].includes(record.status);
+  const delivered = later.length > 0 && !BEFORE_HAND_OVER.has(record.status);
   return {
     record: later.length === 0 ? record : { ...record, events: record.events.filter((e) => ADMISSION_EVENTS.has(e.type)) },
     outcomes: {

@@ -13,8 +13,7 @@ export interface OutboxRow extends Delivery {
 const retryDelayMs = (attempt: number) => Math.min(60_000, 250 * 2 ** Math.min(attempt, 8));
 
 export class OutboxDispatcher {
-  private readonly subscribers = new Map<string, Subscriber>();
-  private readonly filters = new Map<string, (data: unknown) => boolean>();
+  private readonly subscriptions = new Map<string, { subscriber: Subscriber } & SubscribeOptions>();
   private readonly ready = new Fifo<OutboxRow>();
   private readonly attempts = new Map<number, number>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
@@ -29,16 +28,14 @@ export class OutboxDispatcher {
   ) {}
 
   subscribe(topic: string, subscriber: Subscriber, options: SubscribeOptions = {}): void {
-    if (this.subscribers.has(topic)) throw new Error(`topic ${topic} already has a subscriber`);
-    this.subscribers.set(topic, subscriber);
-    if (options.wants) this.filters.set(topic, options.wants);
+    if (this.subscriptions.has(topic)) throw new Error(`topic ${topic} already has a subscriber`);
+    this.subscriptions.set(topic, { subscriber, ...options });
   }
 
   /** Whether a publication is to be stored and dispatched: its topic has a subscriber that wants it. */
   wants(topic: string, data: unknown): boolean {
-    if (!this.subscribers.has(topic)) return false;
-    const wants = this.filters.get(topic);
-    return wants === undefined || wants(data);
+    const subscription = this.subscriptions.get(topic);
+    return subscription !== undefined && (subscription.wants === undefined || subscription.wants(data));
   }
 
   start(db: Db): void {
@@ -73,7 +70,7 @@ export class OutboxDispatcher {
   private pump(): void {
     while (!this.stopped && this.running < this.concurrency && this.ready.length > 0) {
       const row = this.ready.shift()!;
-      const subscriber = this.subscribers.get(row.topic);
+      const subscriber = this.subscriptions.get(row.topic)?.subscriber;
       if (!subscriber) {
         // Nobody subscribes (any more): drop it, as a broker drops a message no subscription takes.
         this.done(row.seq);
