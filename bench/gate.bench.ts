@@ -27,6 +27,8 @@ interface Result {
   sends: number;
   admittedPerSecond: number;
   loopUsPerSend: number;
+  loopCpuUsPerSend: number;
+  processCpuUsPerSend: number;
   drainSeconds: number;
 }
 
@@ -59,7 +61,7 @@ const results = checkouts.map((_, i) => byRound.map((round) => round[i]!));
 
 console.log(
   table(
-    ['checkout', 'round', 'sends', 'admitted/s', 'event loop us/send', 'drain s'],
+    ['checkout', 'round', 'sends', 'admitted/s', 'event loop us/send', 'its CPU us/send', 'process CPU us/send', 'drain s'],
     checkouts.flatMap((c, i) =>
       results[i]!.map((r, round) => [
         c.name,
@@ -67,6 +69,8 @@ console.log(
         fmt(r.sends),
         fmt(r.admittedPerSecond),
         fmt(r.loopUsPerSend, 1),
+        fmt(r.loopCpuUsPerSend, 1),
+        fmt(r.processCpuUsPerSend, 1),
         fmt(r.drainSeconds, 1),
       ]),
     ),
@@ -74,16 +78,20 @@ console.log(
 );
 console.log();
 checkouts.forEach((c, i) => {
-  const us = results[i]!.map((r) => r.loopUsPerSend);
-  const rate = results[i]!.map((r) => r.admittedPerSecond);
-  console.log(`${c.name}: median ${fmt(median(us), 1)} us of event loop a send, ${fmt(median(rate))} admitted/s`);
+  const of = (f: (r: Result) => number) => fmt(median(results[i]!.map(f)), 1);
+  console.log(
+    `${c.name}: medians a send: event loop ${of((r) => r.loopUsPerSend)} us, its CPU ${of((r) => r.loopCpuUsPerSend)} us, ` +
+      `process CPU ${of((r) => r.processCpuUsPerSend)} us; ${of((r) => r.admittedPerSecond)} admitted/s`,
+  );
 });
 if (checkouts.length === 2) {
   const ratio = (of: (r: Result) => number) => results[0]!.map((r, round) => of(r) / of(results[1]![round]!));
-  const us = ratio((r) => r.loopUsPerSend);
-  const rate = ratio((r) => r.admittedPerSecond);
-  console.log(
-    `event loop a send, this / baseline, by round: ${us.map((x) => fmt(x, 3)).join(', ')}; median ${fmt(median(us), 3)}`,
-  );
-  console.log(`admitted/s, this / baseline, by round: ${rate.map((x) => fmt(x, 3)).join(', ')}; median ${fmt(median(rate), 3)}`);
+  const show = (label: string, of: (r: Result) => number) => {
+    const r = ratio(of);
+    console.log(`${label}, this / baseline, by round: ${r.map((x) => fmt(x, 3)).join(', ')}; median ${fmt(median(r), 3)}`);
+  };
+  show('event loop a send', (r) => r.loopUsPerSend);
+  show("event loop's CPU a send", (r) => r.loopCpuUsPerSend);
+  show('process CPU a send', (r) => r.processCpuUsPerSend);
+  show('admitted/s', (r) => r.admittedPerSecond);
 }
