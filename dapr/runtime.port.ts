@@ -8,10 +8,21 @@
 //   with the reminders set and the messages published in it. A turn that throws saves nothing.
 // - Reminders survive restarts and fire at least once, as a turn on their actor.
 // - Published messages are delivered at least once to every subscriber of the topic.
-// - A call to `invoke` resolves only after the turn it ran is durable.
+// - A call to `invoke` resolves only after the turn it ran is durable (but see InvokeOptions).
+// - Turns are made durable in the order they ran.
+
+export interface InvokeOptions {
+  /**
+   * Answer as soon as the turn has run, without waiting for it to be durable: for a caller that
+   * hands the answer to a turn it invokes next, and waits for that one. Since turns are made
+   * durable in order, the later turn's durability is this one's too. An adapter whose turns are
+   * durable by the time they answer (Dapr's) has nothing to skip.
+   */
+  beforeDurable?: boolean;
+}
 
 export interface Invoker {
-  invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R>;
+  invoke<R>(actorType: string, actorId: string, method: string, args?: unknown, options?: InvokeOptions): Promise<R>;
 }
 
 export interface ActorTurn extends Invoker {
@@ -64,7 +75,7 @@ export interface ActorRuntime extends Invoker {
   stop(): Promise<void>;
 }
 
-/** A typed client for one actor: `actor(runtime, tenantActor, id).reserve(args)`. */
+/** A typed client for one actor: `actor(runtime, recipientActor, id).check(args)`. */
 export type ActorClient<M extends Record<string, ActorMethod>> = {
   [K in keyof M]: (args: Parameters<M[K]>[1]) => ReturnType<M[K]>;
 };

@@ -10,11 +10,12 @@ import { normalizeAddress } from '../mail/address.ts';
 import { renderField } from '../mail/render.ts';
 import type { RenderedContent, ShownRecipients } from '../mail/content.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
-import type { AdmitArgs, AdmitResult, Stream } from '../actors/message/message.state.ts';
+import type { AdmitArgs, AdmitResult, BatchHold, Stream } from '../actors/message/message.state.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
 import { recipientActor, recipientActorId } from '../actors/recipient/recipient.actor.ts';
 import type { ApiKey, Catalog, Tenant } from '../store/catalog.port.ts';
 import { checkAttachments, checkHeaders, checkSendAt } from './policy.ts';
+import { QuotaTaker } from './quota.ts';
 
 /** Where a send came in; it lands on the message's timeline. */
 export type Ingress = 'api' | 'api_batch' | 'smtp' | 'style_p' | 'style_s' | 'style_m' | 'browser';
@@ -124,9 +125,17 @@ export interface Gate {
   checkRecipient(sender: Sender, address: string): Promise<void>;
 }
 
+/** A message ready for its actor's admission, but for its quota ticket. */
+interface Prepared {
+  id: string;
+  args: Omit<AdmitArgs, 'quota'>;
+}
+
 export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
+  const quotas = new QuotaTaker(deps.invoker);
+
   /** The checks that need no state, and rendering: what the message actor is to admit. */
-  async function prepare({ sender, ingress, draft, idempotencyKey }: Admission): Promise<{ id: string; args: AdmitArgs }> {
+  async function prepare({ sender, ingress, draft, idempotencyKey }: Admission): Promise<Prepared> {
     const { tenant, key } = sender;
     if (key.kind === 'public' && ingress !== 'browser') {
       throw new GatepostError('key_not_allowed', 'A public key can only send through the browser SDK endpoints.');
@@ -156,16 +165,20 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
         tags: draft.tags ?? [],
         content,
         send_at: draft.send_at ? new Date(draft.send_at).toISOString() : null,
-        quota: tenant.quota,
       },
     };
   }
 
   const message = (id: string) => actor(deps.invoker, messageActor, id);
 
+  /** Takes the send's ticket from its tenant's quota and hands both to the message's actor. */
+  async function admitPrepared(tenant: Tenant, { id, args }: Prepared, hold?: BatchHold): Promise<AdmitResult> {
+    const quota = await quotas.take(tenant);
+    return actor(deps.invoker, messageActor, id).admit({ ...args, quota, ...(hold ? { hold } : {}) });
+  }
+
   async function admit(admission: Admission): Promise<AdmitResult> {
-    const { id, args } = await prepare(admission);
-    return actor(deps.invoker, messageActor, id).admit(args);
+    return admitPrepared(admission.sender.tenant, await prepare(admission));
   }
 
   return {
@@ -198,9 +211,7 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
       const { attempt, committed } = await batch.begin({ request_hash: requestHash });
       const hold = { batch_id: batchId, attempt };
       const admitted = await Promise.allSettled(
-        prepared.map((p) =>
-          'refused' in p ? Promise.resolve(null) : actor(deps.invoker, messageActor, p.id).admit({ ...p.args, hold }),
-        ),
+        prepared.map((p) => ('refused' in p ? Promise.resolve(null) : admitPrepared(sender.tenant, p, hold))),
       );
       const heldIds = prepared.flatMap((p, i) => (!('refused' in p) && admitted[i]!.status === 'fulfilled' ? [p.id] : []));
       const settleAll = (outcome: 'committed' | 'aborted') =>

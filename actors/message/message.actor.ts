@@ -148,40 +148,73 @@ function settle(turn: ActorTurn, record: MessageRecord, outcome: 'committed' | '
   }
 }
 
+/** Answers an admission of a message that exists: a replay, a refusal, or a held message's new attempt. */
+function admitAgain(turn: ActorTurn, existing: MessageRecord, args: AdmitArgs): AdmitResult {
+  if (existing.tenant_id !== args.tenant_id || existing.request_hash !== args.request_hash) {
+    throw new GatepostError('idempotency_key_reused');
+  }
+  if (existing.status !== 'held') return { response: responseOf(existing), replayed: true };
+  if (existing.hold!.batch_id !== args.hold?.batch_id) throw new GatepostError('idempotency_key_in_flight');
+  // A retry of the batch that held this message: its new attempt takes the message over.
+  if (existing.hold!.attempt !== args.hold.attempt) {
+    existing.hold = args.hold;
+    watch(turn);
+    turn.set('record', existing);
+  }
+  return { response: responseOf(existing), replayed: false };
+}
+
+/** Refuses the send if the recipient, or anyone copied, is suppressed. */
+async function checkSuppressions(
+  turn: ActorTurn,
+  tenantId: string,
+  { to, copies }: { to: { address: string }; copies: { address: string }[] },
+): Promise<void> {
+  for (const { address } of [to, ...copies]) {
+    const suppression = await actor(turn, recipientActor, recipientActorId(tenantId, address)).check(undefined);
+    if (suppression) {
+      const field = address === to.address ? 'to' : 'cc';
+      throw new GatepostError(
+        'recipient_suppressed',
+        `${address} is suppressed (${suppression.reason}); the message was not sent.`,
+        {
+          details: [{ field, message: `${address} is suppressed: ${suppression.reason}` }],
+        },
+      );
+    }
+  }
+}
+
+/**
+ * An admission that makes no message gives back the send its ticket took from the quota. Should
+ * that fail, the send stays counted: the admission's own answer matters more than one send.
+ */
+async function giveBackUnused(turn: ActorTurn, args: AdmitArgs): Promise<void> {
+  if (args.quota.granted)
+    await actor(turn, tenantActor, args.tenant_id)
+      .giveBack({ count: 1 })
+      .catch(() => undefined);
+}
+
 export const messageActor = defineActor({
   type: MESSAGE_ACTOR,
   methods: {
     async admit(turn, args: AdmitArgs): Promise<AdmitResult> {
       const existing = await readRecord(turn);
       if (existing) {
-        if (existing.tenant_id !== args.tenant_id || existing.request_hash !== args.request_hash) {
-          throw new GatepostError('idempotency_key_reused');
-        }
-        if (existing.status !== 'held') return { response: responseOf(existing), replayed: true };
-        if (existing.hold!.batch_id !== args.hold?.batch_id) throw new GatepostError('idempotency_key_in_flight');
-        // A retry of the batch that held this message: its new attempt takes the message over.
-        if (existing.hold!.attempt !== args.hold.attempt) {
-          existing.hold = args.hold;
-          watch(turn);
-          turn.set('record', existing);
-        }
-        return { response: responseOf(existing), replayed: false };
+        await giveBackUnused(turn, args);
+        return admitAgain(turn, existing, args);
       }
-      const mailboxes = checkContent(args.content);
+      let mailboxes: ReturnType<typeof checkContent>;
+      try {
+        mailboxes = checkContent(args.content);
+        await checkSuppressions(turn, args.tenant_id, mailboxes);
+      } catch (error) {
+        await giveBackUnused(turn, args);
+        throw error;
+      }
+      if (!args.quota.granted) throw GatepostError.fromBody(args.quota.refusal);
       const to = mailboxes.to.address;
-      for (const mailbox of [mailboxes.to, ...mailboxes.copies]) {
-        const address = mailbox.address;
-        const suppression = await actor(turn, recipientActor, recipientActorId(args.tenant_id, address)).check(undefined);
-        if (suppression) {
-          const field = address === to ? 'to' : 'cc';
-          throw new GatepostError(
-            'recipient_suppressed',
-            `${address} is suppressed (${suppression.reason}); the message was not sent.`,
-            { details: [{ field, message: `${address} is suppressed: ${suppression.reason}` }] },
-          );
-        }
-      }
-      await actor(turn, tenantActor, args.tenant_id).reserve({ quota: args.quota });
 
       const record: MessageRecord = {
         id: turn.actorId,

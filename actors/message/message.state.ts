@@ -1,5 +1,6 @@
 // The state a MessageActor keeps, and the events on a message's timeline.
 import type { RenderedContent } from '../../mail/content.ts';
+import type { QuotaTicket } from '../tenant/tenant.actor.ts';
 
 export type Stream = 'transactional' | 'broadcast';
 
@@ -160,13 +161,14 @@ export interface BatchHold {
   attempt: number;
 }
 
-/** What the gate hands the message actor: the record's fields it chooses, the rendered content, the quota. */
+/** What the gate hands the message actor: the record's fields it chooses, the rendered content, a quota ticket. */
 export type AdmitArgs = Pick<
   MessageRecord,
   'tenant_id' | 'sandbox' | 'stream' | 'ingress' | 'request_hash' | 'idempotency_key' | 'tags' | 'send_at'
 > & {
   content: RenderedContent;
-  quota: { per_second: number | null; per_day: number | null };
+  /** The send's share of its tenant's quota, taken by the gate (gate/quota.ts). */
+  quota: QuotaTicket;
   /** Admit the message held, to be released or rolled back with its batch. */
   hold?: BatchHold;
 };

@@ -134,7 +134,7 @@ export class DaprRuntime implements ActorRuntime {
     app.get('/healthz', async () => ({ status: 'ok' }));
     // drainOngoingCallTimeout must stay well below placement's dissemination deadline (8 s): when
     // the table changes, daprd blocks every actor type whose ring moved and waits this long for
-    // the calls under way. A turn that calls another actor (admit → TenantActor, attempt →
+    // the calls under way. A turn that calls another actor (admit → RecipientActor, attempt →
     // MessageActor) cannot finish while that other type is blocked, so the wait always runs out.
     // At 30 s (clamped by daprd to 24 s) placement dropped this host as unresponsive, and daprd
     // 1.18.2 never unblocked the types of that aborted round: every call hung (dapr/README.md).
