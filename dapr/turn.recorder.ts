@@ -1,19 +1,33 @@
 // What a turn asks for besides state: reminders to set or delete and messages to publish. Each
-// adapter's turn records them here and applies them when the turn commits.
+// adapter's turn records them here and applies them when the turn commits. Most turns ask for
+// neither (a check, a read), so nothing is allocated until one does: a send runs several turns.
+export type ReminderWrite = { dueAt: number; data: unknown } | null;
+
+const NO_REMINDERS: ReadonlyMap<string, ReminderWrite> = new Map();
+const NOTHING_PUBLISHED: readonly { topic: string; data: unknown }[] = Object.freeze([]);
+
 export abstract class TurnRecorder {
+  private reminders: Map<string, ReminderWrite> | null = null;
+  private publications: { topic: string; data: unknown }[] | null = null;
+
   /** Reminder name → its new registration, or null to delete it. */
-  readonly reminderWrites = new Map<string, { dueAt: number; data: unknown } | null>();
-  readonly published: { topic: string; data: unknown }[] = [];
+  get reminderWrites(): ReadonlyMap<string, ReminderWrite> {
+    return this.reminders ?? NO_REMINDERS;
+  }
+
+  get published(): readonly { topic: string; data: unknown }[] {
+    return this.publications ?? NOTHING_PUBLISHED;
+  }
 
   setReminder(name: string, dueAt: number, data?: unknown): void {
-    this.reminderWrites.set(name, { dueAt, data });
+    (this.reminders ??= new Map()).set(name, { dueAt, data });
   }
 
   deleteReminder(name: string): void {
-    this.reminderWrites.set(name, null);
+    (this.reminders ??= new Map()).set(name, null);
   }
 
   publish(topic: string, data: unknown): void {
-    this.published.push({ topic, data });
+    (this.publications ??= []).push({ topic, data });
   }
 }

@@ -310,6 +310,8 @@ export class EmbeddedRuntime implements ActorRuntime {
   }
 
   private commitTurn(a: ActiveActor, turn: EmbeddedTurn): void {
+    // A turn that only read (most nested calls) has nothing to commit.
+    if (turn.stateWrites.size === 0 && turn.reminderWrites.size === 0 && turn.published.length === 0) return;
     const writes: EncodedWrites = [];
     if (turn.stateWrites.size > 0) {
       const cache = this.loadActorState(a);
@@ -422,8 +424,11 @@ interface ReadSink {
   readSeq: number;
 }
 
+const NO_STATE_WRITES: ReadonlyMap<string, string | null> = new Map();
+
 class EmbeddedTurn extends TurnRecorder implements ActorTurn, ReadSink {
-  readonly stateWrites = new Map<string, string | null>();
+  /** Key → its new value (JSON), or null to delete it; made on the first write. */
+  private writes: Map<string, string | null> | null = null;
   readSeq = 0;
 
   constructor(
@@ -440,18 +445,22 @@ class EmbeddedTurn extends TurnRecorder implements ActorTurn, ReadSink {
     return this.a.id;
   }
 
+  get stateWrites(): ReadonlyMap<string, string | null> {
+    return this.writes ?? NO_STATE_WRITES;
+  }
+
   async get<T>(key: string): Promise<T | undefined> {
-    const raw = this.stateWrites.has(key) ? this.stateWrites.get(key) : this.runtime.loadActorState(this.a).get(key);
+    const raw = this.writes?.has(key) ? this.writes.get(key) : this.runtime.loadActorState(this.a).get(key);
     // Parsed afresh on every read, so no caller can mutate the cached state behind the runtime's back.
     return raw == null ? undefined : (JSON.parse(raw) as T);
   }
 
   set(key: string, value: unknown): void {
-    this.stateWrites.set(key, JSON.stringify(value));
+    (this.writes ??= new Map()).set(key, JSON.stringify(value));
   }
 
   delete(key: string): void {
-    this.stateWrites.set(key, null);
+    (this.writes ??= new Map()).set(key, null);
   }
 
   invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
