@@ -157,7 +157,10 @@ export async function captureSandbox(invoker: Invoker, catalog: Catalog, ready: 
   const entry = await inboxEntryOf(message, ready);
   if (!entry) return 'skipped';
   await putInInbox(catalog, entry);
-  await message.recordAttempt(captured(1));
+  const { tenant_id, to, created_at } = ready;
+  const facts =
+    tenant_id !== undefined && to !== undefined && created_at !== undefined ? { tenant_id, to, created_at } : undefined;
+  await message.recordAttempt({ ...captured(1), facts });
   return 'captured';
 }
 

@@ -8,7 +8,7 @@ import { eventually, harness, type Harness } from '../../dapr/embedded/runtime.s
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
 import { MESSAGE_ACTOR, MESSAGE_READY, messageActor } from './message.actor.ts';
-import { timelineOf, type AdmitArgs, type MessageRecord } from './message.state.ts';
+import { timelineOf, type AdmitArgs, type MessageReady, type MessageRecord } from './message.state.ts';
 import { admitArgs } from './message.testkit.ts';
 
 let h: Harness;
@@ -155,6 +155,41 @@ describe('MessageActor.admit, called directly', () => {
       ['message.deferred', 1],
       ['email.sent', 2],
     ]);
+  });
+
+  it('makes the outcomes at the first outcome, from the facts its hand-over carried', async () => {
+    const ready: MessageReady[] = [];
+    h = harness();
+    const runtime = await h.start({
+      actors: [messageActor, recipientActor, tenantActor],
+      subscribers: { [MESSAGE_READY]: async ({ data }) => void ready.push(data as MessageReady) },
+    });
+    const message = actor(runtime, messageActor, 'msg_f');
+    const { response } = await message.admit(args());
+    // Admission writes the record and the content, and no outcomes yet.
+    expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'outcomes')).toBeUndefined();
+    const admitted = h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'record');
+    await eventually(() => expect(ready).toHaveLength(1));
+    const { tenant_id, to, created_at } = ready[0]!;
+    expect({ tenant_id, to, created_at }).toEqual({ tenant_id: 'ten_1', to: response.to, created_at: response.created_at });
+
+    await message.recordAttempt({
+      attempt: 1,
+      result: 'captured',
+      smtp_code: null,
+      response: 'captured',
+      retry_at: null,
+      facts: { tenant_id: tenant_id!, to: to!, created_at: created_at! },
+    });
+    expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'record')).toEqual(admitted);
+    expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'outcomes')).toMatchObject({
+      tenant_id: 'ten_1',
+      to,
+      created_at,
+      status: 'sent',
+    });
+    const { record } = await message.get(undefined);
+    expect(timelineOf(record).map((e) => e.type)).toEqual(['message.accepted', 'message.queued', 'email.sent']);
   });
 
   it('moves the outcomes of a message stored with them in its record out of it at its next outcome', async () => {

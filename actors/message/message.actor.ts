@@ -20,13 +20,14 @@ import {
   responseOf,
   type AdmitArgs,
   type AdmitResult,
-  type AttemptOutcome,
   type BatchHold,
   type DeliveryView,
   type EmailEvent,
   type EventType,
   type MessageReady,
   type MessageOutcomes,
+  type OutcomeFacts,
+  type OutcomeReport,
   type MessageRecord,
   type StoredEvent,
   type StoredRecord,
@@ -70,17 +71,21 @@ async function loadView(turn: ActorTurn): Promise<MessageRecord> {
 }
 
 /**
- * The outcomes, to record one more. A message admitted before they were kept apart has them in
+ * The outcomes, to record one more. The first outcome makes them, from `facts` when its caller
+ * passed them, else from the record. A message admitted before they were kept apart has them in
  * its record: they move out of it now, and the record is saved without them.
  */
-async function loadOutcomes(turn: ActorTurn): Promise<MessageOutcomes> {
+async function loadOutcomes(turn: ActorTurn, facts?: OutcomeFacts): Promise<MessageOutcomes> {
   const outcomes = await turn.get<MessageOutcomes>('outcomes');
   if (outcomes) return outcomes;
-  const stored = await readRecord(turn);
+  // Only a queued message's hand-over passes facts: such a record holds no outcomes to move.
+  if (facts) return { tenant_id: facts.tenant_id, to: facts.to, created_at: facts.created_at, status: null, events: [] };
+  const stored = await turn.get<StoredRecord>('record');
   if (!stored) throw gone();
-  const split = outcomesOf(stored);
-  // Both saved together, whether or not this turn goes on to record anything.
-  turn.set('record', split.record);
+  const split = outcomesOf(currentRecord(stored));
+  // Saved now, whether or not this turn goes on to record anything; the record too, unless it
+  // was already in the current shape with no outcomes in it.
+  if (split.record !== stored) turn.set('record', split.record);
   turn.set('outcomes', split.outcomes);
   return split.outcomes;
 }
@@ -115,6 +120,8 @@ function handOver(turn: ActorTurn, record: MessageRecord): void {
     sandbox: record.sandbox,
     tenant_id: record.tenant_id,
     message_id_header: record.message_id_header,
+    to: record.to,
+    created_at: record.created_at,
   } satisfies MessageReady);
   watch(turn);
 }
@@ -243,7 +250,6 @@ export const messageActor = defineActor({
       }
       turn.set('content', args.content);
       turn.set('record', record);
-      turn.set('outcomes', outcomesOf(record).outcomes);
       return { response: responseOf(record), replayed: false };
     },
 
@@ -265,8 +271,8 @@ export const messageActor = defineActor({
     },
 
     /** Records a delivery attempt's outcome on the timeline. */
-    async recordAttempt(turn, outcome: AttemptOutcome): Promise<void> {
-      const outcomes = await loadOutcomes(turn);
+    async recordAttempt(turn, { facts, ...outcome }: OutcomeReport): Promise<void> {
+      const outcomes = await loadOutcomes(turn, facts);
       // Told twice (a runtime retrying the call): the timeline has it already.
       if (outcomes.events.some((e) => e.data.attempt === outcome.attempt)) return;
       const common = {

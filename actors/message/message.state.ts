@@ -115,8 +115,9 @@ export function responseOf(record: MessageRecord): AdmitResponse {
  * What happens to a message after its hand-over: the delivery outcomes and webhook results, with
  * the record's facts that recording them needs. Kept under a key of its own, apart from the
  * record, so that recording an outcome reads and rewrites this small value, not the record with
- * its whole timeline (the larger part of a send's state work, when both were one). Written empty
- * at admission; a message admitted before it existed gets it from its next outcome.
+ * its whole timeline (the larger part of a send's state work, when both were one). Made by the
+ * first outcome, from the facts its caller passes on (a hand-over carries them); from the record
+ * when none are passed, and for a message admitted before the outcomes were kept apart.
  */
 export interface MessageOutcomes {
   tenant_id: string;
@@ -126,6 +127,9 @@ export interface MessageOutcomes {
   status: MessageStatus | null;
   events: StoredEvent[];
 }
+
+/** The record's facts the outcomes keep: a caller that has them passes them with the first outcome. */
+export type OutcomeFacts = Pick<MessageOutcomes, 'tenant_id' | 'to' | 'created_at'>;
 
 /** Events recorded before the hand-over stay in the record; every later one is an outcome's. */
 const ADMISSION_EVENTS: ReadonlySet<EventType> = new Set(['message.accepted', 'message.scheduled', 'message.queued']);
@@ -196,6 +200,9 @@ export interface AttemptOutcome {
   retry_at: string | null;
 }
 
+/** An outcome to record, with the message's facts from a caller that has them (see MessageOutcomes). */
+export type OutcomeReport = AttemptOutcome & { facts?: OutcomeFacts };
+
 export interface MessageReady {
   message_id: string;
   /** Sandbox deliveries only capture: nothing leaves, so there is no attempt to mark in flight. */
@@ -206,6 +213,9 @@ export interface MessageReady {
    */
   tenant_id?: string;
   message_id_header?: string;
+  /** The facts a first outcome passes on (OutcomeFacts), so that it reads no record for them. */
+  to?: string;
+  created_at?: string;
 }
 
 /** Messages (and their idempotency keys) are kept this long. */
