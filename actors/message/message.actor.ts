@@ -197,10 +197,10 @@ async function checkSuppressions(
  * that fail, the send stays counted: the admission's own answer matters more than one send.
  */
 async function giveBackUnused(turn: ActorTurn, args: AdmitArgs): Promise<void> {
-  if (args.quota.granted)
-    await actor(turn, tenantActor, args.tenant_id)
-      .giveBack({ count: 1 })
-      .catch(() => undefined);
+  if (!args.quota.granted) return;
+  await actor(turn, tenantActor, args.tenant_id)
+    .giveBack({ count: 1 })
+    .catch(() => undefined);
 }
 
 export const messageActor = defineActor({
