@@ -79,7 +79,10 @@ async function loadOutcomes(turn: ActorTurn, facts?: OutcomeFacts): Promise<Mess
   const outcomes = await turn.get<MessageOutcomes>('outcomes');
   if (outcomes) return outcomes;
   // Only a queued message's hand-over passes facts: such a record holds no outcomes to move.
-  if (facts) return { tenant_id: facts.tenant_id, to: facts.to, created_at: facts.created_at, status: null, events: [] };
+  if (facts) {
+    // Field by field: only these facts are kept, whatever else an argument carried.
+    return { tenant_id: facts.tenant_id, to: facts.to, created_at: facts.created_at, status: null, events: [] };
+  }
   const stored = await turn.get<StoredRecord>('record');
   if (!stored) throw gone();
   const split = outcomesOf(currentRecord(stored));
@@ -175,7 +178,7 @@ function admitAgain(turn: ActorTurn, existing: MessageRecord, args: AdmitArgs): 
 async function checkSuppressions(
   turn: ActorTurn,
   tenantId: string,
-  { to, copies }: { to: { address: string }; copies: { address: string }[] },
+  { to, copies }: Pick<ReturnType<typeof checkContent>, 'to' | 'copies'>,
 ): Promise<void> {
   for (const { address } of [to, ...copies]) {
     const suppression = await actor(turn, recipientActor, recipientActorId(tenantId, address)).check(undefined);

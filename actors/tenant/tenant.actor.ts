@@ -32,11 +32,15 @@ export type QuotaTicket = { granted: true } | { granted: false; refusal: CodedEr
 
 const SECONDS_PER_DAY = 86_400;
 
+/** The UTC day and the Unix second that counts taken now fall in. */
+function now(): Pick<QuotaState, 'day' | 'second'> {
+  const ms = Date.now();
+  return { day: isoTime(ms).slice(0, 10), second: Math.floor(ms / 1000) };
+}
+
 /** The counts as they stand now: a new day or second starts at zero. */
 async function current(turn: ActorTurn): Promise<QuotaState> {
-  const now = Date.now();
-  const day = isoTime(now).slice(0, 10);
-  const second = Math.floor(now / 1000);
+  const { day, second } = now();
   const prev = await turn.get<QuotaState>('quota');
   return {
     day,
@@ -82,9 +86,9 @@ export const tenantActor = defineActor({
      */
     async giveBack(turn, args: { count: number }): Promise<void> {
       const prev = await turn.get<QuotaState>('quota');
-      const now = Date.now();
-      if (!prev || prev.day !== isoTime(now).slice(0, 10)) return;
-      const sameSecond = prev.second === Math.floor(now / 1000);
+      const { day, second } = now();
+      if (!prev || prev.day !== day) return;
+      const sameSecond = prev.second === second;
       turn.set('quota', {
         ...prev,
         day_count: Math.max(0, prev.day_count - args.count),
