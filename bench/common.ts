@@ -176,8 +176,8 @@ export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () =>
   }
 }
 
-/** The request body of send number `n`. */
-export function sendBody(n: number): Record<string, unknown> {
+/** The request body of send `n` (a number, or any text that makes the address unique). */
+export function sendBody(n: number | string): Record<string, unknown> {
   return {
     to: `user${n}@example.com`,
     subject: 'Hello {{name}}',
@@ -274,11 +274,13 @@ function machineBusyTicks(): number {
   return total - f[3]! - f[4]!;
 }
 
-function processTicks(pid: number): number {
+/** A process's CPU ticks; with `children`, those of its children that exited and were waited for. */
+function processTicks(pid: number, children = false): number {
   try {
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and
+    // 13th, the waited-for children's cutime and cstime the 14th and 15th.
     const rest = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return Number(rest[11]) + Number(rest[12]);
+    return children ? Number(rest[13]) + Number(rest[14]) : Number(rest[11]) + Number(rest[12]);
   } catch {
     return 0; // exited
   }
@@ -289,6 +291,8 @@ export interface CpuSnapshot {
   machine: number;
   servers: number;
   self: NodeJS.CpuUsage;
+  /** Ticks of this process's children that exited (a load generator run as a child, such as wrk). */
+  children: number;
   pids: number[];
 }
 
@@ -298,17 +302,21 @@ export function cpuSnapshot(serverPids: number[]): CpuSnapshot {
     machine: machineBusyTicks(),
     servers: serverPids.reduce((sum, pid) => sum + processTicks(pid), 0),
     self: process.cpuUsage(),
+    children: processTicks(process.pid, true),
     pids: serverPids,
   };
 }
 
-/** CPU used since `s`, in % of one core: by the server processes, by this process (the load generator), and by everything else. */
+/**
+ * CPU used since `s`, in % of one core: by the server processes, by the load generator (this
+ * process, and its children that exited since, such as a wrk run), and by everything else.
+ */
 export function cpuSince(s: CpuSnapshot): { server: number; loadgen: number; other: number } {
   const seconds = (performance.now() - s.at) / 1000;
   const pct = (ticks: number) => (100 * ticks) / HZ / seconds;
   const server = pct(s.pids.reduce((sum, pid) => sum + processTicks(pid), 0) - s.servers);
   const self = process.cpuUsage(s.self);
-  const loadgen = (100 * (self.user + self.system)) / 1e6 / seconds;
+  const loadgen = (100 * (self.user + self.system)) / 1e6 / seconds + pct(processTicks(process.pid, true) - s.children);
   const machine = pct(machineBusyTicks() - s.machine);
   return { server, loadgen, other: Math.max(0, machine - server - loadgen) };
 }

@@ -1,15 +1,19 @@
-// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --rounds 3 --profile DIR --node-args="ARGS" --runtime embedded|dapr|both]
+// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --rounds 3 --profile DIR --node-args="ARGS" --runtime embedded|dapr|both --load wrk|autocannon]
 // POST /v1/emails under the same load against servers, one after the other: Gatepost (sandbox
 // key; on the embedded runtime with fsync on, and/or on the Dapr topology of dapr/cluster), a bare
 // Fastify route (the HTTP ceiling) and Express + zod + BullMQ, taking turns for several rounds.
-// The load generator (autocannon) runs in this process; the servers are child processes.
+// The servers are child processes. The load generator is wrk (Debian's, installed if missing;
+// one thread, send.wrk.lua), or autocannon in this process: on two cores a load generator's CPU is
+// taken from the server it measures, and autocannon, in JavaScript, takes several times wrk's.
 import autocannon from 'autocannon';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { cpus } from 'node:os';
-import { parseArgs } from 'node:util';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
 import {
   call,
   capturedUntil,
@@ -52,6 +56,8 @@ const { values: flags } = parseArgs({
      * Redis, PostgreSQL), or `both`. The baselines run once a round either way.
      */
     runtime: { type: 'string', default: 'embedded' },
+    /** `wrk` (default) or `autocannon`. */
+    load: { type: 'string', default: 'wrk' },
   },
 });
 const DURATION = Number(flags.duration);
@@ -61,7 +67,7 @@ const ROUNDS = Number(flags.rounds);
 const SEND_AT_S = flags['send-at'] === undefined ? null : Number(flags['send-at']);
 const REDIS = { host: '127.0.0.1', port: 6379 };
 
-function body(n: number): string {
+function body(n: number | string): string {
   const send = sendBody(n);
   if (SEND_AT_S !== null) send.send_at = new Date(Date.now() + SEND_AT_S * 1000).toISOString();
   return JSON.stringify(send);
@@ -72,14 +78,57 @@ interface LoadResult {
   accepted: number;
   non2xx: number;
   errors: number;
-  /** Latencies of the 202 answers, ms, ascending. */
-  latencies: Float64Array;
+  /** Latency percentiles and maximum, ms: of the 202 answers (autocannon) or of every answer (wrk). */
+  latency: { p50: number; p99: number; max: number };
   /** The ids in the 202 answers. */
   ids: string[];
 }
 
 /** Sends POST /v1/emails on `connections` keep-alive connections for `seconds`. */
-function load(url: string, key: string, seconds: number, counter: { n: number }): Promise<LoadResult> {
+const load = (url: string, key: string, seconds: number, counter: { n: number }): Promise<LoadResult> =>
+  flags.load === 'wrk' ? loadWrk(url, key, seconds, counter) : loadAutocannon(url, key, seconds, counter);
+
+const run = promisify(execFile);
+
+/** Installs Debian's wrk if it is missing. */
+function ensureWrk(): void {
+  execFileSync('sh', ['-c', 'command -v wrk > /dev/null || (apt-get update -qq && apt-get install -y -qq wrk)'], {
+    stdio: 'inherit',
+  });
+}
+
+/**
+ * The load from wrk, one thread (send.wrk.lua): each request's body is `body()` with its own
+ * address, and wrk writes the figures and every 202's id to a file at the end. With `--send-at`
+ * every send of the run carries the same time, taken when it starts.
+ */
+async function loadWrk(url: string, key: string, seconds: number, counter: { n: number }): Promise<LoadResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-send-wrk-'));
+  const out = join(dir, 'out');
+  try {
+    await run(
+      'wrk',
+      ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '-s', join(import.meta.dirname, 'send.wrk.lua'), url, '--', `r${counter.n++}`],
+      { env: { ...process.env, WRK_BODY: body('{N}'), WRK_KEY: key, WRK_OUT: out } },
+    );
+    const lines = readFileSync(out, 'utf8').split('\n');
+    const figure = (name: string) => Number(lines.find((l) => l.startsWith(`${name} `))!.split(' ')[1]);
+    const ids = lines.filter((l) => l.startsWith('id ')).map((l) => l.slice(3));
+    return {
+      seconds: figure('duration_us') / 1e6,
+      accepted: ids.length,
+      non2xx: figure('non2xx'),
+      errors: figure('errors'),
+      latency: { p50: figure('p50_us') / 1000, p99: figure('p99_us') / 1000, max: figure('max_us') / 1000 },
+      ids,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The load from autocannon, in this process; the latencies are of the 202 answers. */
+function loadAutocannon(url: string, key: string, seconds: number, counter: { n: number }): Promise<LoadResult> {
   const latencies: number[] = [];
   const ids: string[] = [];
   let non2xx = 0;
@@ -109,7 +158,7 @@ function load(url: string, key: string, seconds: number, counter: { n: number })
           accepted: latencies.length,
           non2xx,
           errors: result.errors + result.timeouts,
-          latencies: Float64Array.from(latencies),
+          latency: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN },
           ids,
         });
       },
@@ -313,8 +362,10 @@ async function gatepostDapr(): Promise<Measured> {
 
 async function main() {
   console.log(
-    `bench:send on ${cpus().length} cores, Node ${process.version}, Gatepost at ${gatepostRevision()}, ${ROUNDS} round(s)\n`,
+    `bench:send on ${cpus().length} cores, Node ${process.version}, Gatepost at ${gatepostRevision()}, ${ROUNDS} round(s), load from ${flags.load}\n`,
   );
+  if (flags.load !== 'wrk' && flags.load !== 'autocannon') throw new Error(`--load ${flags.load}: wrk or autocannon`);
+  if (flags.load === 'wrk') ensureWrk();
   const runtimes = flags.runtime === 'both' ? ['embedded', 'dapr'] : [flags.runtime];
   if (runtimes.some((r) => r !== 'embedded' && r !== 'dapr'))
     throw new Error(`--runtime ${flags.runtime}: embedded, dapr or both`);
@@ -354,9 +405,9 @@ async function main() {
               fmt(r.accepted),
               fmt(r.non2xx),
               fmt(r.errors),
-              fmt(percentile(r.latencies, 50), 2),
-              fmt(percentile(r.latencies, 99), 2),
-              fmt(r.latencies.at(-1) ?? NaN, 2),
+              fmt(r.latency.p50, 2),
+              fmt(r.latency.p99, 2),
+              fmt(r.latency.max, 2),
               `${fmt(cpu.server)}%`,
               fmt(cpuPerSend({ result: r, cpu })),
               `${fmt(cpu.loadgen)}%`,
@@ -388,7 +439,8 @@ async function main() {
       ratios(gp, 'Express', (m) => 1 / cpuPerSend(m)),
     );
   });
-  console.log(`(${DURATION} s per server after a ${WARMUP} s warm-up, ${CONNECTIONS} connections; latencies of 202 answers;`);
+  const answers = flags.load === 'wrk' ? 'every answer' : '202 answers';
+  console.log(`(${DURATION} s per server after a ${WARMUP} s warm-up, ${CONNECTIONS} connections; latencies of ${answers};`);
   console.log(` CPU in % of one core during the measured run; "CPU us/send" is the server's CPU time, all its threads and`);
   console.log(
     ` processes (Redis for BullMQ), per accepted send; "other" is everything else on the machine, so a clean run has it near 0)\n`,

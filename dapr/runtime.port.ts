@@ -7,7 +7,9 @@
 // - State read and written inside a turn is saved atomically at the end of the turn, together
 //   with the reminders set and the messages published in it. A turn that throws saves nothing.
 // - Reminders survive restarts and fire at least once, as a turn on their actor.
-// - Published messages are delivered at least once to every subscriber of the topic.
+// - Published messages are delivered at least once to every subscriber of the topic. Where the
+//   runtime delivers them itself (ActorTurn.deliversUntilHandled), also never lost to a
+//   subscriber that died after taking one.
 // - A call to `invoke` resolves only after the turn it ran is durable (but see InvokeOptions).
 // - Turns are made durable in the order they ran.
 
@@ -36,6 +38,14 @@ export interface ActorTurn extends Invoker {
   deleteReminder(name: string): void;
   /** Publishes `data` on `topic` once the turn is committed. */
   publish(topic: string, data: unknown): void;
+  /**
+   * True where the runtime itself hands each publication to every subscriber again and again
+   * until the subscriber returns (the embedded outbox): what a subscriber has not finished with
+   * stays owed, whatever dies. False where a broker delivers (Dapr's pub/sub), which may hold a
+   * message for a consumer that died: an actor that must see a publication handled sets a
+   * reminder of its own to publish again.
+   */
+  readonly deliversUntilHandled: boolean;
 }
 
 export type ActorMethod<A = any, R = any> = (turn: ActorTurn, args: A) => Promise<R>;

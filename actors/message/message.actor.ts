@@ -103,14 +103,17 @@ function forget(turn: ActorTurn): void {
 /**
  * A queued message with no delivery outcome this long after it was handed over is handed over
  * again. The publication is at-least-once on every runtime, but a broker may hold a message for a
- * consumer that died; this keeps the guarantee in the actor, whatever the broker does.
+ * consumer that died; this keeps the guarantee in the actor, whatever the broker does. A runtime
+ * that delivers until its subscriber returns (`deliversUntilHandled`, the embedded one) needs no
+ * watchdog: the subscriber returns only once an outcome is recorded or a delivery actor owns it.
  */
 export const WATCHDOG_MS = 30_000;
 
 // One reminder, 'watch', does watching, batch resolution and retention: it is due WATCHDOG_MS
-// after a hand-over (or a held admission) and, firing, hands over again (or asks the held
-// message's batch). A delivery outcome moves it to the end of the retention period, so a message
-// delivered in time never fires it before then; at the end it deletes the message.
+// after a hand-over (where the runtime needs it) or a held admission and, firing, hands over
+// again (or asks the held message's batch). A delivery outcome moves it (or sets it) to the end
+// of the retention period, so a message delivered in time never fires it before then; at the end
+// it deletes the message.
 function watch(turn: ActorTurn): void {
   turn.setReminder('watch', Date.now() + WATCHDOG_MS);
 }
@@ -126,7 +129,7 @@ function handOver(turn: ActorTurn, record: MessageRecord): void {
     to: record.to,
     created_at: record.created_at,
   } satisfies MessageReady);
-  watch(turn);
+  if (!turn.deliversUntilHandled) watch(turn);
 }
 
 function queue(turn: ActorTurn, record: MessageRecord): void {

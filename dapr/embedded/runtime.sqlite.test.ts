@@ -252,7 +252,8 @@ function countTransactions(rt: EmbeddedRuntime) {
 
 describe('group commit', () => {
   it('commits many concurrent turns on different actors in fewer transactions than turns', async () => {
-    const rt = await h.start({ actors: [box] });
+    // Posted together at the tick's end (postEvery above the tick's turns).
+    const rt = await h.start({ actors: [box], options: { postEvery: 1000 } });
     await actor(rt, box, 'warm').put({ key: 'k', value: 0 });
     const tx = countTransactions(rt);
 

@@ -25,6 +25,8 @@ export interface EmbeddedRuntimeOptions {
   reminderHorizonMs?: number;
   /** The write-ahead log goes back to its start once it holds more pages than this (default 4096, 16 MB). */
   walRestartFrames?: number;
+  /** Turns enqueued in one tick go to the writer thread every this many (default 16), not all at its end. */
+  postEvery?: number;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -33,16 +35,23 @@ const SETTLED: Promise<unknown> = Promise.resolve();
 /** An actor's key in the presence filter: the same at start-up and for an activated actor. */
 const presenceKeyOf = (type: string, id: string) => `${type}\0${id}`;
 
+/** The state of an actor with none on disk: shared, until a turn of it writes. */
+const NO_STATE: ReadonlyMap<string, string> = new Map();
+
 class ActiveActor {
-  state: Map<string, string> | null = null;
+  /** Loaded on its first turn (NO_STATE if it has none); the turns' writes are applied to it. */
+  state: ReadonlyMap<string, string> | null = null;
   /** The last turn queued on it, settled or not: the next one starts after it. */
   tail: Promise<unknown> = SETTLED;
   busy = 0;
   lastUsed = Date.now();
   /** Sequence of the last batch holding this actor's writes; it stays in memory until durable. */
   lastSeq = 0;
-  /** Reminder registrations its turns made while active (null: deleted); newer than the clock's. */
-  readonly reminders = new Map<string, { dueAt: number; data: string | null } | null>();
+  /**
+   * Reminder registrations its turns made while active (null: deleted); newer than the clock's.
+   * Made on the first: most actors (a recipient checked, a message admitted) set none.
+   */
+  reminders: Map<string, { dueAt: number; data: string | null } | null> | null = null;
   /** Reminders that came due and wait to fire; the actor stays in memory until they have. */
   pendingFirings = 0;
   private presenceKey: string | null = null;
@@ -110,7 +119,7 @@ export class EmbeddedRuntime implements ActorRuntime {
         process.exitCode = 1;
         void this.stop();
       },
-      opts.walRestartFrames,
+      { walRestartFrames: opts.walRestartFrames, postEvery: opts.postEvery },
     );
     this.clock = new ReminderClock(this.db, (r) => this.queueReminder(r), opts.reminderHorizonMs);
     this.outbox = new OutboxDispatcher(
@@ -163,7 +172,8 @@ export class EmbeddedRuntime implements ActorRuntime {
   }
 
   async invoke<R>(actorType: string, actorId: string, method: string, args?: unknown, options?: InvokeOptions): Promise<R> {
-    if (options?.beforeDurable) return this.call<R>(actorType, actorId, method, args, { readSeq: 0 });
+    // Nothing to wait for, so nothing to collect what it read.
+    if (options?.beforeDurable) return this.call<R>(actorType, actorId, method, args, null);
     const reads: ReadSink = { readSeq: 0 };
     try {
       return await this.call<R>(actorType, actorId, method, args, reads);
@@ -234,7 +244,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     }
   }
 
-  private call<R>(actorType: string, actorId: string, method: string, args: unknown, reads: ReadSink): Promise<R> {
+  private call<R>(actorType: string, actorId: string, method: string, args: unknown, reads: ReadSink | null): Promise<R> {
     return this.turn<R>(
       actorType,
       actorId,
@@ -261,7 +271,11 @@ export class EmbeddedRuntime implements ActorRuntime {
    * nobody suppressed, one for every address sent to), which would push out actors that have.
    */
   private holdsNothing(a: ActiveActor): boolean {
-    return this.isIdle(a, this.committer.durableHead) && a.reminders.size === 0 && (a.state === null || a.state.size === 0);
+    return (
+      this.isIdle(a, this.committer.durableHead) &&
+      (a.reminders === null || a.reminders.size === 0) &&
+      (a.state === null || a.state.size === 0)
+    );
   }
 
   /** No turn running or waiting to fire, and every write it made is on disk: it may leave memory. */
@@ -273,11 +287,11 @@ export class EmbeddedRuntime implements ActorRuntime {
     return [...this.activeActors()].filter((a) => a.busy > 0);
   }
 
-  loadActorState(a: ActiveActor): Map<string, string> {
+  loadActorState(a: ActiveActor): ReadonlyMap<string, string> {
     if (!a.state) {
       a.inFilter = this.present.mayHave(a.key);
       if (!a.inFilter) {
-        a.state = new Map();
+        a.state = NO_STATE;
       } else {
         const rows = this.loadState.all(a.type, a.id) as { key: string; value: string }[];
         a.state = new Map(rows.map((r) => [r.key, r.value]));
@@ -314,7 +328,9 @@ export class EmbeddedRuntime implements ActorRuntime {
     if (turn.stateWrites.size === 0 && turn.reminderWrites.size === 0 && turn.published.length === 0) return;
     const writes: EncodedWrites = [];
     if (turn.stateWrites.size > 0) {
-      const cache = this.loadActorState(a);
+      // Every state but the shared NO_STATE is a Map of this actor's own.
+      const loaded = this.loadActorState(a);
+      const cache = loaded === NO_STATE ? (a.state = new Map<string, string>()) : (loaded as Map<string, string>);
       // Before the write is even queued: from here on, activating this actor reads the disk.
       if (!a.inFilter) {
         this.present.add(a.key);
@@ -329,12 +345,12 @@ export class EmbeddedRuntime implements ActorRuntime {
     const reminders: ({ set: DueReminder } | { del: { actorType: string; actorId: string; name: string } })[] = [];
     for (const [name, r] of turn.reminderWrites) {
       if (r === null) {
-        a.reminders.set(name, null);
+        (a.reminders ??= new Map()).set(name, null);
         encode.reminderDelete(writes, a.type, a.id, name);
         reminders.push({ del: { actorType: a.type, actorId: a.id, name } });
       } else {
         const data = r.data === undefined ? null : JSON.stringify(r.data);
-        a.reminders.set(name, { dueAt: r.dueAt, data });
+        (a.reminders ??= new Map()).set(name, { dueAt: r.dueAt, data });
         encode.reminder(writes, a.type, a.id, name, r.dueAt, data);
         reminders.push({ set: { actorType: a.type, actorId: a.id, name, dueAt: r.dueAt, data } });
       }
@@ -391,7 +407,7 @@ export class EmbeddedRuntime implements ActorRuntime {
       // Turns that ran on this actor since the reminder came due may have moved or deleted it;
       // the actor holds what they did (it stays in memory while a firing waits). Fire what is
       // current, if it is still due (a retry's dueAt is later than the registration's).
-      const current = a.reminders.has(r.name) ? a.reminders.get(r.name)! : { dueAt: r.dueAt, data: r.data };
+      const current = a.reminders?.has(r.name) ? a.reminders.get(r.name)! : { dueAt: r.dueAt, data: r.data };
       if (!current || current.dueAt > r.dueAt) return;
       // One-shot: the firing turn removes the reminder, unless it sets it again.
       turn.deleteReminder(r.name);
@@ -443,6 +459,10 @@ class EmbeddedTurn extends TurnRecorder implements ActorTurn, ReadSink {
   }
   get actorId() {
     return this.a.id;
+  }
+  /** The outbox keeps a publication until each subscriber has returned from it. */
+  get deliversUntilHandled() {
+    return true;
   }
 
   get stateWrites(): ReadonlyMap<string, string | null> {

@@ -346,6 +346,10 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
   get actorId() {
     return this.a.id;
   }
+  /** The pub/sub component's broker delivers, and may hold a message for a consumer that died. */
+  get deliversUntilHandled() {
+    return false;
+  }
 
   async get<T>(key: string): Promise<T | undefined> {
     if (this.stateWrites.has(key)) {
