@@ -267,9 +267,17 @@ export class DaprCluster {
     for (const name of this.opts.sidecars ?? []) this.launch(`${name}-daprd`);
     this.launch('ingress-daprd');
     for (const h of hosts) await this.actorHostReady(h);
+    // A sidecar for the caller's own app answers its outbound health once its components are
+    // loaded, before that app listens: waited for here, so one that could not bind its port
+    // starts the topology again instead of leaving the caller's app waiting on a dead sidecar.
+    for (const name of this.opts.sidecars ?? []) {
+      await waitFor(`${name} sidecar`, answers(`http://127.0.0.1:${p[`${name}Http`]}/v1.0/healthz/outbound`), undefined, () =>
+        this.exited(`${name}-daprd`),
+      );
+    }
     // A healthz port taken by another process answers for a member that could not bind it and
     // exited: found here, and the topology starts again on new ports.
-    const dead = control();
+    const dead = control() ?? this.exited(...(this.opts.sidecars ?? []).map((name) => `${name}-daprd`));
     if (dead) throw new Error(`${dead} exited while the topology started; see ${this.workDir}/${dead}.log`);
     await this.startIngress();
   }
@@ -336,6 +344,13 @@ export class DaprCluster {
       60_000,
       () => this.exited(`${host}-daprd`, host),
     );
+  }
+
+  /** The last lines a member logged, to put in an error its log explains. */
+  logTail(name: string, lines = 20): string {
+    const log = join(this.workDir, `${name}.log`);
+    if (!existsSync(log)) return `${name} wrote no log`;
+    return [`${name}.log ends:`, ...readFileSync(log, 'utf8').trimEnd().split('\n').slice(-lines)].join('\n');
   }
 
   /** SIGKILL one member (crash tests). */

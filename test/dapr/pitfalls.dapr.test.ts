@@ -126,7 +126,11 @@ beforeAll(async () => {
       throw new Error('subscriber failed');
     }
   });
-  await probe.start();
+  await probe.start().catch((error: Error) => {
+    throw new Error(
+      `${error.message}; ${cluster.running('probe-daprd') ? 'it runs' : 'it exited'}\n${cluster.logTail('probe-daprd')}`,
+    );
+  });
   await cluster.actorHostReady('probe');
 }, 180_000);
 
