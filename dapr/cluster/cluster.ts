@@ -249,7 +249,9 @@ export class DaprCluster {
       this.add(`${h}-daprd`, () => [join(this.bin, 'daprd'), sidecar('gatepost-actors', h, p[`${h}App`]!), {}]);
       this.add(h, () => app('actors', h));
     }
-    for (const name of this.opts.sidecars ?? []) {
+    // Sidecars for apps the caller runs in its own process (no app of ours beside them).
+    const callerSidecars = this.opts.sidecars ?? [];
+    for (const name of callerSidecars) {
       this.add(`${name}-daprd`, () => [join(this.bin, 'daprd'), sidecar(`gatepost-${name}`, name, p[`${name}App`]!), {}]);
     }
     this.add('ingress-daprd', () => [join(this.bin, 'daprd'), sidecar('gatepost-ingress', 'ingress', null), {}]);
@@ -264,20 +266,20 @@ export class DaprCluster {
       this.launch(`${h}-daprd`);
       this.launch(h);
     }
-    for (const name of this.opts.sidecars ?? []) this.launch(`${name}-daprd`);
+    for (const name of callerSidecars) this.launch(`${name}-daprd`);
     this.launch('ingress-daprd');
     for (const h of hosts) await this.actorHostReady(h);
     // A sidecar for the caller's own app answers its outbound health once its components are
     // loaded, before that app listens: waited for here, so one that could not bind its port
     // starts the topology again instead of leaving the caller's app waiting on a dead sidecar.
-    for (const name of this.opts.sidecars ?? []) {
+    for (const name of callerSidecars) {
       await waitFor(`${name} sidecar`, answers(`http://127.0.0.1:${p[`${name}Http`]}/v1.0/healthz/outbound`), undefined, () =>
         this.exited(`${name}-daprd`),
       );
     }
     // A healthz port taken by another process answers for a member that could not bind it and
     // exited: found here, and the topology starts again on new ports.
-    const dead = control() ?? this.exited(...(this.opts.sidecars ?? []).map((name) => `${name}-daprd`));
+    const dead = control() ?? this.exited(...callerSidecars.map((name) => `${name}-daprd`));
     if (dead) throw new Error(`${dead} exited while the topology started; see ${this.workDir}/${dead}.log`);
     await this.startIngress();
   }

@@ -344,13 +344,14 @@ export class EmbeddedRuntime implements ActorRuntime {
     }
     const reminders: ({ set: DueReminder } | { del: { actorType: string; actorId: string; name: string } })[] = [];
     for (const [name, r] of turn.reminderWrites) {
+      const registered = (a.reminders ??= new Map());
       if (r === null) {
-        (a.reminders ??= new Map()).set(name, null);
+        registered.set(name, null);
         encode.reminderDelete(writes, a.type, a.id, name);
         reminders.push({ del: { actorType: a.type, actorId: a.id, name } });
       } else {
         const data = r.data === undefined ? null : JSON.stringify(r.data);
-        (a.reminders ??= new Map()).set(name, { dueAt: r.dueAt, data });
+        registered.set(name, { dueAt: r.dueAt, data });
         encode.reminder(writes, a.type, a.id, name, r.dueAt, data);
         reminders.push({ set: { actorType: a.type, actorId: a.id, name, dueAt: r.dueAt, data } });
       }
