@@ -64,9 +64,11 @@ export class GroupCommitter {
     { walRestartFrames = 4096, postEvery = 16 }: GroupCommitterOptions = {},
   ) {
     this.postEvery = postEvery;
-    this.worker = new Worker(new URL('./committer.worker.boot.mjs', import.meta.url), { workerData: { file } });
+    // The checkpointer asks, the writer restarts the log (checkpointer.worker.ts says why).
+    const restartWanted = new Int32Array(new SharedArrayBuffer(4));
+    this.worker = new Worker(new URL('./committer.worker.boot.mjs', import.meta.url), { workerData: { file, restartWanted } });
     this.checkpointer = new Worker(new URL('./checkpointer.worker.boot.mjs', import.meta.url), {
-      workerData: { file, restartFrames: walRestartFrames },
+      workerData: { file, restartFrames: walRestartFrames, restartWanted },
     });
     const opened = (worker: Worker) =>
       new Promise<void>((resolve, reject) => {

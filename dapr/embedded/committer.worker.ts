@@ -6,7 +6,8 @@ import { openSqlite } from '../../lib/sqlite.ts';
 import { decodeWrites, writeApplier } from './committer.apply.ts';
 import type { Committed, Posted } from './committer.ts';
 
-const db = openSqlite((workerData as { file: string }).file, null);
+const { file, restartWanted } = workerData as { file: string; restartWanted: Int32Array };
+const db = openSqlite(file, null);
 // Checkpoints run on the checkpointer thread, never inside a commit (checkpointer.worker.ts).
 db.pragma('wal_autocheckpoint = 0');
 const apply = writeApplier(db);
@@ -38,5 +39,8 @@ port.on('message', (first: Posted | 'close') => {
   } catch (error) {
     port.postMessage({ seq, error: String((error as Error).stack ?? error) } satisfies Committed);
   }
+  // Between two commits, once the answer is out: what the checkpointer has not yet copied (at
+  // most CHECKPOINT_MS of commits) is copied, and the next commit writes the log from its start.
+  if (Atomics.exchange(restartWanted, 0, 0) === 1) db.pragma('wal_checkpoint(RESTART)');
   if (closing) close();
 });
