@@ -46,14 +46,31 @@ interface Member {
 
 /** A TCP port on loopback that was free a moment ago (another process may take it before it is bound). */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+  return (await freePorts(1))[0]!;
+}
+
+/**
+ * `n` distinct free ports: each is held until all are found, since the system may hand a port
+ * just closed to the next caller (a topology once got one port for the scheduler's etcd peer and
+ * for an actor host's app, and the app could not listen).
+ */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = Array.from({ length: n }, () => createServer());
+  try {
+    return await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<number>((resolve, reject) => {
+            server.once('error', reject);
+            server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(
+      servers.map((server) => new Promise((resolve) => (server.listening ? server.close(resolve) : resolve(undefined)))),
+    );
+  }
 }
 
 /** Polls `check` until it holds; fails at once when `gone` names a process that has exited. */
@@ -105,8 +122,8 @@ export class DaprCluster {
     // run saw the scheduler exit after its second log line): then the whole topology starts again
     // on new ports. A member that fails every time fails the third attempt with its own error.
     for (let attempt = 1; ; attempt++) {
-      const ports: Record<string, number> = {};
-      for (const n of names) ports[n] = await freePort();
+      const free = await freePorts(names.length);
+      const ports = Object.fromEntries(names.map((n, i) => [n, free[i]!]));
       const workDir = attempt === 1 || !opts.workDir ? opts.workDir : join(opts.workDir, `attempt-${attempt}`);
       const cluster = new DaprCluster(bin, { ...opts, workDir }, ports);
       try {
@@ -268,7 +285,7 @@ export class DaprCluster {
     }
     for (const name of callerSidecars) this.launch(`${name}-daprd`);
     this.launch('ingress-daprd');
-    for (const h of hosts) await this.actorHostReady(h);
+    for (const h of hosts) await this.hostAndAppReady(h);
     // A sidecar for the caller's own app answers its outbound health once its components are
     // loaded, before that app listens: waited for here, so one that could not bind its port
     // starts the topology again instead of leaving the caller's app waiting on a dead sidecar.
@@ -277,9 +294,10 @@ export class DaprCluster {
         this.exited(`${name}-daprd`),
       );
     }
-    // A healthz port taken by another process answers for a member that could not bind it and
-    // exited: found here, and the topology starts again on new ports.
-    const dead = control() ?? this.exited(...callerSidecars.map((name) => `${name}-daprd`));
+    // A port taken by another process answers for a member that could not bind it and exited
+    // (a healthz port, or an app port daprd found open): found here, whichever member it was,
+    // and the topology starts again on new ports.
+    const dead = this.exited(...this.members.keys());
     if (dead) throw new Error(`${dead} exited while the topology started; see ${this.workDir}/${dead}.log`);
     await this.startIngress();
   }
@@ -383,8 +401,15 @@ export class DaprCluster {
     if (name === 'ingress') return this.startIngress();
     this.launch(name);
     if (!this.members.has(`${name}-daprd`)) return;
-    // A sidecar that stayed up may still report the host ready from before the app stopped, and
-    // forwards calls to an app port nobody listens on yet: wait for the app itself too.
+    await this.hostAndAppReady(name);
+  }
+
+  /**
+   * The actor host's app answers on its own port, and its sidecar is ready. The sidecar alone is
+   * not enough: one that stayed up may still report the host ready from before the app stopped,
+   * and one whose app port another process holds reports it ready while the app exits.
+   */
+  private async hostAndAppReady(name: string): Promise<void> {
     await waitFor(`actor host ${name} app`, answers(`http://127.0.0.1:${this.ports[`${name}App`]}/healthz`), 60_000, () =>
       this.exited(name),
     );
