@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/config.ts';
-import { actor, type ActorRuntime } from '../dapr/runtime.port.ts';
-import { EmbeddedRuntime } from '../dapr/embedded/runtime.sqlite.ts';
+import { actor, type ActorRuntime } from '../runtime/runtime.port.ts';
+import { EmbeddedRuntime } from '../runtime/embedded/runtime.sqlite.ts';
 import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
 import { PgCatalog } from '../store/postgres/catalog.pg.ts';
-import { DaprRuntime } from '../dapr/sidecar/runtime.dapr.ts';
+import { DaprRuntime } from '../dapr/adapter/runtime.dapr.ts';
 import type { Catalog } from '../store/catalog.port.ts';
 import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import {

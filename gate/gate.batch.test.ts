@@ -3,8 +3,8 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { actor, type Invoker } from '../dapr/runtime.port.ts';
-import { eventually, harness, type Harness } from '../dapr/embedded/runtime.sqlite.testkit.ts';
+import { actor, type Invoker } from '../runtime/runtime.port.ts';
+import { eventually, harness, type Harness } from '../runtime/embedded/runtime.sqlite.testkit.ts';
 import { BATCH_ACTOR, batchActor } from '../actors/batch/batch.actor.ts';
 import { derivedId } from '../lib/ids.ts';
 import { MESSAGE_ACTOR, MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';

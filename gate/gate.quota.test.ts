@@ -2,8 +2,8 @@
 // event loop make one call to the tenant's actor, and each gets its own answer from the grant.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Invoker } from '../dapr/runtime.port.ts';
-import { harness, type Harness } from '../dapr/embedded/runtime.sqlite.testkit.ts';
+import type { Invoker } from '../runtime/runtime.port.ts';
+import { harness, type Harness } from '../runtime/embedded/runtime.sqlite.testkit.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import { recipientActor } from '../actors/recipient/recipient.actor.ts';

@@ -2,7 +2,7 @@
 // authenticates, turns its wire format into a SendDraft and calls `admit`; the gate checks the
 // draft, renders it, and hands it to the message's actor, whose `admit` turn checks
 // idempotency, suppression and quota and commits the message with its outbox entry.
-import { actor, type Invoker } from '../dapr/runtime.port.ts';
+import { actor, type Invoker } from '../runtime/runtime.port.ts';
 import { GatepostError, invalid, type ErrorDetail } from '../errors/errors.catalog.ts';
 import { canonicalJson } from '../lib/canonical.ts';
 import { derivedId, newId, sha256Hex } from '../lib/ids.ts';

@@ -2,7 +2,7 @@
 // actor, which takes one call at a time: asked once a send, it was a call and a turn a send, all
 // of a tenant's sends in a line (and, on Dapr, a sidecar round trip each). The admissions that ask
 // within one turn of the event loop now make one call to their tenant's actor together.
-import type { Invoker } from '../dapr/runtime.port.ts';
+import type { Invoker } from '../runtime/runtime.port.ts';
 import { TENANT_ACTOR, type QuotaGrant, type QuotaTicket } from '../actors/tenant/tenant.actor.ts';
 import type { Tenant } from '../store/catalog.port.ts';
 

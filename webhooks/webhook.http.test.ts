@@ -2,7 +2,7 @@
 // changes afterwards is never used), keeps the Host header, never follows a redirect, caps what
 // it reads, has a deadline, reads Retry-After, and connects to nothing the guard refuses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../dapr/embedded/runtime.sqlite.testkit.ts';
+import { eventually } from '../runtime/embedded/runtime.sqlite.testkit.ts';
 import { startDns, type DnsServer } from '../test/harness/dns.harness.ts';
 import { startReceiver, type Receiver } from '../test/harness/receiver.harness.ts';
 import { SsrfGuard } from './ssrf.guard.ts';

@@ -8,7 +8,7 @@
 // open: the message is rolled back, and no later commit of that attempt can succeed.
 // A retry of the batch (same idempotency key, so the same batch id) opens a new attempt, which
 // takes over the held messages of the one it replaces.
-import { defineActor } from '../../dapr/runtime.port.ts';
+import { defineActor } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { RETENTION_MS } from '../message/message.state.ts';
 

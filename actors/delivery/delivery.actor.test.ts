@@ -2,8 +2,8 @@
 // fields (only the content is read) and from one made before it did (the record is read).
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { actor } from '../../dapr/runtime.port.ts';
-import { harness, type Harness } from '../../dapr/embedded/runtime.sqlite.testkit.ts';
+import { actor } from '../../runtime/runtime.port.ts';
+import { harness, type Harness } from '../../runtime/embedded/runtime.sqlite.testkit.ts';
 import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { messageActor } from '../message/message.actor.ts';
 import { timelineOf } from '../message/message.state.ts';

@@ -2,7 +2,7 @@
 // outcome lands on the message's timeline. A transient failure waits on a reminder; a permanent
 // one suppresses the recipient. (Direct MX delivery, DKIM, warmup and the fair queue come with
 // the MTA.) A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox.
-import { actor, defineActor, type ActorClient, type ActorTurn, type Invoker } from '../../dapr/runtime.port.ts';
+import { actor, defineActor, type ActorClient, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
 import { mailOptions, type RenderedContent } from '../../mail/content.ts';

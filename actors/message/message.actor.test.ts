@@ -3,8 +3,8 @@
 // it did not make, and hands over again a message nothing came of.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { actor } from '../../dapr/runtime.port.ts';
-import { eventually, harness, type Harness } from '../../dapr/embedded/runtime.sqlite.testkit.ts';
+import { actor } from '../../runtime/runtime.port.ts';
+import { eventually, harness, type Harness } from '../../runtime/embedded/runtime.sqlite.testkit.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
 import { MESSAGE_ACTOR, MESSAGE_READY, messageActor } from './message.actor.ts';

@@ -1,7 +1,7 @@
 // MessageActor, one per message: admission (the checkpoint no ingress can skip), the timeline,
 // the send_at reminder, and retention. Its `admit` method is the only code that creates a
 // message, and it re-checks everything itself: idempotency, content policy, suppression, quota.
-import { actor, defineActor, type ActorTurn } from '../../dapr/runtime.port.ts';
+import { actor, defineActor, type ActorTurn } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
 import { isoTime } from '../../lib/now.ts';

@@ -3,9 +3,9 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { actor } from '../../dapr/runtime.port.ts';
-import { EmbeddedRuntime } from '../../dapr/embedded/runtime.sqlite.ts';
-import { eventually, harness, type Harness } from '../../dapr/embedded/runtime.sqlite.testkit.ts';
+import { actor } from '../../runtime/runtime.port.ts';
+import { EmbeddedRuntime } from '../../runtime/embedded/runtime.sqlite.ts';
+import { eventually, harness, type Harness } from '../../runtime/embedded/runtime.sqlite.testkit.ts';
 import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { registerActors } from '../../app/gatepost.ts';
 import { DELIVERY_ACTOR } from '../delivery/delivery.actor.ts';

@@ -1,6 +1,6 @@
 // RecipientActor, one per (tenant, recipient address): the suppression state of that address.
 // Changes are published on `suppression.changed` so the catalog's list of suppressions follows.
-import { defineActor } from '../../dapr/runtime.port.ts';
+import { defineActor } from '../../runtime/runtime.port.ts';
 import { normalizeAddress } from '../../mail/address.ts';
 import type { Suppression, SuppressionReason } from '../../store/catalog.port.ts';
 

@@ -1,8 +1,8 @@
 // TenantActor's quota: a group of sends gets what is left of the day and of the second, and the
 // sends given back count no more.
 import { afterEach, describe, expect, it } from 'vitest';
-import { actor } from '../../dapr/runtime.port.ts';
-import { harness, type Harness } from '../../dapr/embedded/runtime.sqlite.testkit.ts';
+import { actor } from '../../runtime/runtime.port.ts';
+import { harness, type Harness } from '../../runtime/embedded/runtime.sqlite.testkit.ts';
 import { tenantActor } from './tenant.actor.ts';
 
 let h: Harness;

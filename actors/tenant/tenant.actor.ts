@@ -1,7 +1,7 @@
 // TenantActor, one per tenant: the send quota (a rate per second and a count per UTC day). The
 // gate takes sends from it a group at a time (gate/quota.ts); a message actor gives back a send
 // it took and did not use.
-import { defineActor, type ActorTurn } from '../../dapr/runtime.port.ts';
+import { defineActor, type ActorTurn } from '../../runtime/runtime.port.ts';
 import { GatepostError, type CodedErrorBody } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
 import type { Quota } from '../../store/catalog.port.ts';

@@ -9,7 +9,7 @@
 // with the same evt_ id: at-least-once), or a watchdog re-publishing an event whose attempt never
 // began; once the event is settled, the same reminder tells the timeline if it could not be told
 // at once, and finally drops the state.
-import { actor, defineActor, type ActorDefinition, type ActorTurn, type Invoker } from '../../dapr/runtime.port.ts';
+import { actor, defineActor, type ActorDefinition, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Catalog, WebhookDisabledReason } from '../../store/catalog.port.ts';
 import { messageActor } from '../message/message.actor.ts';

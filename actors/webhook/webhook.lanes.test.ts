@@ -1,7 +1,7 @@
 // WebhookLanes on their own, with an invoker standing in for the endpoint's actor: a publication
 // that arrives while the same event's attempt is under way is not lost.
 import { describe, expect, it } from 'vitest';
-import type { Invoker } from '../../dapr/runtime.port.ts';
+import type { Invoker } from '../../runtime/runtime.port.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import type { WebhookPoster } from '../../webhooks/webhook.http.ts';
 import { WebhookLanes } from './webhook.lanes.ts';

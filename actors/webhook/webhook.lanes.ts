@@ -5,7 +5,7 @@
 // endpoint holds its own lane and nothing else: no pub/sub dispatch slot, no other endpoint's
 // attempts, no actor turn. An event waiting in a lane when the process dies is not lost: its
 // actor's reminder publishes it again.
-import type { Invoker } from '../../dapr/runtime.port.ts';
+import type { Invoker } from '../../runtime/runtime.port.ts';
 import { Fifo } from '../../lib/fifo.ts';
 import type { Catalog, WebhookEndpoint } from '../../store/catalog.port.ts';
 import type { WebhookPoster } from '../../webhooks/webhook.http.ts';

@@ -1,5 +1,5 @@
 // GET /v1/messages/:id: a message and its full event history, for its own tenant only.
-import { actor, type Invoker } from '../../dapr/runtime.port.ts';
+import { actor, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { messageActor } from '../../actors/message/message.actor.ts';
 import { timelineOf } from '../../actors/message/message.state.ts';

@@ -1,7 +1,7 @@
 // The OpenAPI document covers every route the server serves, and nothing it does not.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedRuntime } from '../../dapr/embedded/runtime.sqlite.ts';
+import { EmbeddedRuntime } from '../../runtime/embedded/runtime.sqlite.ts';
 import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { KeyRing } from '../../tenancy/keys.ts';
 import { createGate } from '../../gate/gate.ts';

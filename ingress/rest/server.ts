@@ -3,7 +3,7 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate } from '../../gate/gate.ts';
-import type { Invoker } from '../../dapr/runtime.port.ts';
+import type { Invoker } from '../../runtime/runtime.port.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
 import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';

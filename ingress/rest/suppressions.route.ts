@@ -1,6 +1,6 @@
 // /v1/suppressions: the addresses a tenant will not send to. The recipient actors hold the truth
 // (the gate asks them); the list is their index in the catalog and follows within moments.
-import { actor, type Invoker } from '../../dapr/runtime.port.ts';
+import { actor, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError, invalid } from '../../errors/errors.catalog.ts';
 import { isValidAddress, normalizeAddress } from '../../mail/address.ts';
 import { recipientActor, recipientActorId } from '../../actors/recipient/recipient.actor.ts';

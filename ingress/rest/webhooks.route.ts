@@ -2,7 +2,7 @@
 // secret is answered once, at creation and at each rotation. Every URL passes the SSRF guard
 // here, and again before every delivery attempt.
 import { z } from 'zod';
-import type { Invoker } from '../../dapr/runtime.port.ts';
+import type { Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
 import { webhookClient } from '../../actors/webhook/webhook.actor.ts';

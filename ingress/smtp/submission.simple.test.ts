@@ -77,7 +77,7 @@ describe('SMTP submission: the fast path for simple messages', () => {
     });
   }
   it('gives what mailparser gives for every .eml fixture it takes', async () => {
-    const dir = new URL('./fixtures/', import.meta.url);
+    const dir = new URL('./fixtures', import.meta.url);
     let files: string[] = [];
     try {
       files = readdirSync(dir).filter((f) => f.endsWith('.eml'));

@@ -1,5 +1,5 @@
 // The @dapr/dapr 3.18 pitfalls (issue 3 item 5), one test each, against real daprd, placement,
-// scheduler and Redis: Gatepost's Dapr adapter (dapr/sidecar/) must not have them.
+// scheduler and Redis: Gatepost's Dapr adapter (dapr/adapter/) must not have them.
 //
 // One cluster: Gatepost's ingress and actor host, plus a `probe` sidecar whose app is a
 // DaprRuntime running in this test process with probe actors, so a test can make a method throw
@@ -8,8 +8,8 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaprCluster, freePort } from '../../dapr/cluster/cluster.ts';
-import { defineActor } from '../../dapr/runtime.port.ts';
-import { DaprRuntime } from '../../dapr/sidecar/runtime.dapr.ts';
+import { defineActor } from '../../runtime/runtime.port.ts';
+import { DaprRuntime } from '../../dapr/adapter/runtime.dapr.ts';
 import { MESSAGE_ACTOR } from '../../actors/message/message.actor.ts';
 import { TENANT_ACTOR } from '../../actors/tenant/tenant.actor.ts';
 import { RECIPIENT_ACTOR } from '../../actors/recipient/recipient.actor.ts';

@@ -2,7 +2,7 @@
 // and the refusals that come before any message exists, as plain text with their status.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedRuntime } from '../../../dapr/embedded/runtime.sqlite.ts';
+import { EmbeddedRuntime } from '../../../runtime/embedded/runtime.sqlite.ts';
 import { createGate } from '../../../gate/gate.ts';
 import { SqliteCatalog } from '../../../store/sqlite/catalog.sqlite.ts';
 import { tempDir } from '../../../test/harness/gatepost.harness.ts';

@@ -4,8 +4,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerActors } from '../../../app/gatepost.ts';
-import { EmbeddedRuntime } from '../../../dapr/embedded/runtime.sqlite.ts';
-import type { Invoker } from '../../../dapr/runtime.port.ts';
+import { EmbeddedRuntime } from '../../../runtime/embedded/runtime.sqlite.ts';
+import type { Invoker } from '../../../runtime/runtime.port.ts';
 import { createGate } from '../../../gate/gate.ts';
 import { derivedId } from '../../../lib/ids.ts';
 import { SqliteCatalog } from '../../../store/sqlite/catalog.sqlite.ts';

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { loadConfig } from '../config/config.ts';
+import { loadConfig } from '../../config/config.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const read = (file: string) => parse(readFileSync(`${ROOT}/${file}`, 'utf8'));

@@ -1,6 +1,6 @@
 // Pub/sub of the embedded runtime: every message published by a committed turn reaches its
 // topic's subscriber at least once, with a delivery id that stays the same across retries and
-// restarts (dapr/runtime.port.ts).
+// restarts (runtime/runtime.port.ts).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { actor, defineActor, type ActorTurn, type Delivery } from '../runtime.port.ts';
 import { deferred, eventually, harness, type Harness } from './runtime.sqlite.testkit.ts';

@@ -1,5 +1,5 @@
 // The actor runtime port, modeled on Dapr's actor contract. Actor code is written against these
-// types only; dapr/embedded implements them on one SQLite file, and the Dapr adapter on a sidecar.
+// types only; runtime/embedded implements them on one SQLite file, and the Dapr adapter on a sidecar.
 //
 // Semantics every adapter keeps:
 // - One turn at a time per actor (type, id). No reentrancy: an actor must never call, directly or

@@ -1,4 +1,4 @@
-// The embedded runtime keeps the port's promises (dapr/runtime.port.ts): turns, atomicity,
+// The embedded runtime keeps the port's promises (runtime/runtime.port.ts): turns, atomicity,
 // durability, group commit, nested calls, eviction and stop. Reminders and pub/sub have files of
 // their own beside this one.
 import { statSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // Reminders of the embedded runtime: they fire at least once, as a turn on their actor, at or
-// after their time, across restarts and beyond the in-memory horizon (dapr/runtime.port.ts).
+// after their time, across restarts and beyond the in-memory horizon (runtime/runtime.port.ts).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { actor, defineActor, type ActorTurn } from '../runtime.port.ts';
 import { deferred, eventually, harness, sleep, type Harness } from './runtime.sqlite.testkit.ts';

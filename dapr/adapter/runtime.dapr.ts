@@ -15,8 +15,8 @@ import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
-import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../runtime.port.ts';
-import { TurnRecorder } from '../turn.recorder.ts';
+import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../../runtime/runtime.port.ts';
+import { TurnRecorder } from '../../runtime/turn.recorder.ts';
 import { CHAIN_HEADER, SidecarClient, type MethodEnvelope, type StateOperation } from './sidecar.client.ts';
 
 const OUTBOX = '__outbox';
