@@ -3,29 +3,23 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/config.ts';
-import { actor, type ActorRuntime } from '../runtime/runtime.port.ts';
+import type { ActorRuntime } from '../runtime/runtime.port.ts';
 import { EmbeddedRuntime } from '../runtime/embedded/runtime.sqlite.ts';
 import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
 import { PgCatalog } from '../store/postgres/catalog.pg.ts';
 import { DaprRuntime } from '../dapr/adapter/runtime.dapr.ts';
 import type { Catalog } from '../store/catalog.port.ts';
 import { tenantActor } from '../actors/tenant/tenant.actor.ts';
-import {
-  recipientActor,
-  recipientActorId,
-  SUPPRESSION_CHANGED,
-  type SuppressionChanged,
-} from '../actors/recipient/recipient.actor.ts';
-import { EMAIL_EVENTS, MESSAGE_EXPIRED, MESSAGE_READY, messageActor } from '../actors/message/message.actor.ts';
-import { captureSandbox, deliveryActor } from '../actors/delivery/delivery.actor.ts';
+import { recipientActor } from '../actors/recipient/recipient.actor.ts';
+import { mirrorSuppressions } from '../actors/recipient/mirror.ts';
+import { messageActor } from '../actors/message/message.actor.ts';
+import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
+import { dispatchMessages } from '../actors/delivery/dispatch.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
-import type { EmailEvent, MessageReady } from '../actors/message/message.state.ts';
-import { webhookActor, webhookClient } from '../actors/webhook/webhook.actor.ts';
-import { PER_ENDPOINT, WebhookLanes } from '../actors/webhook/webhook.lanes.ts';
-import { WEBHOOK_DUE, type WebhookDue } from '../actors/webhook/webhook.state.ts';
+import { webhookActor } from '../actors/webhook/webhook.actor.ts';
+import { fanOutWebhooks } from '../actors/webhook/fanout.ts';
 import { loadConfig } from '../config/config.ts';
 import { SsrfGuard } from '../webhooks/ssrf.guard.ts';
-import { WebhookPoster } from '../webhooks/webhook.http.ts';
 import { smtpRelay, type Relay } from '../mta/relay.smtp.ts';
 import { createGate } from '../gate/gate.ts';
 import { KeyRing } from '../tenancy/keys.ts';
@@ -71,74 +65,24 @@ function defaultWebhookSettings(): WebhookSettings {
   };
 }
 
-/** Wires the actors and subscriptions onto a runtime: the same for every adapter. */
+/** Wires the actors and what happens after a commit onto a runtime: the same for every adapter. */
 export function registerActors(
   runtime: ActorRuntime,
   deps: { catalog: Catalog; relay: Relay | null; retrySchedule: number[]; webhooks?: WebhookSettings },
 ): { drain(): Promise<void> } {
+  const { catalog } = deps;
+  const webhooks = deps.webhooks ?? defaultWebhookSettings();
+  const delivery = deliveryActor({ relay: deps.relay, catalog, retrySchedule: deps.retrySchedule });
   runtime.register(tenantActor);
   runtime.register(recipientActor);
   runtime.register(messageActor);
   runtime.register(batchActor);
-  const delivery = deliveryActor({ relay: deps.relay, catalog: deps.catalog, retrySchedule: deps.retrySchedule });
   runtime.register(delivery);
+  runtime.register(webhookActor({ catalog, ...webhooks }));
 
-  runtime.subscribe(MESSAGE_READY, async ({ data }) => {
-    const ready = data as MessageReady;
-    if (ready.sandbox) return void (await captureSandbox(runtime, deps.catalog, ready));
-    const d = actor(runtime, delivery, ready.message_id);
-    const { attempt, interrupted, number } = await d.begin(undefined);
-    if (attempt) await d.attempt({ interrupted, number });
-  });
-  runtime.subscribe(MESSAGE_EXPIRED, async ({ data }) => {
-    await actor(runtime, delivery, (data as { message_id: string }).message_id).forget(undefined);
-  });
-  // The list follows the actor: re-read it rather than trust the order events arrive in.
-  runtime.subscribe(SUPPRESSION_CHANGED, async ({ data }) => {
-    const { tenant_id, address } = data as SuppressionChanged;
-    const current = await actor(runtime, recipientActor, recipientActorId(tenant_id, address)).check(undefined);
-    if (current) await deps.catalog.putSuppression(current);
-    else await deps.catalog.deleteSuppression(tenant_id, address);
-  });
-
-  // Webhooks: each lifecycle event goes to the actor of every enabled endpoint subscribed to it
-  // (enqueue is idempotent by evt_ id: pub/sub may deliver twice); attempts run in the lanes.
-  const webhooks = deps.webhooks ?? defaultWebhookSettings();
-  runtime.register(webhookActor({ catalog: deps.catalog, ...webhooks }));
-  const poster = new WebhookPoster(webhooks.guard, { socketsPerDestination: PER_ENDPOINT });
-  const lanes = new WebhookLanes({ invoker: runtime, catalog: deps.catalog, poster, timeoutMs: webhooks.timeoutMs, log });
-  runtime.subscribe(
-    EMAIL_EVENTS,
-    async ({ data }) => {
-      const { tenant_id, event } = data as EmailEvent;
-      const endpoints = await deps.catalog.webhooksFor(tenant_id, event.type);
-      await Promise.all(
-        endpoints.map(async (e) => {
-          // Handed straight to this process's lanes: no publication, one commit less per delivery.
-          const { enqueued } = await webhookClient(runtime, e.id).enqueue({ tenant_id, event, publish: false });
-          // Draining, the lanes take nothing: the event's watchdog reminder brings it back.
-          if (enqueued && !lanes.draining) lanes.push(e.id, event.id);
-        }),
-      );
-    },
-    {
-      // Most tenants have no endpoint for most events: such an event costs no outbox row.
-      wants: (data) => {
-        const { tenant_id, event } = data as EmailEvent;
-        return deps.catalog.hasWebhooksFor(tenant_id, event.type) ?? true;
-      },
-    },
-  );
-  runtime.subscribe(WEBHOOK_DUE, async ({ data }) => {
-    const { endpoint_id, event_id } = data as WebhookDue;
-    lanes.push(endpoint_id, event_id);
-  });
-  return {
-    async drain() {
-      await lanes.drain();
-      poster.close();
-    },
-  };
+  dispatchMessages(runtime, { catalog, delivery });
+  mirrorSuppressions(runtime, catalog);
+  return fanOutWebhooks(runtime, { catalog, guard: webhooks.guard, timeoutMs: webhooks.timeoutMs, log });
 }
 
 function openCatalog(config: Config): Promise<Catalog> {
