@@ -48,3 +48,19 @@ export function signatureHeaders({ eventId, eventType, body, secrets, timestamp:
     'webhook-signature': standard.join(' '),
   };
 }
+
+/** What signing needs of an endpoint: its secret, and the one before its last rotation. */
+export interface EndpointSecrets {
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+}
+
+/** The secrets that sign now: the current one, and the previous one until it expires. */
+export function signingSecrets(endpoint: EndpointSecrets, now = Date.now()): string[] {
+  const previous =
+    endpoint.previous_secret && endpoint.previous_secret_expires_at && Date.parse(endpoint.previous_secret_expires_at) > now
+      ? [endpoint.previous_secret]
+      : [];
+  return [endpoint.secret, ...previous];
+}

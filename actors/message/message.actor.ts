@@ -11,7 +11,6 @@ import { recipientActor, recipientActorId } from '../recipient/recipient.actor.t
 import { tenantActor } from '../tenant/tenant.actor.ts';
 import { batchActor } from '../batch/batch.actor.ts';
 import {
-  LIFECYCLE_EVENTS,
   RETENTION_MS,
   currentRecord,
   envelopeOf,
@@ -22,8 +21,6 @@ import {
   type AdmitResult,
   type BatchHold,
   type DeliveryView,
-  type EmailEvent,
-  type EventType,
   type MessageReady,
   type MessageOutcomes,
   type OutcomeFacts,
@@ -33,14 +30,13 @@ import {
   type StoredRecord,
 } from './message.state.ts';
 import type { RenderedContent } from '../../mail/content.ts';
+import { EMAIL_EVENTS, LIFECYCLE_EVENTS, type EmailEvent, type EventType } from '../../events/email.event.ts';
 
 export const MESSAGE_ACTOR = 'MessageActor';
 /** Published when a message is due for delivery (a MessageReady). */
 export const MESSAGE_READY = 'message.ready';
 /** Published when a message's retention ends and its state is gone: `{ message_id }`. */
 export const MESSAGE_EXPIRED = 'message.expired';
-/** Lifecycle events (spec part 6), as event envelopes, for webhook delivery. */
-export const EMAIL_EVENTS = 'email.events';
 
 /** Appends an event to the record's timeline (before the hand-over) or to the outcomes (after it). */
 function appendEvent(

@@ -1,39 +1,12 @@
 // The state a MessageActor keeps, and the events on a message's timeline.
 import type { RenderedContent } from '../../mail/content.ts';
 import type { QuotaTicket } from '../tenant/tenant.actor.ts';
+import type { EventEnvelope, EventType } from '../../events/email.event.ts';
 
 export type Stream = 'transactional' | 'broadcast';
 
 /** `held`: admitted as part of a batch whose outcome is not decided yet (see actors/batch). */
 export type MessageStatus = 'held' | 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced';
-
-/** Timeline events. The `email.*` kinds of spec part 6 are also published for webhooks. */
-export type EventType =
-  | 'message.accepted'
-  | 'message.scheduled'
-  | 'message.queued'
-  | 'message.deferred'
-  | 'email.sent'
-  | 'email.bounced'
-  | 'webhook.delivered'
-  | 'webhook.failed';
-
-/** Event kinds pushed to customers (spec part 6); the others stay on the timeline. */
-export const LIFECYCLE_EVENTS: ReadonlySet<EventType> = new Set(['email.sent', 'email.bounced']);
-
-/** The event envelope of spec part 2: what the timeline lists and webhooks deliver. */
-export interface EventEnvelope {
-  id: string;
-  type: EventType;
-  created_at: string;
-  data: { message_id: string } & Record<string, unknown>;
-}
-
-/** What is published on `email.events` for each lifecycle event: the envelope, and whose it is. */
-export interface EmailEvent {
-  tenant_id: string;
-  event: EventEnvelope;
-}
 
 /** An event as its message's record keeps it: the envelope without the message id, which is the record's. */
 export interface StoredEvent {

@@ -1,16 +1,17 @@
 // Lifecycle events to webhook endpoints: each event published on `email.events` goes to the
 // actor of every enabled endpoint subscribed to it (enqueue is idempotent by evt_ id: pub/sub may
-// deliver twice), and the attempts run in this process's lanes. A `webhook.due` publication (a
-// retry, a test event, a watchdog) puts its event in the lanes too.
+// deliver twice), and the attempts run in this process's lanes (webhooks/webhook.lanes.ts). A
+// `webhook.due` publication (a retry, a test event, a watchdog) puts its event in the lanes too.
+// An attempt is begin (a turn), the signed request (no turn), finish (a turn).
 import type { ActorRuntime } from '../../runtime/runtime.port.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
+import { EMAIL_EVENTS, type EmailEvent } from '../../events/email.event.ts';
 import type { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { WebhookPoster } from '../../webhooks/webhook.http.ts';
-import { EMAIL_EVENTS } from '../message/message.actor.ts';
-import type { EmailEvent } from '../message/message.state.ts';
+import { PER_ENDPOINT, WebhookLanes } from '../../webhooks/webhook.lanes.ts';
+import { signatureHeaders, signingSecrets } from '../../webhooks/webhook.signing.ts';
 import { webhookClient } from './webhook.actor.ts';
-import { PER_ENDPOINT, WebhookLanes } from './webhook.lanes.ts';
-import { WEBHOOK_DUE, type WebhookDue } from './webhook.state.ts';
+import { WEBHOOK_DUE, type AttemptOutcome, type BegunAttempt, type WebhookDue } from './webhook.state.ts';
 
 export interface FanOutDeps {
   catalog: Catalog;
@@ -24,7 +25,47 @@ export interface FanOutDeps {
 export function fanOutWebhooks(runtime: ActorRuntime, deps: FanOutDeps): { drain(): Promise<void> } {
   const { catalog } = deps;
   const poster = new WebhookPoster(deps.guard, { socketsPerDestination: PER_ENDPOINT });
-  const lanes = new WebhookLanes({ invoker: runtime, catalog, poster, timeoutMs: deps.timeoutMs, log: deps.log });
+
+  async function send(endpointId: string, { tenant_id, event, attempt }: BegunAttempt): Promise<AttemptOutcome> {
+    const base = {
+      event_id: event.id,
+      attempt,
+      at: new Date().toISOString(),
+      duration_ms: 0,
+      status_code: null,
+      retry_after_ms: null,
+    };
+    const endpoint = await catalog.getWebhook(tenant_id, endpointId);
+    if (!endpoint) return { ...base, error: 'the endpoint was deleted', skipped: 'deleted' };
+    if (!endpoint.enabled) {
+      return { ...base, error: `the endpoint is disabled (${endpoint.disabled_reason ?? 'manual'})`, skipped: 'disabled' };
+    }
+    const body = JSON.stringify(event);
+    const headers = signatureHeaders({
+      eventId: event.id,
+      eventType: event.type,
+      body,
+      secrets: signingSecrets(endpoint),
+      timestamp: Math.floor(Date.now() / 1000),
+    });
+    const answer = await poster.post({ pool: endpointId, url: endpoint.url, body, headers, timeoutMs: deps.timeoutMs });
+    return {
+      ...base,
+      duration_ms: answer.durationMs,
+      status_code: answer.status,
+      error: answer.error,
+      retry_after_ms: answer.retryAfterMs,
+    };
+  }
+
+  const lanes = new WebhookLanes({
+    async attempt(endpointId, eventId) {
+      const client = webhookClient(runtime, endpointId);
+      const begun = await client.begin({ event_id: eventId });
+      if (begun) await client.finish(await send(endpointId, begun));
+    },
+    log: deps.log,
+  });
 
   runtime.subscribe(EMAIL_EVENTS, async ({ data }) => {
     const { tenant_id, event } = data as EmailEvent;

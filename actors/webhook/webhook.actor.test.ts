@@ -13,10 +13,11 @@ import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { startReceiver, type Receiver } from '../../test/harness/receiver.harness.ts';
 import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { messageActor } from '../message/message.actor.ts';
-import { LIFECYCLE_EVENTS, timelineOf } from '../message/message.state.ts';
+import { timelineOf } from '../message/message.state.ts';
+import { LIFECYCLE_EVENTS } from '../../events/email.event.ts';
 import { admitArgs } from '../message/message.testkit.ts';
 import { WEBHOOK_ACTOR, webhookClient } from './webhook.actor.ts';
-import { signingSecrets } from './webhook.lanes.ts';
+import { signingSecrets } from '../../webhooks/webhook.signing.ts';
 import type { AttemptLogEntry, WebhookEnvelope } from './webhook.state.ts';
 
 let h: Harness;

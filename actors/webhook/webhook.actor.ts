@@ -1,8 +1,9 @@
 // WebhookActor, one per endpoint (id = the whk_ id): the events owed to the endpoint, their
 // attempts, backoff and outcomes. It never makes the HTTP request inside a turn: `begin` marks an
-// attempt in flight (a short turn), the request happens outside any turn (webhook.lanes.ts), and
-// `finish` records the outcome (another short turn). So enqueueing new events never waits on a
-// slow receiver, and each endpoint has its own actor: one dead endpoint delays no other.
+// attempt in flight (a short turn), the request happens outside any turn (fanout.ts, in the lanes
+// of webhooks/webhook.lanes.ts), and `finish` records the outcome (another short turn). So
+// enqueueing new events never waits on a slow receiver, and each endpoint has its own actor: one
+// dead endpoint delays no other.
 //
 // Every event has one reminder, `e:<evt id>`, always armed while it is owed: the next retry, or
 // the end of an attempt's lease (an attempt whose process died is then counted and made again,

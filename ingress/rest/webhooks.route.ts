@@ -6,11 +6,10 @@ import type { Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
 import { webhookClient } from '../../actors/webhook/webhook.actor.ts';
-import { signingSecrets } from '../../actors/webhook/webhook.lanes.ts';
 import { LOG_SIZE, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, type WebhookEnvelope } from '../../actors/webhook/webhook.state.ts';
 import type { Catalog, WebhookEndpoint } from '../../store/catalog.port.ts';
 import type { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
-import { newSecret } from '../../webhooks/webhook.signing.ts';
+import { newSecret, signingSecrets } from '../../webhooks/webhook.signing.ts';
 import { ErrorBody, route, type AnyRoute } from './route.ts';
 import { EventEnvelope, listOf } from './schemas.ts';
 

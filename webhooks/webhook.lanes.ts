@@ -1,17 +1,12 @@
 // Where webhook attempts run: outside any actor turn, in this process, one lane per endpoint with
-// at most PER_ENDPOINT attempts at a time. An event comes in from the lifecycle-event subscriber
-// (just enqueued on its actor) or from a `webhook.due` publication (a retry, a test event, a
-// watchdog); either only puts it in its endpoint's lane and returns at once, so a slow or dead
-// endpoint holds its own lane and nothing else: no pub/sub dispatch slot, no other endpoint's
-// attempts, no actor turn. An event waiting in a lane when the process dies is not lost: its
-// actor's reminder publishes it again.
-import type { Invoker } from '../../runtime/runtime.port.ts';
-import { Fifo } from '../../lib/fifo.ts';
-import type { Catalog, WebhookEndpoint } from '../../store/catalog.port.ts';
-import type { WebhookPoster } from '../../webhooks/webhook.http.ts';
-import { signatureHeaders } from '../../webhooks/webhook.signing.ts';
-import { webhookClient } from './webhook.actor.ts';
-import type { AttemptOutcome, BegunAttempt } from './webhook.state.ts';
+// at most PER_ENDPOINT attempts at a time. An event comes in from the lifecycle-event fan-out
+// (just enqueued on its endpoint's actor) or from a `webhook.due` publication (a retry, a test
+// event, a watchdog); either only puts it in its endpoint's lane and returns at once, so a slow or
+// dead endpoint holds its own lane and nothing else: no pub/sub dispatch slot, no other endpoint's
+// attempts, no actor turn. The lanes queue and pace; what one attempt is (the actor's begin, the
+// request, its finish: actors/webhook/fanout.ts) is the caller's. An event waiting in a lane when
+// the process dies is not lost: its actor's reminder publishes it again.
+import { Fifo } from '../lib/fifo.ts';
 
 /** Attempts under way at once to one endpoint. */
 export const PER_ENDPOINT = 8;
@@ -23,10 +18,8 @@ export const PER_ENDPOINT = 8;
 export const MAX_WAITING = 10_000;
 
 export interface LaneDeps {
-  invoker: Invoker;
-  catalog: Catalog;
-  poster: WebhookPoster;
-  timeoutMs: number;
+  /** Makes one attempt of an event to an endpoint. A throw is logged: the event's reminder tries again. */
+  attempt: (endpointId: string, eventId: string) => Promise<void>;
   log: (message: string, error?: unknown) => void;
 }
 
@@ -43,15 +36,6 @@ interface Lane {
    * watchdog, 30 s later.
    */
   again: Set<string>;
-}
-
-/** The secrets that sign now: the current one, and the previous one until it expires. */
-export function signingSecrets(endpoint: WebhookEndpoint, now = Date.now()): string[] {
-  const previous =
-    endpoint.previous_secret && endpoint.previous_secret_expires_at && Date.parse(endpoint.previous_secret_expires_at) > now
-      ? [endpoint.previous_secret]
-      : [];
-  return [endpoint.secret, ...previous];
 }
 
 export class WebhookLanes {
@@ -90,7 +74,8 @@ export class WebhookLanes {
       const eventId = lane.waiting.shift()!;
       lane.queued.delete(eventId);
       lane.underWay.add(eventId);
-      const run = this.attempt(endpointId, eventId)
+      const run = this.deps
+        .attempt(endpointId, eventId)
         .catch((error) => this.deps.log(`webhook attempt ${endpointId}/${eventId} failed; its reminder will retry`, error))
         .finally(() => {
           this.underWay.delete(run);
@@ -104,46 +89,6 @@ export class WebhookLanes {
         });
       this.underWay.add(run);
     }
-  }
-
-  /** begin (a turn), the request (no turn), finish (a turn). */
-  private async attempt(endpointId: string, eventId: string): Promise<void> {
-    const client = webhookClient(this.deps.invoker, endpointId);
-    const begun = await client.begin({ event_id: eventId });
-    if (!begun) return;
-    await client.finish(await this.send(endpointId, begun));
-  }
-
-  private async send(endpointId: string, { tenant_id, event, attempt }: BegunAttempt): Promise<AttemptOutcome> {
-    const at = new Date();
-    const base = { event_id: event.id, attempt, at: at.toISOString(), duration_ms: 0, status_code: null, retry_after_ms: null };
-    const endpoint = await this.deps.catalog.getWebhook(tenant_id, endpointId);
-    if (!endpoint) return { ...base, error: 'the endpoint was deleted', skipped: 'deleted' };
-    if (!endpoint.enabled) {
-      return { ...base, error: `the endpoint is disabled (${endpoint.disabled_reason ?? 'manual'})`, skipped: 'disabled' };
-    }
-    const body = JSON.stringify(event);
-    const headers = signatureHeaders({
-      eventId: event.id,
-      eventType: event.type,
-      body,
-      secrets: signingSecrets(endpoint),
-      timestamp: Math.floor(Date.now() / 1000),
-    });
-    const answer = await this.deps.poster.post({
-      pool: endpointId,
-      url: endpoint.url,
-      body,
-      headers,
-      timeoutMs: this.deps.timeoutMs,
-    });
-    return {
-      ...base,
-      duration_ms: answer.durationMs,
-      status_code: answer.status,
-      error: answer.error,
-      retry_after_ms: answer.retryAfterMs,
-    };
   }
 
   /** Starts no more attempts and waits for those under way (each ends by its deadline). */
