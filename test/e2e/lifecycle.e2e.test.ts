@@ -92,15 +92,21 @@ describe('scheduled sends across restarts', () => {
     const gp = await startGatepost({ relayUrl: relay.url, dataDir });
     try {
       const t = await gp.tenant();
-      await gp.request('POST', '/v1/emails', {
+      const sendAt = Date.now() + 2000;
+      const res = await gp.request('POST', '/v1/emails', {
         key: t.live,
-        body: { to: 'missed@example.com', subject: 's', html: '<p>h</p>', send_at: new Date(Date.now() + 1000).toISOString() },
+        body: { to: 'missed@example.com', subject: 's', html: '<p>h</p>', send_at: new Date(sendAt).toISOString() },
       });
       await gp.kill();
-      await new Promise((r) => setTimeout(r, 1500));
-      expect(relay.received.some((r) => r.to.includes('missed@example.com'))).toBe(false);
+      // Down at its time: started again only once that time has passed.
+      while (Date.now() <= sendAt) await new Promise((r) => setTimeout(r, sendAt - Date.now() + 1));
+      const restartedAt = Date.now();
       await gp.start();
       await eventually(() => relay.received.find((r) => r.to.includes('missed@example.com')));
+      // Queued by the restarted process: nothing sent it before the kill.
+      const timeline = (await gp.request('GET', `/v1/messages/${res.body.id}`, { key: t.live })).body;
+      const queued = timeline.events.find((e: { type: string }) => e.type === 'message.queued');
+      expect(Date.parse(queued.created_at)).toBeGreaterThanOrEqual(restartedAt);
     } finally {
       await gp.dispose();
       await relay.close();

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { derivedId } from '../../lib/ids.ts';
 import { eventually } from '../harness/gatepost.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
+import { laterMailArrived } from '../harness/later.harness.ts';
 import { stylePClient } from '../harness/style-p.harness.ts';
 
 const suite = gatepostWithRelay();
@@ -55,7 +56,8 @@ describe('SIGKILL during a Style P batch', () => {
     // What the cut-off attempt admitted is still held, undecided; nothing of it went out on its own.
     expect(await statusOf(watched)).toBe('held');
     const ours = () => suite.relay.received.filter((r) => r.to[0]!.endsWith(`-${key}@example.com`));
-    await new Promise((r) => setTimeout(r, 1000));
+    // A mail sent after the restart arrives; nothing of the cut-off batch went out before it.
+    await laterMailArrived(suite);
     expect(ours()).toEqual([]);
 
     // The client retries with the same key: the batch completes, every message once.
@@ -66,7 +68,8 @@ describe('SIGKILL during a Style P batch', () => {
     expect(results[0]!.MessageID).toBe(watched);
     const everyone = Array.from({ length: ITEMS }, (_, i) => recipients(key, i)).flat();
     await eventually(() => new Set(ours().map((r) => r.to[0])).size === everyone.length, 120_000);
-    await new Promise((r) => setTimeout(r, 1000));
+    // A mail sent after the retry arrives; by then every recipient has still one mail.
+    await laterMailArrived(suite);
     const counts = new Map<string, number>();
     for (const r of ours()) counts.set(r.to[0]!, (counts.get(r.to[0]!) ?? 0) + 1);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
