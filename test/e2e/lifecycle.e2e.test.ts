@@ -92,7 +92,7 @@ describe('scheduled sends across restarts', () => {
     const gp = await startGatepost({ relayUrl: relay.url, dataDir });
     try {
       const t = await gp.tenant();
-      const sendAt = Date.now() + 2000;
+      const sendAt = Date.now() + 1500;
       const res = await gp.request('POST', '/v1/emails', {
         key: t.live,
         body: { to: 'missed@example.com', subject: 's', html: '<p>h</p>', send_at: new Date(sendAt).toISOString() },
