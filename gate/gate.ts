@@ -1,7 +1,8 @@
 // The admission gate: the one way from any ingress to a committed message. An ingress
 // authenticates, turns its wire format into a SendDraft and calls `admit`; the gate checks the
 // draft, renders it, and hands it to the message's actor, whose `admit` turn checks
-// idempotency, suppression and quota and commits the message with its outbox entry.
+// idempotency and suppression, takes the send from the tenant's quota, and commits the message
+// with its outbox entry.
 import { actor, type Invoker } from '../runtime/runtime.port.ts';
 import { GatepostError, invalid, type ErrorDetail } from '../errors/errors.catalog.ts';
 import { canonicalJson } from '../lib/canonical.ts';
@@ -14,8 +15,7 @@ import type { AdmitArgs, AdmitResult, BatchHold, Stream } from '../actors/messag
 import { batchActor } from '../actors/batch/batch.actor.ts';
 import { recipientActor, recipientActorId } from '../actors/recipient/recipient.actor.ts';
 import type { ApiKey, Catalog, Tenant } from '../store/catalog.port.ts';
-import { checkAttachments, checkHeaders, checkSendAt } from './policy.ts';
-import { QuotaTaker } from './quota.ts';
+import { checkAttachments, checkHeaders, checkSendAt } from '../mail/policy.ts';
 
 /** Where a send came in; it lands on the message's timeline. */
 export type Ingress = 'api' | 'api_batch' | 'smtp' | 'style_p' | 'style_s' | 'style_m' | 'browser';
@@ -125,15 +125,13 @@ export interface Gate {
   checkRecipient(sender: Sender, address: string): Promise<void>;
 }
 
-/** A message ready for its actor's admission, but for its quota ticket. */
+/** A message ready for its actor's admission. */
 interface Prepared {
   id: string;
-  args: Omit<AdmitArgs, 'quota'>;
+  args: AdmitArgs;
 }
 
 export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
-  const quotas = new QuotaTaker(deps.invoker);
-
   /** The checks that need no state, and rendering: what the message actor is to admit. */
   async function prepare({ sender, ingress, draft, idempotencyKey }: Admission): Promise<Prepared> {
     const { tenant, key } = sender;
@@ -163,6 +161,7 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
         request_hash: requestHash,
         idempotency_key: idempotencyKey ?? null,
         tags: draft.tags ?? [],
+        quota_limits: tenant.quota,
         content,
         send_at: draft.send_at ? new Date(draft.send_at).toISOString() : null,
       },
@@ -171,14 +170,11 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
 
   const message = (id: string) => actor(deps.invoker, messageActor, id);
 
-  /** Takes the send's ticket from its tenant's quota and hands both to the message's actor. */
-  async function admitPrepared(tenant: Tenant, { id, args }: Prepared, hold?: BatchHold): Promise<AdmitResult> {
-    const quota = await quotas.take(tenant);
-    return actor(deps.invoker, messageActor, id).admit({ ...args, quota, ...(hold ? { hold } : {}) });
-  }
+  const admitPrepared = ({ id, args }: Prepared, hold?: BatchHold): Promise<AdmitResult> =>
+    actor(deps.invoker, messageActor, id).admit(hold ? { ...args, hold } : args);
 
   async function admit(admission: Admission): Promise<AdmitResult> {
-    return admitPrepared(admission.sender.tenant, await prepare(admission));
+    return admitPrepared(await prepare(admission));
   }
 
   return {
@@ -211,7 +207,7 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
       const { attempt, committed } = await batch.begin({ request_hash: requestHash });
       const hold = { batch_id: batchId, attempt };
       const admitted = await Promise.allSettled(
-        prepared.map((p) => ('refused' in p ? Promise.resolve(null) : admitPrepared(sender.tenant, p, hold))),
+        prepared.map((p) => ('refused' in p ? Promise.resolve(null) : admitPrepared(p, hold))),
       );
       const heldIds = prepared.flatMap((p, i) => (!('refused' in p) && admitted[i]!.status === 'fulfilled' ? [p.id] : []));
       const settleAll = (outcome: 'committed' | 'aborted') =>

@@ -1,6 +1,6 @@
 // MessageActor.admit is the checkpoint: called directly, without the gate in front, it still
-// refuses what the gate refuses (a refused quota ticket included), gives back the quota of a send
-// it did not make, and hands over again a message nothing came of.
+// refuses what the gate refuses (the quota included), takes no quota for a send it does not make,
+// and hands over again a message nothing came of.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { actor } from '../../runtime/runtime.port.ts';
@@ -22,7 +22,7 @@ async function start() {
 }
 
 describe('MessageActor.admit, called directly', () => {
-  it('refuses invalid content, a suppressed recipient and a refused quota ticket, and commits nothing', async () => {
+  it('refuses invalid content, a suppressed recipient and a send over the quota, and commits nothing', async () => {
     const runtime = await start();
     const admit = (id: string, a: AdmitArgs) => actor(runtime, messageActor, id).admit(a);
     const bad = args({ content: { ...args().content, to: 'b@example.com\r\nBcc: x@example.com' } });
@@ -31,40 +31,34 @@ describe('MessageActor.admit, called directly', () => {
     await actor(runtime, recipientActor, recipientActorId('ten_1', 'b@example.com')).suppress({ reason: 'manual' });
     await expect(admit('msg_b', args())).rejects.toMatchObject({ code: 'recipient_suppressed' });
 
-    const granted = await actor(runtime, tenantActor, 'ten_1').reserve({ quota: { per_second: null, per_day: 1 }, count: 2 });
-    expect(granted.granted).toBe(1);
-    await admit('msg_c', args({ content: { ...args().content, to: 'c@example.com' } }));
-    const refused = args({
-      quota: { granted: false, refusal: granted.refusal! },
-      content: { ...args().content, to: 'c@example.com' },
+    const oneADay = { per_second: null, per_day: 1 };
+    const toC = { ...args().content, to: 'c@example.com' };
+    await admit('msg_c', args({ quota_limits: oneADay, content: toC }));
+    await expect(admit('msg_d', args({ quota_limits: oneADay, content: toC }))).rejects.toMatchObject({
+      code: 'quota_exceeded',
+      retryAfter: expect.any(Number),
     });
-    await expect(admit('msg_d', refused)).rejects.toMatchObject({ code: 'quota_exceeded', retryAfter: expect.any(Number) });
     for (const id of ['msg_a', 'msg_b', 'msg_d']) expect(h.stateOnDisk(MESSAGE_ACTOR, id, 'record')).toBeUndefined();
     expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_c', 'record')).toBeDefined();
   });
 
-  it('gives back the quota a granted ticket took when it makes no message: refused, or a replay', async () => {
+  it('takes a send from the quota only when it makes a message: not for a refusal, not for a replay', async () => {
     const runtime = await start();
-    const admit = (id: string, a: AdmitArgs) => actor(runtime, messageActor, id).admit(a);
-    const quota = { per_second: null, per_day: 5 };
-    const taken = () => actor(runtime, tenantActor, 'ten_1').reserve({ quota, count: 1 });
+    const quota_limits = { per_second: null, per_day: 5 };
+    const admit = (id: string, a: AdmitArgs) => actor(runtime, messageActor, id).admit({ ...a, quota_limits });
     const dayCount = () => (h.stateOnDisk('TenantActor', 'ten_1', 'quota') as { day_count: number }).day_count;
 
-    await taken();
     await admit('msg_a', args());
     expect(dayCount()).toBe(1);
-    // The same message again (a client's retry): a replay, and its send given back.
-    await taken();
+    // The same message again (a client's retry): a replay, and nothing more taken.
     await expect(admit('msg_a', args())).resolves.toMatchObject({ replayed: true });
     expect(dayCount()).toBe(1);
     // Refused by content policy, then by a suppression: nothing sent, nothing counted.
-    await taken();
     await expect(admit('msg_b', args({ content: { ...args().content, to: 'not an address' } }))).rejects.toMatchObject({
       code: 'invalid_request',
     });
     expect(dayCount()).toBe(1);
     await actor(runtime, recipientActor, recipientActorId('ten_1', 'b@example.com')).suppress({ reason: 'manual' });
-    await taken();
     await expect(admit('msg_c', args())).rejects.toMatchObject({ code: 'recipient_suppressed' });
     expect(dayCount()).toBe(1);
   });

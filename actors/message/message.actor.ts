@@ -1,12 +1,14 @@
 // MessageActor, one per message: admission (the checkpoint no ingress can skip), the timeline,
 // the send_at reminder, and retention. Its `admit` method is the only code that creates a
-// message, and it re-checks everything itself: idempotency, content policy, suppression, quota.
+// message, and it checks, serialised in its own turn, everything that needs state or could be
+// skipped: idempotency, content policy, suppression, and it takes the send from its tenant's
+// quota itself, so a caller that skipped the gate still cannot skip a rule.
 import { actor, defineActor, type ActorTurn } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
 import { isoTime } from '../../lib/now.ts';
 import { domainOf } from '../../mail/address.ts';
-import { checkContent } from '../../gate/policy.ts';
+import { checkContent } from '../../mail/policy.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
 import { batchActor } from '../batch/batch.actor.ts';
@@ -198,35 +200,17 @@ async function checkSuppressions(
   }
 }
 
-/**
- * An admission that makes no message gives back the send its ticket took from the quota. Should
- * that fail, the send stays counted: the admission's own answer matters more than one send.
- */
-async function giveBackUnused(turn: ActorTurn, args: AdmitArgs): Promise<void> {
-  if (!args.quota.granted) return;
-  await actor(turn, tenantActor, args.tenant_id)
-    .giveBack({ count: 1 })
-    .catch(() => undefined);
-}
-
 export const messageActor = defineActor({
   type: MESSAGE_ACTOR,
   methods: {
     async admit(turn, args: AdmitArgs): Promise<AdmitResult> {
       const existing = await readRecord(turn);
-      if (existing) {
-        await giveBackUnused(turn, args);
-        return admitAgain(turn, existing, args);
-      }
-      let mailboxes: ReturnType<typeof checkContent>;
-      try {
-        mailboxes = checkContent(args.content);
-        await checkSuppressions(turn, args.tenant_id, mailboxes);
-      } catch (error) {
-        await giveBackUnused(turn, args);
-        throw error;
-      }
-      if (!args.quota.granted) throw GatepostError.fromBody(args.quota.refusal);
+      if (existing) return admitAgain(turn, existing, args);
+      const mailboxes = checkContent(args.content);
+      await checkSuppressions(turn, args.tenant_id, mailboxes);
+      // Last, so that a replay or a refused send takes nothing from the quota. Should this turn
+      // fail to save after it, the send stays counted: the quota errs on the side of sending less.
+      await actor(turn, tenantActor, args.tenant_id).take({ quota: args.quota_limits });
       const to = mailboxes.to.address;
 
       const record: MessageRecord = {

@@ -1,6 +1,6 @@
 // The state a MessageActor keeps, and the events on a message's timeline.
 import type { RenderedContent } from '../../mail/content.ts';
-import type { QuotaTicket } from '../tenant/tenant.actor.ts';
+import type { Quota } from '../../store/catalog.port.ts';
 
 export type Stream = 'transactional' | 'broadcast';
 
@@ -165,14 +165,14 @@ export interface BatchHold {
   attempt: number;
 }
 
-/** What the gate hands the message actor: the record's fields it chooses, the rendered content, a quota ticket. */
+/** What the gate hands the message actor: the record's fields it chooses, the rendered content, the tenant's quota. */
 export type AdmitArgs = Pick<
   MessageRecord,
   'tenant_id' | 'sandbox' | 'stream' | 'ingress' | 'request_hash' | 'idempotency_key' | 'tags' | 'send_at'
 > & {
   content: RenderedContent;
-  /** The send's share of its tenant's quota, taken by the gate (gate/quota.ts). */
-  quota: QuotaTicket;
+  /** The tenant's quota as the catalog holds it (`Tenant.quota`): admit takes the send from it. */
+  quota_limits: Quota;
   /** Admit the message held, to be released or rolled back with its batch. */
   hold?: BatchHold;
 };

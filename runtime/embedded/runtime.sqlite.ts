@@ -4,7 +4,7 @@
 import { Fifo } from '../../lib/fifo.ts';
 import { newId } from '../../lib/ids.ts';
 import { fileURLToPath } from 'node:url';
-import type { ActorDefinition, ActorRuntime, ActorTurn, InvokeOptions, SubscribeOptions, Subscriber } from '../runtime.port.ts';
+import type { ActorDefinition, ActorRuntime, ActorTurn, SubscribeOptions, Subscriber } from '../runtime.port.ts';
 import { TurnRecorder } from '../turn.recorder.ts';
 import { openSqlite, type Db } from '../../lib/sqlite.ts';
 import { GroupCommitter } from './committer.ts';
@@ -171,9 +171,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     this.state = 'stopped';
   }
 
-  async invoke<R>(actorType: string, actorId: string, method: string, args?: unknown, options?: InvokeOptions): Promise<R> {
-    // Nothing to wait for, so nothing to collect what it read.
-    if (options?.beforeDurable) return this.call<R>(actorType, actorId, method, args, null);
+  async invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
     const reads: ReadSink = { readSeq: 0 };
     try {
       return await this.call<R>(actorType, actorId, method, args, reads);
@@ -244,7 +242,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     }
   }
 
-  private call<R>(actorType: string, actorId: string, method: string, args: unknown, reads: ReadSink | null): Promise<R> {
+  private call<R>(actorType: string, actorId: string, method: string, args: unknown, reads: ReadSink): Promise<R> {
     return this.turn<R>(
       actorType,
       actorId,
