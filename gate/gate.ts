@@ -151,11 +151,12 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
 
     // Only a key lets a request repeat; without one there is nothing to compare the hash with.
     const requestHash = idempotencyKey ? sha256Hex(canonicalJson({ ...draft, stream: draft.stream ?? 'transactional' })) : null;
+    const sandbox = capturesOnly(key, draft);
     return {
-      id: idempotencyKey ? derivedId('msg', tenant.id, idempotencyKey) : newId('msg'),
+      id: idempotencyKey ? derivedId('msg', tenant.id, modeOf(sandbox), idempotencyKey) : newId('msg'),
       args: {
         tenant_id: tenant.id,
-        sandbox: key.kind === 'sandbox' || draft.sandbox === true,
+        sandbox,
         stream: draft.stream ?? 'transactional',
         ingress,
         request_hash: requestHash,
@@ -200,7 +201,8 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
           }),
         ),
       );
-      const batchId = batchKey === undefined ? newId('bat') : derivedId('bat', sender.tenant.id, batchKey);
+      const sandbox = items.every(({ draft }) => capturesOnly(sender.key, draft));
+      const batchId = batchKey === undefined ? newId('bat') : derivedId('bat', sender.tenant.id, modeOf(sandbox), batchKey);
       const batch = actor(deps.invoker, batchActor, batchId);
       // The same key with another request is refused (as for one message), not taken for a replay.
       const requestHash = batchKey === undefined ? undefined : sha256Hex(canonicalJson({ ingress, items }));
@@ -246,6 +248,18 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
     },
   };
 }
+
+/** A send is captured, never delivered, from a sandbox key or in a provider's test mode. */
+function capturesOnly(key: ApiKey, draft: SendDraft): boolean {
+  return key.kind === 'sandbox' || draft.sandbox === true;
+}
+
+/**
+ * Idempotency keys are scoped by mode: a sandbox send and a live one under the same key are two
+ * messages (two batches), so a live send is never answered with a sandbox one's replay, nor the
+ * reverse (issue 20, item 2).
+ */
+const modeOf = (sandbox: boolean) => (sandbox ? 'sandbox' : 'live');
 
 /** A refusal is the sender's to fix (4xx); anything else is ours, and fails a whole batch. */
 function isRefusal(error: unknown): error is GatepostError {

@@ -63,6 +63,14 @@ describe('MessageActor.admit, called directly', () => {
     expect(dayCount()).toBe(1);
   });
 
+  it('answers no send of the other mode as a replay: a sandbox send is never a live one', async () => {
+    const runtime = await start();
+    const message = actor(runtime, messageActor, 'msg_mode');
+    await message.admit(args({ sandbox: true }));
+    await expect(message.admit(args({ sandbox: false }))).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    await expect(message.admit(args({ sandbox: true }))).resolves.toMatchObject({ replayed: true });
+  });
+
   it('on the embedded runtime sets no watchdog at the hand-over: the outbox hands it over until the subscriber returns', async () => {
     const ready: string[] = [];
     h = harness();

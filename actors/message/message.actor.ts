@@ -165,7 +165,8 @@ function settle(turn: ActorTurn, record: MessageRecord, outcome: 'committed' | '
 
 /** Answers an admission of a message that exists: a replay, a refusal, or a held message's new attempt. */
 function admitAgain(turn: ActorTurn, existing: MessageRecord, args: AdmitArgs): AdmitResult {
-  if (existing.tenant_id !== args.tenant_id || existing.request_hash !== args.request_hash) {
+  // The gate derives ids by mode (sandbox or live): a message of the other mode is never a replay.
+  if (existing.tenant_id !== args.tenant_id || existing.sandbox !== args.sandbox || existing.request_hash !== args.request_hash) {
     throw new GatepostError('idempotency_key_reused');
   }
   if (existing.status !== 'held') return { response: responseOf(existing), replayed: true };
