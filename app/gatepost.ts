@@ -121,13 +121,6 @@ export function registerActors(
         }),
       );
     },
-    {
-      // Most tenants have no endpoint for most events: such an event costs no outbox row.
-      wants: (data) => {
-        const { tenant_id, event } = data as EmailEvent;
-        return deps.catalog.hasWebhooksFor(tenant_id, event.type) ?? true;
-      },
-    },
   );
   runtime.subscribe(WEBHOOK_DUE, async ({ data }) => {
     const { endpoint_id, event_id } = data as WebhookDue;

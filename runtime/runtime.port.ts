@@ -56,20 +56,10 @@ export interface Delivery {
 
 export type Subscriber = (delivery: Delivery) => Promise<void>;
 
-export interface SubscribeOptions {
-  /**
-   * Asked at once when a turn publishes on the topic: a publication it declines is dropped there,
-   * never stored or dispatched, as its subscriber would have dropped it (a lifecycle event of a
-   * tenant with no webhook endpoint for it). An adapter may publish without asking (the Dapr
-   * adapter does), so the subscriber must still drop what it does not want.
-   */
-  wants?: (data: unknown) => boolean;
-}
-
 export interface ActorRuntime extends Invoker {
   register(definition: ActorDefinition): void;
   /** A subscriber that throws is called again later with the same delivery. */
-  subscribe(topic: string, subscriber: Subscriber, options?: SubscribeOptions): void;
+  subscribe(topic: string, subscriber: Subscriber): void;
   start(): Promise<void>;
   /** Stops firing reminders and dispatching, waits for running work, makes everything durable. */
   stop(): Promise<void>;

@@ -2,14 +2,14 @@
 // outcome lands on the message's timeline. A transient failure waits on a reminder; a permanent
 // one suppresses the recipient. (Direct MX delivery, DKIM, warmup and the fair queue come with
 // the MTA.) A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox.
-import { actor, defineActor, type ActorClient, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
+import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
 import { mailOptions, type RenderedContent } from '../../mail/content.ts';
 import type { Relay, RelayAnswer } from '../../mta/relay.smtp.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
-import type { AttemptOutcome, MessageReady, MessageRecord } from '../message/message.state.ts';
+import type { AttemptOutcome, MessageReady, MessageRecord, SandboxReady } from '../message/message.state.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 
 export const DELIVERY_ACTOR = 'DeliveryActor';
@@ -150,34 +150,18 @@ export function deliveryActor(deps: DeliveryDeps) {
  * A sandbox message's hand-over: captured in the inbox, never delivered, and the capture put on
  * its timeline. No actor serialises it: both steps are idempotent (the inbox keeps one capture
  * a message, the timeline one outcome an attempt), so a hand-over repeated, even while the first
- * runs, captures once. A failure throws, and the hand-over is tried again.
+ * runs, captures once. A failure throws, and the hand-over is tried again. The hand-over carries
+ * the ids and facts it needs, so it reads the content alone, not the record, several times larger.
  */
-export async function captureSandbox(invoker: Invoker, catalog: Catalog, ready: MessageReady): Promise<'captured' | 'skipped'> {
-  const message = actor(invoker, messageActor, ready.message_id);
-  const entry = await inboxEntryOf(message, ready);
-  if (!entry) return 'skipped';
-  await putInInbox(catalog, entry);
-  const { tenant_id, to, created_at } = ready;
-  const facts =
-    tenant_id !== undefined && to !== undefined && created_at !== undefined ? { tenant_id, to, created_at } : undefined;
-  await message.recordAttempt({ ...captured(1), facts });
+export async function captureSandbox(invoker: Invoker, catalog: Catalog, ready: SandboxReady): Promise<'captured' | 'skipped'> {
+  const { message_id, tenant_id, message_id_header, to, created_at } = ready;
+  const message = actor(invoker, messageActor, message_id);
+  // Null once the message is gone: nothing left to capture.
+  const content = await message.content(undefined);
+  if (!content) return 'skipped';
+  await putInInbox(catalog, { id: message_id, tenant_id, message_id_header, content });
+  await message.recordAttempt({ ...captured(1), facts: { tenant_id, to, created_at } });
   return 'captured';
-}
-
-/**
- * What a capture puts in the inbox, or null when there is nothing to capture (the message is
- * gone). A hand-over that carries the ids needs the content alone: the record, several times
- * larger, is read only by the turn that records the outcome. One published before it carried
- * them reads the record.
- */
-async function inboxEntryOf(message: ActorClient<typeof messageActor.methods>, ready: MessageReady): Promise<InboxEntry | null> {
-  const { tenant_id, message_id_header } = ready;
-  if (tenant_id !== undefined && message_id_header !== undefined) {
-    const content = await message.content(undefined);
-    return content && { id: ready.message_id, tenant_id, message_id_header, content };
-  }
-  const view = await message.get(undefined).catch(orNullIfGone);
-  return view?.record.sandbox && view.record.status === 'queued' ? { ...view.record, content: view.content } : null;
 }
 
 function orNullIfGone(error: unknown): null {

@@ -8,7 +8,7 @@ import { eventually, harness, type Harness } from '../../runtime/embedded/runtim
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
 import { MESSAGE_ACTOR, MESSAGE_READY, messageActor } from './message.actor.ts';
-import { timelineOf, type AdmitArgs, type MessageReady, type MessageRecord } from './message.state.ts';
+import { timelineOf, type AdmitArgs, type MessageReady, type MessageRecord, type SandboxReady } from './message.state.ts';
 import { admitArgs } from './message.testkit.ts';
 
 let h: Harness;
@@ -113,40 +113,6 @@ describe('MessageActor.admit, called directly', () => {
     expect(ready).toEqual(['msg_w', 'msg_w']);
   });
 
-  it('reads a record stored in the earlier shape (the answer whole, the message id in every event) as before', async () => {
-    h = harness();
-    const startWith = () => h.start({ actors: [messageActor, recipientActor, tenantActor] });
-    let runtime = await startWith();
-    const first = await actor(runtime, messageActor, 'msg_o').admit(args());
-    const before = timelineOf((await actor(runtime, messageActor, 'msg_o').get(undefined)).record);
-    await runtime.stop();
-
-    // Rewrite it as the store held it before: `response` instead of `to`, message_id in each event's
-    // data, and no outcomes apart from the record.
-    const db = new Database(h.file);
-    db.prepare("DELETE FROM actor_state WHERE actor_type = ? AND actor_id = 'msg_o' AND key = 'outcomes'").run(MESSAGE_ACTOR);
-    const { to: _to, ...rest } = h.stateOnDisk(MESSAGE_ACTOR, 'msg_o', 'record') as MessageRecord;
-    const earlier = { ...rest, events: before, response: first.response };
-    db.prepare("UPDATE actor_state SET value = ? WHERE actor_type = ? AND actor_id = 'msg_o' AND key = 'record'").run(
-      JSON.stringify(earlier),
-      MESSAGE_ACTOR,
-    );
-    db.close();
-
-    runtime = await startWith();
-    const message = actor(runtime, messageActor, 'msg_o');
-    expect(await message.admit(args())).toEqual({ response: first.response, replayed: true });
-    expect(timelineOf((await message.get(undefined)).record)).toEqual(before);
-    // Its first outcome writes it in the current shape, with the timeline unchanged but one event longer.
-    await message.recordAttempt({ attempt: 1, result: 'sent', smtp_code: 250, response: '250 ok', retry_at: null });
-    const saved = h.stateOnDisk(MESSAGE_ACTOR, 'msg_o', 'record') as MessageRecord & { response?: unknown };
-    expect(saved.response).toBeUndefined();
-    expect(saved.to).toBe('b@example.com');
-    const after = timelineOf((await message.get(undefined)).record);
-    expect(after.slice(0, before.length)).toEqual(before);
-    expect(after.at(-1)).toMatchObject({ type: 'email.sent', data: { message_id: 'msg_o', attempt: 1 } });
-  });
-
   it('keeps the message id out of its stored events and puts it in every envelope', async () => {
     const runtime = await start();
     const { response } = await actor(runtime, messageActor, 'msg_s').admit(args());
@@ -180,7 +146,7 @@ describe('MessageActor.admit, called directly', () => {
     ]);
   });
 
-  it('makes the outcomes at the first outcome, from the facts its hand-over carried', async () => {
+  it('makes the outcomes at the first outcome, from the facts a capture’s hand-over carried', async () => {
     const ready: MessageReady[] = [];
     h = harness();
     const runtime = await h.start({
@@ -188,12 +154,12 @@ describe('MessageActor.admit, called directly', () => {
       subscribers: { [MESSAGE_READY]: async ({ data }) => void ready.push(data as MessageReady) },
     });
     const message = actor(runtime, messageActor, 'msg_f');
-    const { response } = await message.admit(args());
+    const { response } = await message.admit(args({ sandbox: true }));
     // Admission writes the record and the content, and no outcomes yet.
     expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'outcomes')).toBeUndefined();
     const admitted = h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'record');
     await eventually(() => expect(ready).toHaveLength(1));
-    const { tenant_id, to, created_at } = ready[0]!;
+    const { tenant_id, to, created_at } = ready[0] as SandboxReady;
     expect({ tenant_id, to, created_at }).toEqual({ tenant_id: 'ten_1', to: response.to, created_at: response.created_at });
 
     await message.recordAttempt({
@@ -202,7 +168,7 @@ describe('MessageActor.admit, called directly', () => {
       smtp_code: null,
       response: 'captured',
       retry_at: null,
-      facts: { tenant_id: tenant_id!, to: to!, created_at: created_at! },
+      facts: { tenant_id, to, created_at },
     });
     expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'record')).toEqual(admitted);
     expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'outcomes')).toMatchObject({
@@ -213,41 +179,5 @@ describe('MessageActor.admit, called directly', () => {
     });
     const { record } = await message.get(undefined);
     expect(timelineOf(record).map((e) => e.type)).toEqual(['message.accepted', 'message.queued', 'email.sent']);
-  });
-
-  it('moves the outcomes of a message stored with them in its record out of it at its next outcome', async () => {
-    h = harness();
-    const startWith = () => h.start({ actors: [messageActor, recipientActor, tenantActor] });
-    let runtime = await startWith();
-    const message = () => actor(runtime, messageActor, 'msg_m');
-    await message().admit(args());
-    await message().recordAttempt({ attempt: 1, result: 'deferred', smtp_code: 451, response: '451 later', retry_at: null });
-    const before = (await message().get(undefined)).record;
-    await runtime.stop();
-
-    // As the store held it before outcomes were kept apart: every event, and the status, in the record.
-    const db = new Database(h.file);
-    db.prepare("DELETE FROM actor_state WHERE actor_type = ? AND actor_id = 'msg_m' AND key = 'outcomes'").run(MESSAGE_ACTOR);
-    db.prepare("UPDATE actor_state SET value = ? WHERE actor_type = ? AND actor_id = 'msg_m' AND key = 'record'").run(
-      JSON.stringify(before),
-      MESSAGE_ACTOR,
-    );
-    db.close();
-
-    runtime = await startWith();
-    expect((await message().get(undefined)).record).toEqual(before);
-    await message().recordAttempt({ attempt: 1, result: 'deferred', smtp_code: 451, response: '451 later', retry_at: null });
-    await message().recordAttempt({ attempt: 2, result: 'sent', smtp_code: 250, response: '250 ok', retry_at: null });
-    const after = (await message().get(undefined)).record;
-    expect(after.status).toBe('sent');
-    expect(timelineOf(after).map((e) => e.type)).toEqual([
-      'message.accepted',
-      'message.queued',
-      'message.deferred',
-      'email.sent',
-    ]);
-    expect(timelineOf(after).slice(0, 3)).toEqual(timelineOf(before));
-    const saved = h.stateOnDisk(MESSAGE_ACTOR, 'msg_m', 'record') as MessageRecord;
-    expect(saved.events.map((e) => e.type)).toEqual(['message.accepted', 'message.queued']);
   });
 });

@@ -15,10 +15,8 @@ import { batchActor } from '../batch/batch.actor.ts';
 import {
   LIFECYCLE_EVENTS,
   RETENTION_MS,
-  currentRecord,
   envelopeOf,
   messageView,
-  outcomesOf,
   responseOf,
   type AdmitArgs,
   type AdmitResult,
@@ -32,7 +30,6 @@ import {
   type OutcomeReport,
   type MessageRecord,
   type StoredEvent,
-  type StoredRecord,
 } from './message.state.ts';
 import type { RenderedContent } from '../../mail/content.ts';
 
@@ -57,11 +54,7 @@ function appendEvent(
     turn.publish(EMAIL_EVENTS, { tenant_id: into.tenant_id, event: envelopeOf(turn.actorId, event) } satisfies EmailEvent);
 }
 
-/** The record as stored (in the current shape): what the turns before the hand-over change and save. */
-async function readRecord(turn: ActorTurn): Promise<MessageRecord | undefined> {
-  const stored = await turn.get<StoredRecord>('record');
-  return stored && currentRecord(stored);
-}
+const readRecord = (turn: ActorTurn) => turn.get<MessageRecord>('record');
 
 const gone = () => new GatepostError('not_found', 'No message has that id.');
 
@@ -74,25 +67,15 @@ async function loadView(turn: ActorTurn): Promise<MessageRecord> {
 
 /**
  * The outcomes, to record one more. The first outcome makes them, from `facts` when its caller
- * passed them, else from the record. A message admitted before they were kept apart has them in
- * its record: they move out of it now, and the record is saved without them.
+ * passed them, else from the record.
  */
 async function loadOutcomes(turn: ActorTurn, facts?: OutcomeFacts): Promise<MessageOutcomes> {
   const outcomes = await turn.get<MessageOutcomes>('outcomes');
   if (outcomes) return outcomes;
-  // Only a queued message's hand-over passes facts: such a record holds no outcomes to move.
-  if (facts) {
-    // Field by field: only these facts are kept, whatever else an argument carried.
-    return { tenant_id: facts.tenant_id, to: facts.to, created_at: facts.created_at, status: null, events: [] };
-  }
-  const stored = await turn.get<StoredRecord>('record');
-  if (!stored) throw gone();
-  const split = outcomesOf(currentRecord(stored));
-  // Saved now, whether or not this turn goes on to record anything; the record too, unless it
-  // was already in the current shape with no outcomes in it.
-  if (split.record !== stored) turn.set('record', split.record);
-  turn.set('outcomes', split.outcomes);
-  return split.outcomes;
+  const from = facts ?? (await readRecord(turn));
+  if (!from) throw gone();
+  // Field by field: only these facts are kept, whatever else an argument or the record carries.
+  return { tenant_id: from.tenant_id, to: from.to, created_at: from.created_at, status: null, events: [] };
 }
 
 /** Everything a message keeps goes: its retention ended, or its batch rolled it back. */
@@ -123,14 +106,11 @@ function watch(turn: ActorTurn): void {
 const expiresAt = (message: { created_at: string }) => Date.parse(message.created_at) + RETENTION_MS;
 
 function handOver(turn: ActorTurn, record: MessageRecord): void {
-  turn.publish(MESSAGE_READY, {
-    message_id: record.id,
-    sandbox: record.sandbox,
-    tenant_id: record.tenant_id,
-    message_id_header: record.message_id_header,
-    to: record.to,
-    created_at: record.created_at,
-  } satisfies MessageReady);
+  const { id: message_id, tenant_id, message_id_header, to, created_at } = record;
+  const ready: MessageReady = record.sandbox
+    ? { message_id, sandbox: true, tenant_id, message_id_header, to, created_at }
+    : { message_id, sandbox: false };
+  turn.publish(MESSAGE_READY, ready);
   if (!turn.deliversUntilHandled) watch(turn);
 }
 
