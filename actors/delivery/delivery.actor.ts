@@ -9,7 +9,7 @@ import { mailOptions, type RenderedContent } from '../../mail/content.ts';
 import type { Relay, RelayAnswer } from '../../mta/relay.smtp.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
-import type { AttemptOutcome, MessageReady, MessageRecord, SandboxReady } from '../message/message.state.ts';
+import type { AttemptOutcome, MessageReady, MessageRecord } from '../message/message.state.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 
 export const DELIVERY_ACTOR = 'DeliveryActor';
@@ -150,17 +150,15 @@ export function deliveryActor(deps: DeliveryDeps) {
  * A sandbox message's hand-over: captured in the inbox, never delivered, and the capture put on
  * its timeline. No actor serialises it: both steps are idempotent (the inbox keeps one capture
  * a message, the timeline one outcome an attempt), so a hand-over repeated, even while the first
- * runs, captures once. A failure throws, and the hand-over is tried again. The hand-over carries
- * the ids and facts it needs, so it reads the content alone, not the record, several times larger.
+ * runs, captures once. A failure throws, and the hand-over is tried again.
  */
-export async function captureSandbox(invoker: Invoker, catalog: Catalog, ready: SandboxReady): Promise<'captured' | 'skipped'> {
-  const { message_id, tenant_id, message_id_header, to, created_at } = ready;
-  const message = actor(invoker, messageActor, message_id);
-  // Null once the message is gone: nothing left to capture.
-  const content = await message.content(undefined);
-  if (!content) return 'skipped';
-  await putInInbox(catalog, { id: message_id, tenant_id, message_id_header, content });
-  await message.recordAttempt({ ...captured(1), facts: { tenant_id, to, created_at } });
+export async function captureSandbox(invoker: Invoker, catalog: Catalog, ready: MessageReady): Promise<'captured' | 'skipped'> {
+  const message = actor(invoker, messageActor, ready.message_id);
+  const view = await message.get(undefined).catch(orNullIfGone);
+  // Gone (its retention ended while the hand-over waited): nothing left to capture.
+  if (!view) return 'skipped';
+  await putInInbox(catalog, { ...view.record, content: view.content });
+  await message.recordAttempt(captured(1));
   return 'captured';
 }
 

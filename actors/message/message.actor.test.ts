@@ -8,7 +8,7 @@ import { eventually, harness, type Harness } from '../../runtime/embedded/runtim
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
 import { MESSAGE_ACTOR, MESSAGE_READY, messageActor } from './message.actor.ts';
-import { timelineOf, type AdmitArgs, type MessageReady, type MessageRecord, type SandboxReady } from './message.state.ts';
+import { timelineOf, type AdmitArgs, type MessageReady, type MessageRecord } from './message.state.ts';
 import { admitArgs } from './message.testkit.ts';
 
 let h: Harness;
@@ -144,40 +144,5 @@ describe('MessageActor.admit, called directly', () => {
       ['message.deferred', 1],
       ['email.sent', 2],
     ]);
-  });
-
-  it('makes the outcomes at the first outcome, from the facts a capture’s hand-over carried', async () => {
-    const ready: MessageReady[] = [];
-    h = harness();
-    const runtime = await h.start({
-      actors: [messageActor, recipientActor, tenantActor],
-      subscribers: { [MESSAGE_READY]: async ({ data }) => void ready.push(data as MessageReady) },
-    });
-    const message = actor(runtime, messageActor, 'msg_f');
-    const { response } = await message.admit(args({ sandbox: true }));
-    // Admission writes the record and the content, and no outcomes yet.
-    expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'outcomes')).toBeUndefined();
-    const admitted = h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'record');
-    await eventually(() => expect(ready).toHaveLength(1));
-    const { tenant_id, to, created_at } = ready[0] as SandboxReady;
-    expect({ tenant_id, to, created_at }).toEqual({ tenant_id: 'ten_1', to: response.to, created_at: response.created_at });
-
-    await message.recordAttempt({
-      attempt: 1,
-      result: 'captured',
-      smtp_code: null,
-      response: 'captured',
-      retry_at: null,
-      facts: { tenant_id, to, created_at },
-    });
-    expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'record')).toEqual(admitted);
-    expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'outcomes')).toMatchObject({
-      tenant_id: 'ten_1',
-      to,
-      created_at,
-      status: 'sent',
-    });
-    const { record } = await message.get(undefined);
-    expect(timelineOf(record).map((e) => e.type)).toEqual(['message.accepted', 'message.queued', 'email.sent']);
   });
 });

@@ -20,14 +20,13 @@ import {
   responseOf,
   type AdmitArgs,
   type AdmitResult,
+  type AttemptOutcome,
   type BatchHold,
   type DeliveryView,
   type EmailEvent,
   type EventType,
   type MessageReady,
   type MessageOutcomes,
-  type OutcomeFacts,
-  type OutcomeReport,
   type MessageRecord,
   type StoredEvent,
 } from './message.state.ts';
@@ -65,17 +64,13 @@ async function loadView(turn: ActorTurn): Promise<MessageRecord> {
   return messageView(record, await turn.get<MessageOutcomes>('outcomes'));
 }
 
-/**
- * The outcomes, to record one more. The first outcome makes them, from `facts` when its caller
- * passed them, else from the record.
- */
-async function loadOutcomes(turn: ActorTurn, facts?: OutcomeFacts): Promise<MessageOutcomes> {
+/** The outcomes, to record one more: the first outcome makes them from the record. */
+async function loadOutcomes(turn: ActorTurn): Promise<MessageOutcomes> {
   const outcomes = await turn.get<MessageOutcomes>('outcomes');
   if (outcomes) return outcomes;
-  const from = facts ?? (await readRecord(turn));
-  if (!from) throw gone();
-  // Field by field: only these facts are kept, whatever else an argument or the record carries.
-  return { tenant_id: from.tenant_id, to: from.to, created_at: from.created_at, status: null, events: [] };
+  const record = await readRecord(turn);
+  if (!record) throw gone();
+  return { tenant_id: record.tenant_id, to: record.to, created_at: record.created_at, status: null, events: [] };
 }
 
 /** Everything a message keeps goes: its retention ended, or its batch rolled it back. */
@@ -106,11 +101,7 @@ function watch(turn: ActorTurn): void {
 const expiresAt = (message: { created_at: string }) => Date.parse(message.created_at) + RETENTION_MS;
 
 function handOver(turn: ActorTurn, record: MessageRecord): void {
-  const { id: message_id, tenant_id, message_id_header, to, created_at } = record;
-  const ready: MessageReady = record.sandbox
-    ? { message_id, sandbox: true, tenant_id, message_id_header, to, created_at }
-    : { message_id, sandbox: false };
-  turn.publish(MESSAGE_READY, ready);
+  turn.publish(MESSAGE_READY, { message_id: record.id, sandbox: record.sandbox } satisfies MessageReady);
   if (!turn.deliversUntilHandled) watch(turn);
 }
 
@@ -236,14 +227,9 @@ export const messageActor = defineActor({
       return { record: await loadView(turn), content: (await turn.get<RenderedContent>('content'))! };
     },
 
-    /** The rendered content alone, or null once the message is gone: what a capture reads. */
-    async content(turn): Promise<RenderedContent | null> {
-      return (await turn.get<RenderedContent>('content')) ?? null;
-    },
-
     /** Records a delivery attempt's outcome on the timeline. */
-    async recordAttempt(turn, { facts, ...outcome }: OutcomeReport): Promise<void> {
-      const outcomes = await loadOutcomes(turn, facts);
+    async recordAttempt(turn, outcome: AttemptOutcome): Promise<void> {
+      const outcomes = await loadOutcomes(turn);
       // Told twice (a runtime retrying the call): the timeline has it already.
       if (outcomes.events.some((e) => e.data.attempt === outcome.attempt)) return;
       const common = {

@@ -101,9 +101,7 @@ export function responseOf(record: MessageRecord): AdmitResponse {
  * What happens to a message after its hand-over: the delivery outcomes and webhook results, with
  * the record's facts that recording them needs. Kept under a key of its own, apart from the
  * record, so that recording an outcome reads and rewrites this small value, not the record with
- * its whole timeline (the larger part of a send's state work, when both were one). Made by the
- * first outcome, from the facts its caller passes on (a capture's hand-over carries them), or
- * else from the record.
+ * its whole timeline. Made from the record by the first outcome.
  */
 export interface MessageOutcomes {
   tenant_id: string;
@@ -113,9 +111,6 @@ export interface MessageOutcomes {
   status: MessageStatus | null;
   events: StoredEvent[];
 }
-
-/** The record's facts the outcomes keep: a caller that has them passes them with the first outcome. */
-export type OutcomeFacts = Pick<MessageOutcomes, 'tenant_id' | 'to' | 'created_at'>;
 
 /** The message as its readers see it: the record, with its outcomes' status and events after its own. */
 export function messageView(record: MessageRecord, outcomes: MessageOutcomes | undefined): MessageRecord {
@@ -164,20 +159,11 @@ export interface AttemptOutcome {
   retry_at: string | null;
 }
 
-/** An outcome to record, with the message's facts from a caller that has them (see MessageOutcomes). */
-export type OutcomeReport = AttemptOutcome & { facts?: OutcomeFacts };
-
-/**
- * Published when a message is due for delivery. A live message's delivery actor reads the record
- * itself; a sandbox capture carries what it needs besides the content, so it reads the content
- * alone, and the facts its first outcome needs (OutcomeFacts), so that reads no record either.
- */
-export type MessageReady = { message_id: string; sandbox: false } | SandboxReady;
-
-export interface SandboxReady extends OutcomeFacts {
+/** Published when a message is due for delivery; whoever takes it reads the message from its actor. */
+export interface MessageReady {
   message_id: string;
-  sandbox: true;
-  message_id_header: string;
+  /** Sandbox deliveries only capture: nothing leaves, so there is no attempt to mark in flight. */
+  sandbox: boolean;
 }
 
 /** Messages (and their idempotency keys) are kept this long. */
