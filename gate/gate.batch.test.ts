@@ -116,6 +116,31 @@ describe('Gate.admitAll', () => {
     expect(messagesOnDisk()).toBe(3);
   });
 
+  it('keeps a sandbox batch and a live one under the same key apart: neither replays the other', async () => {
+    const { runtime, ready } = await start();
+    const gate = createGate({ invoker: runtime, catalog });
+    const sandboxSender: Sender = { ...sender, key: { ...sender.key, kind: 'sandbox' } };
+    const captured = await gate.admitAll({
+      sender: sandboxSender,
+      ingress: 'style_p',
+      items: items(2),
+      batchKey: 'm',
+      refusals: 'per_item',
+    });
+    const live = await gate.admitAll({ sender, ingress: 'style_p', items: items(2), batchKey: 'm', refusals: 'per_item' });
+    const answers = (results: typeof live) =>
+      results.map((r) => ('ok' in r ? [r.ok.replayed, r.ok.response.sandbox] : r.refused.code));
+    expect(answers(captured)).toEqual([
+      [false, true],
+      [false, true],
+    ]);
+    expect(answers(live)).toEqual([
+      [false, false],
+      [false, false],
+    ]);
+    await eventually(() => new Set(ready).size === 4);
+  });
+
   it('rolls back a batch whose gate died before deciding, on the held messages’ watchdog', async () => {
     const { runtime, ready, startRuntime } = await start();
     // What a gate that crashes after the admissions and before the commit leaves behind.
@@ -154,7 +179,7 @@ describe('Gate.admitAll', () => {
     const cut = createGate({ invoker: silent, catalog });
     void cut.admitAll({ sender, ingress: 'style_p', items: items(3), batchKey: 'b', refusals: 'per_item' });
     await eventually(() => messagesOnDisk() === 3);
-    const batchId = derivedId('bat', 'ten_1', 'b');
+    const batchId = derivedId('bat', 'ten_1', 'live', 'b');
     await eventually(() => (h.stateOnDisk(BATCH_ACTOR, batchId, 'batch') as { outcome?: string })?.outcome === 'committed');
     expect(ready).toEqual([]);
     await runtime.stop();

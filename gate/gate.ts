@@ -1,7 +1,8 @@
 // The admission gate: the one way from any ingress to a committed message. An ingress
 // authenticates, turns its wire format into a SendDraft and calls `admit`; the gate checks the
 // draft, renders it, and hands it to the message's actor, whose `admit` turn checks
-// idempotency, suppression and quota and commits the message with its outbox entry.
+// idempotency and suppression, takes the send from the tenant's quota, and commits the message
+// with its outbox entry.
 import { actor, type Invoker } from '../runtime/runtime.port.ts';
 import { GatepostError, invalid, type ErrorDetail } from '../errors/errors.catalog.ts';
 import { canonicalJson } from '../lib/canonical.ts';
@@ -14,8 +15,7 @@ import type { AdmitArgs, AdmitResult, BatchHold, Stream } from '../actors/messag
 import { batchActor } from '../actors/batch/batch.actor.ts';
 import { recipientActor, recipientActorId } from '../actors/recipient/recipient.actor.ts';
 import type { ApiKey, Catalog, Tenant } from '../store/catalog.port.ts';
-import { checkAttachments, checkHeaders, checkSendAt } from './policy.ts';
-import { QuotaTaker } from './quota.ts';
+import { checkAttachments, checkHeaders, checkSendAt } from '../mail/policy.ts';
 
 /** Where a send came in; it lands on the message's timeline. */
 export type Ingress = 'api' | 'api_batch' | 'smtp' | 'style_p' | 'style_s' | 'style_m' | 'browser';
@@ -125,15 +125,13 @@ export interface Gate {
   checkRecipient(sender: Sender, address: string): Promise<void>;
 }
 
-/** A message ready for its actor's admission, but for its quota ticket. */
+/** A message ready for its actor's admission. */
 interface Prepared {
   id: string;
-  args: Omit<AdmitArgs, 'quota'>;
+  args: AdmitArgs;
 }
 
 export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
-  const quotas = new QuotaTaker(deps.invoker);
-
   /** The checks that need no state, and rendering: what the message actor is to admit. */
   async function prepare({ sender, ingress, draft, idempotencyKey }: Admission): Promise<Prepared> {
     const { tenant, key } = sender;
@@ -153,16 +151,18 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
 
     // Only a key lets a request repeat; without one there is nothing to compare the hash with.
     const requestHash = idempotencyKey ? sha256Hex(canonicalJson({ ...draft, stream: draft.stream ?? 'transactional' })) : null;
+    const sandbox = capturesOnly(key, draft);
     return {
-      id: idempotencyKey ? derivedId('msg', tenant.id, idempotencyKey) : newId('msg'),
+      id: idempotencyKey ? derivedId('msg', tenant.id, modeOf(sandbox), idempotencyKey) : newId('msg'),
       args: {
         tenant_id: tenant.id,
-        sandbox: key.kind === 'sandbox' || draft.sandbox === true,
+        sandbox,
         stream: draft.stream ?? 'transactional',
         ingress,
         request_hash: requestHash,
         idempotency_key: idempotencyKey ?? null,
         tags: draft.tags ?? [],
+        quota_limits: tenant.quota,
         content,
         send_at: draft.send_at ? new Date(draft.send_at).toISOString() : null,
       },
@@ -171,14 +171,11 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
 
   const message = (id: string) => actor(deps.invoker, messageActor, id);
 
-  /** Takes the send's ticket from its tenant's quota and hands both to the message's actor. */
-  async function admitPrepared(tenant: Tenant, { id, args }: Prepared, hold?: BatchHold): Promise<AdmitResult> {
-    const quota = await quotas.take(tenant);
-    return actor(deps.invoker, messageActor, id).admit({ ...args, quota, ...(hold ? { hold } : {}) });
-  }
+  const admitPrepared = ({ id, args }: Prepared, hold?: BatchHold): Promise<AdmitResult> =>
+    actor(deps.invoker, messageActor, id).admit(hold ? { ...args, hold } : args);
 
   async function admit(admission: Admission): Promise<AdmitResult> {
-    return admitPrepared(admission.sender.tenant, await prepare(admission));
+    return admitPrepared(await prepare(admission));
   }
 
   return {
@@ -204,14 +201,15 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
           }),
         ),
       );
-      const batchId = batchKey === undefined ? newId('bat') : derivedId('bat', sender.tenant.id, batchKey);
+      const sandbox = items.every(({ draft }) => capturesOnly(sender.key, draft));
+      const batchId = batchKey === undefined ? newId('bat') : derivedId('bat', sender.tenant.id, modeOf(sandbox), batchKey);
       const batch = actor(deps.invoker, batchActor, batchId);
       // The same key with another request is refused (as for one message), not taken for a replay.
       const requestHash = batchKey === undefined ? undefined : sha256Hex(canonicalJson({ ingress, items }));
       const { attempt, committed } = await batch.begin({ request_hash: requestHash });
       const hold = { batch_id: batchId, attempt };
       const admitted = await Promise.allSettled(
-        prepared.map((p) => ('refused' in p ? Promise.resolve(null) : admitPrepared(sender.tenant, p, hold))),
+        prepared.map((p) => ('refused' in p ? Promise.resolve(null) : admitPrepared(p, hold))),
       );
       const heldIds = prepared.flatMap((p, i) => (!('refused' in p) && admitted[i]!.status === 'fulfilled' ? [p.id] : []));
       const settleAll = (outcome: 'committed' | 'aborted') =>
@@ -250,6 +248,18 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
     },
   };
 }
+
+/** A send is captured, never delivered, from a sandbox key or in a provider's test mode. */
+function capturesOnly(key: ApiKey, draft: SendDraft): boolean {
+  return key.kind === 'sandbox' || draft.sandbox === true;
+}
+
+/**
+ * Idempotency keys are scoped by mode: a sandbox send and a live one under the same key are two
+ * messages (two batches), so a live send is never answered with a sandbox one's replay, nor the
+ * reverse (issue 20, item 2).
+ */
+const modeOf = (sandbox: boolean) => (sandbox ? 'sandbox' : 'live');
 
 /** A refusal is the sender's to fix (4xx); anything else is ours, and fails a whole batch. */
 function isRefusal(error: unknown): error is GatepostError {

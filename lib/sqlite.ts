@@ -19,15 +19,15 @@ export function openSqlite(file: string, migrationsDir: string | null): Db {
   return db;
 }
 
-/** Applies the migrations of `dir` not yet applied, up to `upTo` (tests build older files with it). */
-export function migrate(db: Db, dir: string, upTo = Infinity): void {
+/** Applies the migrations of `dir` not yet applied. */
+function migrate(db: Db, dir: string): void {
   const applied = db.pragma('user_version', { simple: true }) as number;
   const files = readdirSync(dir)
     .filter((f) => /^\d{3}_.+\.sql$/.test(f))
     .sort();
   for (const file of files) {
     const version = Number(file.slice(0, 3));
-    if (version <= applied || version > upTo) continue;
+    if (version <= applied) continue;
     const sql = readFileSync(join(dir, file), 'utf8');
     db.transaction(() => {
       db.exec(sql);

@@ -10,21 +10,11 @@
 // - Published messages are delivered at least once to every subscriber of the topic. Where the
 //   runtime delivers them itself (ActorTurn.deliversUntilHandled), also never lost to a
 //   subscriber that died after taking one.
-// - A call to `invoke` resolves only after the turn it ran is durable (but see InvokeOptions).
+// - A call to `invoke` resolves only after the turn it ran is durable.
 // - Turns are made durable in the order they ran.
 
-export interface InvokeOptions {
-  /**
-   * Answer as soon as the turn has run, without waiting for it to be durable: for a caller that
-   * hands the answer to a turn it invokes next, and waits for that one. Since turns are made
-   * durable in order, the later turn's durability is this one's too. An adapter whose turns are
-   * durable by the time they answer (Dapr's) has nothing to skip.
-   */
-  beforeDurable?: boolean;
-}
-
 export interface Invoker {
-  invoke<R>(actorType: string, actorId: string, method: string, args?: unknown, options?: InvokeOptions): Promise<R>;
+  invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R>;
 }
 
 export interface ActorTurn extends Invoker {
@@ -66,20 +56,10 @@ export interface Delivery {
 
 export type Subscriber = (delivery: Delivery) => Promise<void>;
 
-export interface SubscribeOptions {
-  /**
-   * Asked at once when a turn publishes on the topic: a publication it declines is dropped there,
-   * never stored or dispatched, as its subscriber would have dropped it (a lifecycle event of a
-   * tenant with no webhook endpoint for it). An adapter may publish without asking (the Dapr
-   * adapter does), so the subscriber must still drop what it does not want.
-   */
-  wants?: (data: unknown) => boolean;
-}
-
 export interface ActorRuntime extends Invoker {
   register(definition: ActorDefinition): void;
   /** A subscriber that throws is called again later with the same delivery. */
-  subscribe(topic: string, subscriber: Subscriber, options?: SubscribeOptions): void;
+  subscribe(topic: string, subscriber: Subscriber): void;
   start(): Promise<void>;
   /** Stops firing reminders and dispatching, waits for running work, makes everything durable. */
   stop(): Promise<void>;

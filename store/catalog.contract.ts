@@ -701,14 +701,9 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect((await catalog.webhooksFor(b.id, 'email.sent')).map((w) => w.id)).toEqual([theirs.id]);
       });
 
-      it('answers webhooksFor (and hasWebhooksFor) from the latest endpoints after every kind of change', async () => {
+      it('answers webhooksFor from the latest endpoints after every kind of change', async () => {
         const t = await newTenant();
-        const ids = async () => {
-          const found = (await catalog.webhooksFor(t.id, 'email.sent')).map((w) => w.id);
-          // A catalog that answers at once (the embedded one) agrees with the query at every step.
-          expect([undefined, found.length > 0]).toContain(catalog.hasWebhooksFor(t.id, 'email.sent'));
-          return found;
-        };
+        const ids = async () => (await catalog.webhooksFor(t.id, 'email.sent')).map((w) => w.id);
         expect(await ids()).toEqual([]);
         const w = await catalog.createWebhook(endpoint(t.id, { events: ['email.sent'] }));
         expect(await ids()).toEqual([w.id]);

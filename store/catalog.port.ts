@@ -163,12 +163,6 @@ export interface Catalog {
   listWebhooks(tenantId: string): Promise<WebhookEndpoint[]>;
   /** The tenant's enabled endpoints subscribed to `eventType`, oldest first. */
   webhooksFor(tenantId: string, eventType: string): Promise<WebhookEndpoint[]>;
-  /**
-   * Whether `webhooksFor` would find any endpoint, answered without waiting; undefined where that
-   * takes a query (a database other processes write). Lets the runtime drop a lifecycle event
-   * nobody is to receive when it is published, instead of storing and dispatching it.
-   */
-  hasWebhooksFor(tenantId: string, eventType: string): boolean | undefined;
   updateWebhook(tenantId: string, id: string, patch: WebhookPatch): Promise<WebhookEndpoint | null>;
   /** Disables an enabled endpoint for `reason`; one already disabled keeps its first reason. */
   disableWebhook(tenantId: string, id: string, reason: WebhookDisabledReason): Promise<WebhookEndpoint | null>;

@@ -7,7 +7,10 @@
 // failed) asks this actor on its watchdog reminder, which aborts the attempt if it is still
 // open: the message is rolled back, and no later commit of that attempt can succeed.
 // A retry of the batch (same idempotency key, so the same batch id) opens a new attempt, which
-// takes over the held messages of the one it replaces.
+// takes over the held messages of the one it replaces. Each held message took its send from the
+// tenant's quota when it was admitted; one rolled back stays counted, as a send whose turn failed
+// after taking it does: the quota errs on the side of sending less. An item refused on its own
+// (suppressed, invalid, over the quota) took nothing.
 import { defineActor } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { RETENTION_MS } from '../message/message.state.ts';

@@ -2,7 +2,7 @@
 // outcome lands on the message's timeline. A transient failure waits on a reminder; a permanent
 // one suppresses the recipient. (Direct MX delivery, DKIM, warmup and the fair queue come with
 // the MTA.) A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox.
-import { actor, defineActor, type ActorClient, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
+import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
 import { mailOptions, type RenderedContent } from '../../mail/content.ts';
@@ -154,30 +154,12 @@ export function deliveryActor(deps: DeliveryDeps) {
  */
 export async function captureSandbox(invoker: Invoker, catalog: Catalog, ready: MessageReady): Promise<'captured' | 'skipped'> {
   const message = actor(invoker, messageActor, ready.message_id);
-  const entry = await inboxEntryOf(message, ready);
-  if (!entry) return 'skipped';
-  await putInInbox(catalog, entry);
-  const { tenant_id, to, created_at } = ready;
-  const facts =
-    tenant_id !== undefined && to !== undefined && created_at !== undefined ? { tenant_id, to, created_at } : undefined;
-  await message.recordAttempt({ ...captured(1), facts });
-  return 'captured';
-}
-
-/**
- * What a capture puts in the inbox, or null when there is nothing to capture (the message is
- * gone). A hand-over that carries the ids needs the content alone: the record, several times
- * larger, is read only by the turn that records the outcome. One published before it carried
- * them reads the record.
- */
-async function inboxEntryOf(message: ActorClient<typeof messageActor.methods>, ready: MessageReady): Promise<InboxEntry | null> {
-  const { tenant_id, message_id_header } = ready;
-  if (tenant_id !== undefined && message_id_header !== undefined) {
-    const content = await message.content(undefined);
-    return content && { id: ready.message_id, tenant_id, message_id_header, content };
-  }
   const view = await message.get(undefined).catch(orNullIfGone);
-  return view?.record.sandbox && view.record.status === 'queued' ? { ...view.record, content: view.content } : null;
+  // Gone (its retention ended while the hand-over waited): nothing left to capture.
+  if (!view) return 'skipped';
+  await putInInbox(catalog, { ...view.record, content: view.content });
+  await message.recordAttempt(captured(1));
+  return 'captured';
 }
 
 function orNullIfGone(error: unknown): null {

@@ -1,6 +1,6 @@
 // MessageActor.admit is the checkpoint: called directly, without the gate in front, it still
-// refuses what the gate refuses (a refused quota ticket included), gives back the quota of a send
-// it did not make, and hands over again a message nothing came of.
+// refuses what the gate refuses (the quota included), takes no quota for a send it does not make,
+// and hands over again a message nothing came of.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { actor } from '../../runtime/runtime.port.ts';
@@ -22,7 +22,7 @@ async function start() {
 }
 
 describe('MessageActor.admit, called directly', () => {
-  it('refuses invalid content, a suppressed recipient and a refused quota ticket, and commits nothing', async () => {
+  it('refuses invalid content, a suppressed recipient and a send over the quota, and commits nothing', async () => {
     const runtime = await start();
     const admit = (id: string, a: AdmitArgs) => actor(runtime, messageActor, id).admit(a);
     const bad = args({ content: { ...args().content, to: 'b@example.com\r\nBcc: x@example.com' } });
@@ -31,42 +31,44 @@ describe('MessageActor.admit, called directly', () => {
     await actor(runtime, recipientActor, recipientActorId('ten_1', 'b@example.com')).suppress({ reason: 'manual' });
     await expect(admit('msg_b', args())).rejects.toMatchObject({ code: 'recipient_suppressed' });
 
-    const granted = await actor(runtime, tenantActor, 'ten_1').reserve({ quota: { per_second: null, per_day: 1 }, count: 2 });
-    expect(granted.granted).toBe(1);
-    await admit('msg_c', args({ content: { ...args().content, to: 'c@example.com' } }));
-    const refused = args({
-      quota: { granted: false, refusal: granted.refusal! },
-      content: { ...args().content, to: 'c@example.com' },
+    const oneADay = { per_second: null, per_day: 1 };
+    const toC = { ...args().content, to: 'c@example.com' };
+    await admit('msg_c', args({ quota_limits: oneADay, content: toC }));
+    await expect(admit('msg_d', args({ quota_limits: oneADay, content: toC }))).rejects.toMatchObject({
+      code: 'quota_exceeded',
+      retryAfter: expect.any(Number),
     });
-    await expect(admit('msg_d', refused)).rejects.toMatchObject({ code: 'quota_exceeded', retryAfter: expect.any(Number) });
     for (const id of ['msg_a', 'msg_b', 'msg_d']) expect(h.stateOnDisk(MESSAGE_ACTOR, id, 'record')).toBeUndefined();
     expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_c', 'record')).toBeDefined();
   });
 
-  it('gives back the quota a granted ticket took when it makes no message: refused, or a replay', async () => {
+  it('takes a send from the quota only when it makes a message: not for a refusal, not for a replay', async () => {
     const runtime = await start();
-    const admit = (id: string, a: AdmitArgs) => actor(runtime, messageActor, id).admit(a);
-    const quota = { per_second: null, per_day: 5 };
-    const taken = () => actor(runtime, tenantActor, 'ten_1').reserve({ quota, count: 1 });
+    const quota_limits = { per_second: null, per_day: 5 };
+    const admit = (id: string, a: AdmitArgs) => actor(runtime, messageActor, id).admit({ ...a, quota_limits });
     const dayCount = () => (h.stateOnDisk('TenantActor', 'ten_1', 'quota') as { day_count: number }).day_count;
 
-    await taken();
     await admit('msg_a', args());
     expect(dayCount()).toBe(1);
-    // The same message again (a client's retry): a replay, and its send given back.
-    await taken();
+    // The same message again (a client's retry): a replay, and nothing more taken.
     await expect(admit('msg_a', args())).resolves.toMatchObject({ replayed: true });
     expect(dayCount()).toBe(1);
     // Refused by content policy, then by a suppression: nothing sent, nothing counted.
-    await taken();
     await expect(admit('msg_b', args({ content: { ...args().content, to: 'not an address' } }))).rejects.toMatchObject({
       code: 'invalid_request',
     });
     expect(dayCount()).toBe(1);
     await actor(runtime, recipientActor, recipientActorId('ten_1', 'b@example.com')).suppress({ reason: 'manual' });
-    await taken();
     await expect(admit('msg_c', args())).rejects.toMatchObject({ code: 'recipient_suppressed' });
     expect(dayCount()).toBe(1);
+  });
+
+  it('answers no send of the other mode as a replay: a sandbox send is never a live one', async () => {
+    const runtime = await start();
+    const message = actor(runtime, messageActor, 'msg_mode');
+    await message.admit(args({ sandbox: true }));
+    await expect(message.admit(args({ sandbox: false }))).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    await expect(message.admit(args({ sandbox: true }))).resolves.toMatchObject({ replayed: true });
   });
 
   it('on the embedded runtime sets no watchdog at the hand-over: the outbox hands it over until the subscriber returns', async () => {
@@ -111,40 +113,6 @@ describe('MessageActor.admit, called directly', () => {
     expect(ready).toEqual(['msg_w', 'msg_w']);
   });
 
-  it('reads a record stored in the earlier shape (the answer whole, the message id in every event) as before', async () => {
-    h = harness();
-    const startWith = () => h.start({ actors: [messageActor, recipientActor, tenantActor] });
-    let runtime = await startWith();
-    const first = await actor(runtime, messageActor, 'msg_o').admit(args());
-    const before = timelineOf((await actor(runtime, messageActor, 'msg_o').get(undefined)).record);
-    await runtime.stop();
-
-    // Rewrite it as the store held it before: `response` instead of `to`, message_id in each event's
-    // data, and no outcomes apart from the record.
-    const db = new Database(h.file);
-    db.prepare("DELETE FROM actor_state WHERE actor_type = ? AND actor_id = 'msg_o' AND key = 'outcomes'").run(MESSAGE_ACTOR);
-    const { to: _to, ...rest } = h.stateOnDisk(MESSAGE_ACTOR, 'msg_o', 'record') as MessageRecord;
-    const earlier = { ...rest, events: before, response: first.response };
-    db.prepare("UPDATE actor_state SET value = ? WHERE actor_type = ? AND actor_id = 'msg_o' AND key = 'record'").run(
-      JSON.stringify(earlier),
-      MESSAGE_ACTOR,
-    );
-    db.close();
-
-    runtime = await startWith();
-    const message = actor(runtime, messageActor, 'msg_o');
-    expect(await message.admit(args())).toEqual({ response: first.response, replayed: true });
-    expect(timelineOf((await message.get(undefined)).record)).toEqual(before);
-    // Its first outcome writes it in the current shape, with the timeline unchanged but one event longer.
-    await message.recordAttempt({ attempt: 1, result: 'sent', smtp_code: 250, response: '250 ok', retry_at: null });
-    const saved = h.stateOnDisk(MESSAGE_ACTOR, 'msg_o', 'record') as MessageRecord & { response?: unknown };
-    expect(saved.response).toBeUndefined();
-    expect(saved.to).toBe('b@example.com');
-    const after = timelineOf((await message.get(undefined)).record);
-    expect(after.slice(0, before.length)).toEqual(before);
-    expect(after.at(-1)).toMatchObject({ type: 'email.sent', data: { message_id: 'msg_o', attempt: 1 } });
-  });
-
   it('keeps the message id out of its stored events and puts it in every envelope', async () => {
     const runtime = await start();
     const { response } = await actor(runtime, messageActor, 'msg_s').admit(args());
@@ -176,76 +144,5 @@ describe('MessageActor.admit, called directly', () => {
       ['message.deferred', 1],
       ['email.sent', 2],
     ]);
-  });
-
-  it('makes the outcomes at the first outcome, from the facts its hand-over carried', async () => {
-    const ready: MessageReady[] = [];
-    h = harness();
-    const runtime = await h.start({
-      actors: [messageActor, recipientActor, tenantActor],
-      subscribers: { [MESSAGE_READY]: async ({ data }) => void ready.push(data as MessageReady) },
-    });
-    const message = actor(runtime, messageActor, 'msg_f');
-    const { response } = await message.admit(args());
-    // Admission writes the record and the content, and no outcomes yet.
-    expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'outcomes')).toBeUndefined();
-    const admitted = h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'record');
-    await eventually(() => expect(ready).toHaveLength(1));
-    const { tenant_id, to, created_at } = ready[0]!;
-    expect({ tenant_id, to, created_at }).toEqual({ tenant_id: 'ten_1', to: response.to, created_at: response.created_at });
-
-    await message.recordAttempt({
-      attempt: 1,
-      result: 'captured',
-      smtp_code: null,
-      response: 'captured',
-      retry_at: null,
-      facts: { tenant_id: tenant_id!, to: to!, created_at: created_at! },
-    });
-    expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'record')).toEqual(admitted);
-    expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_f', 'outcomes')).toMatchObject({
-      tenant_id: 'ten_1',
-      to,
-      created_at,
-      status: 'sent',
-    });
-    const { record } = await message.get(undefined);
-    expect(timelineOf(record).map((e) => e.type)).toEqual(['message.accepted', 'message.queued', 'email.sent']);
-  });
-
-  it('moves the outcomes of a message stored with them in its record out of it at its next outcome', async () => {
-    h = harness();
-    const startWith = () => h.start({ actors: [messageActor, recipientActor, tenantActor] });
-    let runtime = await startWith();
-    const message = () => actor(runtime, messageActor, 'msg_m');
-    await message().admit(args());
-    await message().recordAttempt({ attempt: 1, result: 'deferred', smtp_code: 451, response: '451 later', retry_at: null });
-    const before = (await message().get(undefined)).record;
-    await runtime.stop();
-
-    // As the store held it before outcomes were kept apart: every event, and the status, in the record.
-    const db = new Database(h.file);
-    db.prepare("DELETE FROM actor_state WHERE actor_type = ? AND actor_id = 'msg_m' AND key = 'outcomes'").run(MESSAGE_ACTOR);
-    db.prepare("UPDATE actor_state SET value = ? WHERE actor_type = ? AND actor_id = 'msg_m' AND key = 'record'").run(
-      JSON.stringify(before),
-      MESSAGE_ACTOR,
-    );
-    db.close();
-
-    runtime = await startWith();
-    expect((await message().get(undefined)).record).toEqual(before);
-    await message().recordAttempt({ attempt: 1, result: 'deferred', smtp_code: 451, response: '451 later', retry_at: null });
-    await message().recordAttempt({ attempt: 2, result: 'sent', smtp_code: 250, response: '250 ok', retry_at: null });
-    const after = (await message().get(undefined)).record;
-    expect(after.status).toBe('sent');
-    expect(timelineOf(after).map((e) => e.type)).toEqual([
-      'message.accepted',
-      'message.queued',
-      'message.deferred',
-      'email.sent',
-    ]);
-    expect(timelineOf(after).slice(0, 3)).toEqual(timelineOf(before));
-    const saved = h.stateOnDisk(MESSAGE_ACTOR, 'msg_m', 'record') as MessageRecord;
-    expect(saved.events.map((e) => e.type)).toEqual(['message.accepted', 'message.queued']);
   });
 });

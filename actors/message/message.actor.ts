@@ -1,33 +1,31 @@
 // MessageActor, one per message: admission (the checkpoint no ingress can skip), the timeline,
 // the send_at reminder, and retention. Its `admit` method is the only code that creates a
-// message, and it re-checks everything itself: idempotency, content policy, suppression, quota.
+// message, and it checks, serialised in its own turn, everything that needs state or could be
+// skipped: idempotency, content policy, suppression, and it takes the send from its tenant's
+// quota itself, so a caller that skipped the gate still cannot skip a rule.
 import { actor, defineActor, type ActorTurn } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
 import { isoTime } from '../../lib/now.ts';
 import { domainOf } from '../../mail/address.ts';
-import { checkContent } from '../../gate/policy.ts';
+import { checkContent } from '../../mail/policy.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
 import { batchActor } from '../batch/batch.actor.ts';
 import {
   RETENTION_MS,
-  currentRecord,
   envelopeOf,
   messageView,
-  outcomesOf,
   responseOf,
   type AdmitArgs,
   type AdmitResult,
+  type AttemptOutcome,
   type BatchHold,
   type DeliveryView,
   type MessageReady,
   type MessageOutcomes,
-  type OutcomeFacts,
-  type OutcomeReport,
   type MessageRecord,
   type StoredEvent,
-  type StoredRecord,
 } from './message.state.ts';
 import type { RenderedContent } from '../../mail/content.ts';
 import { EMAIL_EVENTS, LIFECYCLE_EVENTS, type EmailEvent, type EventType } from '../../events/email.event.ts';
@@ -51,11 +49,7 @@ function appendEvent(
     turn.publish(EMAIL_EVENTS, { tenant_id: into.tenant_id, event: envelopeOf(turn.actorId, event) } satisfies EmailEvent);
 }
 
-/** The record as stored (in the current shape): what the turns before the hand-over change and save. */
-async function readRecord(turn: ActorTurn): Promise<MessageRecord | undefined> {
-  const stored = await turn.get<StoredRecord>('record');
-  return stored && currentRecord(stored);
-}
+const readRecord = (turn: ActorTurn) => turn.get<MessageRecord>('record');
 
 const gone = () => new GatepostError('not_found', 'No message has that id.');
 
@@ -66,27 +60,13 @@ async function loadView(turn: ActorTurn): Promise<MessageRecord> {
   return messageView(record, await turn.get<MessageOutcomes>('outcomes'));
 }
 
-/**
- * The outcomes, to record one more. The first outcome makes them, from `facts` when its caller
- * passed them, else from the record. A message admitted before they were kept apart has them in
- * its record: they move out of it now, and the record is saved without them.
- */
-async function loadOutcomes(turn: ActorTurn, facts?: OutcomeFacts): Promise<MessageOutcomes> {
+/** The outcomes, to record one more: the first outcome makes them from the record. */
+async function loadOutcomes(turn: ActorTurn): Promise<MessageOutcomes> {
   const outcomes = await turn.get<MessageOutcomes>('outcomes');
   if (outcomes) return outcomes;
-  // Only a queued message's hand-over passes facts: such a record holds no outcomes to move.
-  if (facts) {
-    // Field by field: only these facts are kept, whatever else an argument carried.
-    return { tenant_id: facts.tenant_id, to: facts.to, created_at: facts.created_at, status: null, events: [] };
-  }
-  const stored = await turn.get<StoredRecord>('record');
-  if (!stored) throw gone();
-  const split = outcomesOf(currentRecord(stored));
-  // Saved now, whether or not this turn goes on to record anything; the record too, unless it
-  // was already in the current shape with no outcomes in it.
-  if (split.record !== stored) turn.set('record', split.record);
-  turn.set('outcomes', split.outcomes);
-  return split.outcomes;
+  const record = await readRecord(turn);
+  if (!record) throw gone();
+  return { tenant_id: record.tenant_id, to: record.to, created_at: record.created_at, status: null, events: [] };
 }
 
 /** Everything a message keeps goes: its retention ended, or its batch rolled it back. */
@@ -117,14 +97,7 @@ function watch(turn: ActorTurn): void {
 const expiresAt = (message: { created_at: string }) => Date.parse(message.created_at) + RETENTION_MS;
 
 function handOver(turn: ActorTurn, record: MessageRecord): void {
-  turn.publish(MESSAGE_READY, {
-    message_id: record.id,
-    sandbox: record.sandbox,
-    tenant_id: record.tenant_id,
-    message_id_header: record.message_id_header,
-    to: record.to,
-    created_at: record.created_at,
-  } satisfies MessageReady);
+  turn.publish(MESSAGE_READY, { message_id: record.id, sandbox: record.sandbox } satisfies MessageReady);
   if (!turn.deliversUntilHandled) watch(turn);
 }
 
@@ -159,7 +132,8 @@ function settle(turn: ActorTurn, record: MessageRecord, outcome: 'committed' | '
 
 /** Answers an admission of a message that exists: a replay, a refusal, or a held message's new attempt. */
 function admitAgain(turn: ActorTurn, existing: MessageRecord, args: AdmitArgs): AdmitResult {
-  if (existing.tenant_id !== args.tenant_id || existing.request_hash !== args.request_hash) {
+  // The gate derives ids by mode (sandbox or live): a message of the other mode is never a replay.
+  if (existing.tenant_id !== args.tenant_id || existing.sandbox !== args.sandbox || existing.request_hash !== args.request_hash) {
     throw new GatepostError('idempotency_key_reused');
   }
   if (existing.status !== 'held') return { response: responseOf(existing), replayed: true };
@@ -194,35 +168,17 @@ async function checkSuppressions(
   }
 }
 
-/**
- * An admission that makes no message gives back the send its ticket took from the quota. Should
- * that fail, the send stays counted: the admission's own answer matters more than one send.
- */
-async function giveBackUnused(turn: ActorTurn, args: AdmitArgs): Promise<void> {
-  if (!args.quota.granted) return;
-  await actor(turn, tenantActor, args.tenant_id)
-    .giveBack({ count: 1 })
-    .catch(() => undefined);
-}
-
 export const messageActor = defineActor({
   type: MESSAGE_ACTOR,
   methods: {
     async admit(turn, args: AdmitArgs): Promise<AdmitResult> {
       const existing = await readRecord(turn);
-      if (existing) {
-        await giveBackUnused(turn, args);
-        return admitAgain(turn, existing, args);
-      }
-      let mailboxes: ReturnType<typeof checkContent>;
-      try {
-        mailboxes = checkContent(args.content);
-        await checkSuppressions(turn, args.tenant_id, mailboxes);
-      } catch (error) {
-        await giveBackUnused(turn, args);
-        throw error;
-      }
-      if (!args.quota.granted) throw GatepostError.fromBody(args.quota.refusal);
+      if (existing) return admitAgain(turn, existing, args);
+      const mailboxes = checkContent(args.content);
+      await checkSuppressions(turn, args.tenant_id, mailboxes);
+      // Last, so that a replay or a refused send takes nothing from the quota. Should this turn
+      // fail to save after it, the send stays counted: the quota errs on the side of sending less.
+      await actor(turn, tenantActor, args.tenant_id).take({ quota: args.quota_limits });
       const to = mailboxes.to.address;
 
       const record: MessageRecord = {
@@ -267,14 +223,9 @@ export const messageActor = defineActor({
       return { record: await loadView(turn), content: (await turn.get<RenderedContent>('content'))! };
     },
 
-    /** The rendered content alone, or null once the message is gone: what a capture reads. */
-    async content(turn): Promise<RenderedContent | null> {
-      return (await turn.get<RenderedContent>('content')) ?? null;
-    },
-
     /** Records a delivery attempt's outcome on the timeline. */
-    async recordAttempt(turn, { facts, ...outcome }: OutcomeReport): Promise<void> {
-      const outcomes = await loadOutcomes(turn, facts);
+    async recordAttempt(turn, outcome: AttemptOutcome): Promise<void> {
+      const outcomes = await loadOutcomes(turn);
       // Told twice (a runtime retrying the call): the timeline has it already.
       if (outcomes.events.some((e) => e.data.attempt === outcome.attempt)) return;
       const common = {

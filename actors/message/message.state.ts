@@ -1,6 +1,6 @@
 // The state a MessageActor keeps, and the events on a message's timeline.
 import type { RenderedContent } from '../../mail/content.ts';
-import type { QuotaTicket } from '../tenant/tenant.actor.ts';
+import type { Quota } from '../../store/catalog.port.ts';
 import type { EventEnvelope, EventType } from '../../events/email.event.ts';
 
 export type Stream = 'transactional' | 'broadcast';
@@ -58,20 +58,6 @@ export interface MessageRecord {
   events: StoredEvent[];
 }
 
-/**
- * A record as stored before the record was slimmed: its admission answer kept whole, and the
- * message id repeated in every event (both are derived now). Such records live out their
- * retention; each is rewritten in the current shape by its next turn that saves it.
- */
-export type StoredRecord = MessageRecord | (Omit<MessageRecord, 'to'> & { response: AdmitResponse });
-
-/** A stored record in the current shape (a stored event's extra message_id is harmless). */
-export function currentRecord(stored: StoredRecord): MessageRecord {
-  if (!('response' in stored)) return stored;
-  const { response, ...rest } = stored;
-  return { ...rest, to: response.to };
-}
-
 /** The admission's answer, the same for the first request and every replay. */
 export function responseOf(record: MessageRecord): AdmitResponse {
   return {
@@ -88,9 +74,7 @@ export function responseOf(record: MessageRecord): AdmitResponse {
  * What happens to a message after its hand-over: the delivery outcomes and webhook results, with
  * the record's facts that recording them needs. Kept under a key of its own, apart from the
  * record, so that recording an outcome reads and rewrites this small value, not the record with
- * its whole timeline (the larger part of a send's state work, when both were one). Made by the
- * first outcome, from the facts its caller passes on (a hand-over carries them); from the record
- * when none are passed, and for a message admitted before the outcomes were kept apart.
+ * its whole timeline. Made from the record by the first outcome.
  */
 export interface MessageOutcomes {
   tenant_id: string;
@@ -99,31 +83,6 @@ export interface MessageOutcomes {
   /** The status the last delivery outcome set; null while there is none, and the record's holds. */
   status: MessageStatus | null;
   events: StoredEvent[];
-}
-
-/** The record's facts the outcomes keep: a caller that has them passes them with the first outcome. */
-export type OutcomeFacts = Pick<MessageOutcomes, 'tenant_id' | 'to' | 'created_at'>;
-
-/** Events recorded before the hand-over stay in the record; every later one is an outcome's. */
-const ADMISSION_EVENTS: ReadonlySet<EventType> = new Set(['message.accepted', 'message.scheduled', 'message.queued']);
-
-/** The statuses a message has before its hand-over: only an outcome moves it past them. */
-const BEFORE_HAND_OVER: ReadonlySet<MessageStatus> = new Set(['held', 'scheduled', 'queued']);
-
-/** A record's outcomes, none yet recorded apart from it: a new message's, or one stored before they were kept apart. */
-export function outcomesOf(record: MessageRecord): { record: MessageRecord; outcomes: MessageOutcomes } {
-  const later = record.events.filter((e) => !ADMISSION_EVENTS.has(e.type));
-  const delivered = later.length > 0 && !BEFORE_HAND_OVER.has(record.status);
-  return {
-    record: later.length === 0 ? record : { ...record, events: record.events.filter((e) => ADMISSION_EVENTS.has(e.type)) },
-    outcomes: {
-      tenant_id: record.tenant_id,
-      to: record.to,
-      created_at: record.created_at,
-      status: delivered ? record.status : null,
-      events: later,
-    },
-  };
 }
 
 /** The message as its readers see it: the record, with its outcomes' status and events after its own. */
@@ -138,14 +97,14 @@ export interface BatchHold {
   attempt: number;
 }
 
-/** What the gate hands the message actor: the record's fields it chooses, the rendered content, a quota ticket. */
+/** What the gate hands the message actor: the record's fields it chooses, the rendered content, the tenant's quota. */
 export type AdmitArgs = Pick<
   MessageRecord,
   'tenant_id' | 'sandbox' | 'stream' | 'ingress' | 'request_hash' | 'idempotency_key' | 'tags' | 'send_at'
 > & {
   content: RenderedContent;
-  /** The send's share of its tenant's quota, taken by the gate (gate/quota.ts). */
-  quota: QuotaTicket;
+  /** The tenant's quota as the catalog holds it (`Tenant.quota`): admit takes the send from it. */
+  quota_limits: Quota;
   /** Admit the message held, to be released or rolled back with its batch. */
   hold?: BatchHold;
 };
@@ -173,22 +132,11 @@ export interface AttemptOutcome {
   retry_at: string | null;
 }
 
-/** An outcome to record, with the message's facts from a caller that has them (see MessageOutcomes). */
-export type OutcomeReport = AttemptOutcome & { facts?: OutcomeFacts };
-
+/** Published when a message is due for delivery; whoever takes it reads the message from its actor. */
 export interface MessageReady {
   message_id: string;
   /** Sandbox deliveries only capture: nothing leaves, so there is no attempt to mark in flight. */
   sandbox: boolean;
-  /**
-   * What a capture needs besides the content, so that it reads the content alone, not the record.
-   * Absent from publications made before they were added: the capture then reads the record.
-   */
-  tenant_id?: string;
-  message_id_header?: string;
-  /** The facts a first outcome passes on (OutcomeFacts), so that it reads no record for them. */
-  to?: string;
-  created_at?: string;
 }
 
 /** Messages (and their idempotency keys) are kept this long. */

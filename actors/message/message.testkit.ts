@@ -19,6 +19,6 @@ export const admitArgs = (over: Partial<AdmitArgs> = {}): AdmitArgs => ({
     headers: {},
   },
   send_at: null,
-  quota: { granted: true },
+  quota_limits: { per_second: null, per_day: null },
   ...over,
 });

@@ -1,8 +1,8 @@
-// TenantActor, one per tenant: the send quota (a rate per second and a count per UTC day). The
-// gate takes sends from it a group at a time (gate/quota.ts); a message actor gives back a send
-// it took and did not use.
+// TenantActor, one per tenant: the send quota (a rate per second and a count per UTC day). A
+// message actor takes one send from it inside the turn that admits the message, after every
+// other check, so only a message that is made counts.
 import { defineActor, type ActorTurn } from '../../runtime/runtime.port.ts';
-import { GatepostError, type CodedErrorBody } from '../../errors/errors.catalog.ts';
+import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
 import type { Quota } from '../../store/catalog.port.ts';
 
@@ -16,19 +16,6 @@ interface QuotaState {
   second: number;
   second_count: number;
 }
-
-/** What a group of sends got: the first `granted` of them may go; the others are refused with `refusal`. */
-export interface QuotaGrant {
-  granted: number;
-  refusal: CodedErrorBody | null;
-}
-
-/**
- * One send's share of a group's grant, handed to the message actor with the send. The actor
- * refuses a send whose ticket was refused, but only after its own checks (a replay is still
- * answered as one); a granted ticket it does not use (a replay, a refusal) it gives back.
- */
-export type QuotaTicket = { granted: true } | { granted: false; refusal: CodedErrorBody };
 
 const SECONDS_PER_DAY = 86_400;
 
@@ -54,46 +41,23 @@ export const tenantActor = defineActor({
   type: TENANT_ACTOR,
   methods: {
     /**
-     * Takes `count` sends from the quota, as many as it has left: the day's count is checked
-     * first, so a group refused for both is told quota_exceeded (its Retry-After is the longer).
+     * Takes one send from the quota, or refuses it. The day's count is checked first, so a send
+     * refused for both is told quota_exceeded (its Retry-After is the longer).
      */
-    async reserve(turn, args: { quota: Quota; count: number }): Promise<QuotaGrant> {
+    async take(turn, args: { quota: Quota }): Promise<void> {
       const s = await current(turn);
       const { per_second, per_day } = args.quota;
-      const dayLeft = per_day === null ? Infinity : Math.max(0, per_day - s.day_count);
-      const secondLeft = per_second === null ? Infinity : Math.max(0, per_second - s.second_count);
-      const granted = Math.min(args.count, dayLeft, secondLeft);
-      let refusal: GatepostError | null = null;
-      if (granted < args.count) {
-        refusal =
-          dayLeft <= secondLeft
-            ? new GatepostError('quota_exceeded', `The daily quota of ${per_day} sends is used up; it resets at 00:00 UTC.`, {
-                retryAfter: SECONDS_PER_DAY - (s.second % SECONDS_PER_DAY),
-              })
-            : new GatepostError('rate_limited', `At most ${per_second} sends per second are allowed.`, { retryAfter: 1 });
+      if (per_day !== null && s.day_count >= per_day) {
+        throw new GatepostError('quota_exceeded', `The daily quota of ${per_day} sends is used up; it resets at 00:00 UTC.`, {
+          retryAfter: SECONDS_PER_DAY - (s.second % SECONDS_PER_DAY),
+        });
       }
-      if (granted > 0) {
-        s.day_count += granted;
-        s.second_count += granted;
-        turn.set('quota', s);
+      if (per_second !== null && s.second_count >= per_second) {
+        throw new GatepostError('rate_limited', `At most ${per_second} sends per second are allowed.`, { retryAfter: 1 });
       }
-      return { granted, refusal: refusal && refusal.toBody() };
-    },
-
-    /**
-     * Sends taken and not used (the message was refused, or was a replay): they count no more, in
-     * the day and in the second they were taken in. Taken on an earlier day, they stay counted.
-     */
-    async giveBack(turn, args: { count: number }): Promise<void> {
-      const prev = await turn.get<QuotaState>('quota');
-      const { day, second } = now();
-      if (!prev || prev.day !== day) return;
-      const sameSecond = prev.second === second;
-      turn.set('quota', {
-        ...prev,
-        day_count: Math.max(0, prev.day_count - args.count),
-        second_count: sameSecond ? Math.max(0, prev.second_count - args.count) : prev.second_count,
-      } satisfies QuotaState);
+      s.day_count += 1;
+      s.second_count += 1;
+      turn.set('quota', s);
     },
   },
 });

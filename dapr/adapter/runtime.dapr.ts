@@ -69,7 +69,6 @@ export class DaprRuntime implements ActorRuntime {
     this.definitions.set(definition.type, definition);
   }
 
-  /** Publications are not filtered here (SubscribeOptions.wants): the subscribing host may be another. */
   subscribe(topic: string, subscriber: Subscriber): void {
     if (this.subscribers.has(topic)) throw new Error(`topic ${topic} already has a subscriber`);
     this.subscribers.set(topic, subscriber);

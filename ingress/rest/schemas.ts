@@ -1,7 +1,7 @@
 // The native API's request and response schemas: the single source for validation, types and
 // the OpenAPI document.
 import { z } from 'zod';
-import { MAX_HEADERS } from '../../gate/policy.ts';
+import { MAX_HEADERS } from '../../mail/policy.ts';
 import { DEFAULT_BROWSER_RATE } from '../../tenancy/keys.ts';
 
 export const IdempotencyKey = z

@@ -2,7 +2,7 @@
 // committed with the turn that published it; after the commit it is handed to its topic's
 // subscriber, and the row is deleted once the subscriber returns. A subscriber that throws is
 // called again with backoff; after a crash every row still present is dispatched again.
-import type { Delivery, SubscribeOptions, Subscriber } from '../runtime.port.ts';
+import type { Delivery, Subscriber } from '../runtime.port.ts';
 import type { Db } from '../../lib/sqlite.ts';
 import { Fifo } from '../../lib/fifo.ts';
 
@@ -13,7 +13,7 @@ export interface OutboxRow extends Delivery {
 const retryDelayMs = (attempt: number) => Math.min(60_000, 250 * 2 ** Math.min(attempt, 8));
 
 export class OutboxDispatcher {
-  private readonly subscriptions = new Map<string, { subscriber: Subscriber } & SubscribeOptions>();
+  private readonly subscribers = new Map<string, Subscriber>();
   private readonly ready = new Fifo<OutboxRow>();
   private readonly attempts = new Map<number, number>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
@@ -27,15 +27,14 @@ export class OutboxDispatcher {
     private readonly concurrency = 64,
   ) {}
 
-  subscribe(topic: string, subscriber: Subscriber, options: SubscribeOptions = {}): void {
-    if (this.subscriptions.has(topic)) throw new Error(`topic ${topic} already has a subscriber`);
-    this.subscriptions.set(topic, { subscriber, ...options });
+  subscribe(topic: string, subscriber: Subscriber): void {
+    if (this.subscribers.has(topic)) throw new Error(`topic ${topic} already has a subscriber`);
+    this.subscribers.set(topic, subscriber);
   }
 
-  /** Whether a publication is to be stored and dispatched: its topic has a subscriber that wants it. */
-  wants(topic: string, data: unknown): boolean {
-    const subscription = this.subscriptions.get(topic);
-    return subscription !== undefined && (subscription.wants === undefined || subscription.wants(data));
+  /** Whether a publication on `topic` is to be stored and dispatched: the topic has a subscriber. */
+  subscribes(topic: string): boolean {
+    return this.subscribers.has(topic);
   }
 
   start(db: Db): void {
@@ -70,7 +69,7 @@ export class OutboxDispatcher {
   private pump(): void {
     while (!this.stopped && this.running < this.concurrency && this.ready.length > 0) {
       const row = this.ready.shift()!;
-      const subscriber = this.subscriptions.get(row.topic)?.subscriber;
+      const subscriber = this.subscribers.get(row.topic);
       if (!subscriber) {
         // Nobody subscribes (any more): drop it, as a broker drops a message no subscription takes.
         this.done(row.seq);

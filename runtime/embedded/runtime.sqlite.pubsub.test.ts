@@ -152,29 +152,6 @@ describe('pub/sub', () => {
     expect(h.logs).toEqual([]);
   });
 
-  it('a publication its subscriber does not want is dropped when published: never stored, never delivered', async () => {
-    const seen: unknown[] = [];
-    const release = deferred();
-    const rt = await h.start({ actors: [publisher] });
-    rt.subscribe(
-      'events',
-      async (d) => {
-        seen.push(d.data);
-        await release.promise;
-      },
-      { wants: (data) => (data as { n: number }).n % 2 === 0 },
-    );
-    for (const n of [1, 2, 3, 4]) await actor(rt, publisher, 'p1').publish({ topic: 'events', data: { n } });
-    // Every turn was committed, its publication or not.
-    expect(h.stateOnDisk('publisher', 'p1', 'last')).toEqual({ n: 4 });
-    await eventually(() => expect(seen).toEqual([{ n: 2 }, { n: 4 }]));
-    // The subscriber holds both it wanted: their rows are still there, and no others ever were.
-    expect(outboxOnDisk().map((r) => JSON.parse(r.data))).toEqual([{ n: 2 }, { n: 4 }]);
-    release.resolve();
-    await eventually(() => expect(outboxOnDisk()).toEqual([]));
-    expect(seen).toHaveLength(2);
-  });
-
   it('rows of a topic that lost its subscriber across a restart are dropped', async () => {
     const rt1 = await h.start({
       actors: [publisher],

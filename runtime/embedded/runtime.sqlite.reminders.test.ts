@@ -262,18 +262,4 @@ describe('reminders', () => {
       ]),
     );
   });
-
-  it('reminders written before the table was a rowid table still fire, and are replaced, not doubled', async () => {
-    h.storeAtVersion(2, (db) => {
-      const insert = db.prepare('INSERT INTO reminders (actor_type, actor_id, name, due_at, data) VALUES (?, ?, ?, ?, ?)');
-      insert.run('alarm', 'old', 'due', Date.now() - 1000, JSON.stringify('kept'));
-      insert.run('alarm', 'old', 'moved', Date.now() + 3_600_000, null);
-    });
-    const rt = await h.start({ actors: [alarm] });
-    await eventually(() => expect(firings.map((f) => [f.id, f.name, f.data])).toEqual([['old', 'due', 'kept']]));
-    // The unique (actor, name) still holds: setting it again replaces the row.
-    await actor(rt, alarm, 'old').arm({ name: 'moved', dueAt: Date.now() + 20, data: 'new' });
-    await eventually(() => expect(firings.map((f) => f.data)).toEqual(['kept', 'new']));
-    await eventually(() => expect(remindersOnDisk()).toEqual([]));
-  });
 });

@@ -307,18 +307,6 @@ describe('checkpoints', () => {
 });
 
 describe('the store file', () => {
-  it('keeps the state of a file written before actor_state became a rowid table', async () => {
-    h.storeAtVersion(1, (db) =>
-      db
-        .prepare('INSERT INTO actor_state (actor_type, actor_id, key, value) VALUES (?, ?, ?, ?)')
-        .run('box', 'old', 'k', '"kept"'),
-    );
-    const rt = await h.start({ actors: [box] });
-    expect(await actor(rt, box, 'old').take('k')).toBe('kept');
-    await actor(rt, box, 'old').put({ key: 'k', value: 'changed' });
-    expect(h.stateOnDisk('box', 'old', 'k')).toBe('changed');
-  });
-
   it('stores values the size of a message record without an overflow page each', async () => {
     const rt = await h.start({ actors: [box] });
     const value = 'r'.repeat(1200);

@@ -4,9 +4,8 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrate } from '../../lib/sqlite.ts';
 import type { ActorDefinition, Subscriber } from '../runtime.port.ts';
-import { EmbeddedRuntime, MIGRATIONS_DIR, type EmbeddedRuntimeOptions } from './runtime.sqlite.ts';
+import { EmbeddedRuntime, type EmbeddedRuntimeOptions } from './runtime.sqlite.ts';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -46,8 +45,6 @@ export interface Harness {
   }): Promise<EmbeddedRuntime>;
   /** Runs `fn` on a read-only connection of its own to the file, and closes it. */
   read<T>(fn: (db: Database.Database) => T): T;
-  /** Writes the harness file as the store's migrations up to `version` left it, for `fill` to put rows in. */
-  storeAtVersion(version: number, fill: (db: Database.Database) => void): void;
   /** The JSON value of `key` of (type, id) in actor_state on disk, or undefined. */
   stateOnDisk(type: string, id: string, key: string): unknown;
   /** Stops every runtime still running and removes the directory. */
@@ -69,15 +66,6 @@ export function harness(): Harness {
       for (const [topic, s] of Object.entries(subscribers)) rt.subscribe(topic, s);
       await rt.start();
       return rt;
-    },
-    storeAtVersion(version, fill) {
-      const db = new Database(file);
-      try {
-        migrate(db, MIGRATIONS_DIR, version);
-        fill(db);
-      } finally {
-        db.close();
-      }
     },
     read(fn) {
       const db = new Database(file, { readonly: true, fileMustExist: true });

@@ -4,7 +4,7 @@
 import { Fifo } from '../../lib/fifo.ts';
 import { newId } from '../../lib/ids.ts';
 import { fileURLToPath } from 'node:url';
-import type { ActorDefinition, ActorRuntime, ActorTurn, InvokeOptions, SubscribeOptions, Subscriber } from '../runtime.port.ts';
+import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../runtime.port.ts';
 import { TurnRecorder } from '../turn.recorder.ts';
 import { openSqlite, type Db } from '../../lib/sqlite.ts';
 import { GroupCommitter } from './committer.ts';
@@ -77,7 +77,7 @@ function presenceOnDisk(db: Db): PresenceFilter {
   return filter;
 }
 
-/** The store's schema, applied in order on open (and, up to a version, by tests that build older files). */
+/** The store's schema, applied on open. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 
 const reminderRetryMs = (attempt: number) => Math.min(60_000, 1000 * 2 ** Math.min(attempt, 6));
@@ -137,8 +137,8 @@ export class EmbeddedRuntime implements ActorRuntime {
     this.definitions.set(definition.type, definition);
   }
 
-  subscribe(topic: string, subscriber: Subscriber, options?: SubscribeOptions): void {
-    this.outbox.subscribe(topic, subscriber, options);
+  subscribe(topic: string, subscriber: Subscriber): void {
+    this.outbox.subscribe(topic, subscriber);
   }
 
   async start(): Promise<void> {
@@ -171,9 +171,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     this.state = 'stopped';
   }
 
-  async invoke<R>(actorType: string, actorId: string, method: string, args?: unknown, options?: InvokeOptions): Promise<R> {
-    // Nothing to wait for, so nothing to collect what it read.
-    if (options?.beforeDurable) return this.call<R>(actorType, actorId, method, args, null);
+  async invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
     const reads: ReadSink = { readSeq: 0 };
     try {
       return await this.call<R>(actorType, actorId, method, args, reads);
@@ -244,7 +242,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     }
   }
 
-  private call<R>(actorType: string, actorId: string, method: string, args: unknown, reads: ReadSink | null): Promise<R> {
+  private call<R>(actorType: string, actorId: string, method: string, args: unknown, reads: ReadSink): Promise<R> {
     return this.turn<R>(
       actorType,
       actorId,
@@ -358,7 +356,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     }
     const rows: OutboxRow[] = [];
     for (const p of turn.published) {
-      if (!this.outbox.wants(p.topic, p.data)) continue;
+      if (!this.outbox.subscribes(p.topic)) continue;
       const row = { seq: ++this.outboxSeq, id: newId('pub'), topic: p.topic, data: p.data };
       rows.push(row);
       encode.outbox(writes, row.seq, row.id, row.topic, JSON.stringify(p.data));

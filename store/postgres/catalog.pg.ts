@@ -446,11 +446,6 @@ export class PgCatalog implements Catalog {
     );
   }
 
-  /** Other processes change the endpoints: only a query can tell. */
-  hasWebhooksFor(): undefined {
-    return undefined;
-  }
-
   /** Read (FOR UPDATE), change and write in one transaction: a concurrent change waits, and is not lost. */
   private async changeWebhook(
     tenantId: string,

@@ -328,10 +328,6 @@ export class SqliteCatalog implements Catalog {
     return this.enabledEndpoints(tenantId).filter((w) => w.events.includes(eventType));
   }
 
-  hasWebhooksFor(tenantId: string, eventType: string): boolean {
-    return this.enabledEndpoints(tenantId).some((w) => w.events.includes(eventType));
-  }
-
   private enabledEndpoints(tenantId: string): WebhookEndpoint[] {
     let enabled = this.enabledWebhooks.get(tenantId);
     if (!enabled) {

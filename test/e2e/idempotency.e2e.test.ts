@@ -84,6 +84,60 @@ describe('idempotency', () => {
     expect(theirs.body.id).not.toBe(mine.body.id);
   });
 
+  it('keeps sandbox and live keys apart: a live send after a sandbox one with the same key is sent', async () => {
+    const sandboxed = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.sandbox,
+      body: body('idem7@example.com', { idempotency_key: 'mode-1' }),
+    });
+    expect(sandboxed.status).toBe(202);
+    expect(sandboxed.body.sandbox).toBe(true);
+    const live = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      body: body('idem7@example.com', { idempotency_key: 'mode-1' }),
+    });
+    expect(live.status).toBe(202);
+    expect(live.headers.get('idempotent-replayed')).toBeNull();
+    expect(live.body.sandbox).toBe(false);
+    expect(live.body.id).not.toBe(sandboxed.body.id);
+    await eventually(() => deliveredTo('idem7@example.com') === 1);
+    // Each mode's repeat is still its own replay.
+    const liveAgain = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      body: body('idem7@example.com', { idempotency_key: 'mode-1' }),
+    });
+    expect(liveAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(liveAgain.body).toEqual(live.body);
+    const sandboxAgain = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.sandbox,
+      body: body('idem7@example.com', { idempotency_key: 'mode-1' }),
+    });
+    expect(sandboxAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(sandboxAgain.body).toEqual(sandboxed.body);
+  });
+
+  it('keeps sandbox and live keys apart: a sandbox send after a live one with the same key is captured', async () => {
+    const live = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.live,
+      body: body('idem8@example.com', { idempotency_key: 'mode-2' }),
+    });
+    expect(live.status).toBe(202);
+    expect(live.body.sandbox).toBe(false);
+    const sandboxed = await suite.gp.request('POST', '/v1/emails', {
+      key: suite.tenant.sandbox,
+      body: body('idem8@example.com', { idempotency_key: 'mode-2' }),
+    });
+    expect(sandboxed.status).toBe(202);
+    expect(sandboxed.headers.get('idempotent-replayed')).toBeNull();
+    expect(sandboxed.body.sandbox).toBe(true);
+    expect(sandboxed.body.id).not.toBe(live.body.id);
+    // The sandbox message is captured, and the live one delivered once.
+    await eventually(async () => {
+      const m = await suite.gp.request('GET', `/v1/messages/${sandboxed.body.id}`, { key: suite.tenant.sandbox });
+      return m.body.events.some((e: { type: string; data: { sandbox?: boolean } }) => e.type === 'email.sent' && e.data.sandbox);
+    });
+    await eventually(() => deliveredTo('idem8@example.com') === 1);
+  });
+
   it('turns concurrent requests with one key into exactly one message', async () => {
     const requests = Array.from({ length: 20 }, () =>
       suite.gp.request('POST', '/v1/emails', {

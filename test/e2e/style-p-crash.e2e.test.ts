@@ -41,7 +41,7 @@ describe('SIGKILL during a Style P batch', () => {
         () => void (answered = true),
         () => undefined,
       );
-      const id = derivedId('msg', t.id, `${key}:0:0`);
+      const id = derivedId('msg', t.id, 'live', `${key}:0:0`);
       const seen = await eventually(
         async () => (answered ? 'answered' : (await statusOf(id)) === 'held' ? 'held' : false),
         60_000,

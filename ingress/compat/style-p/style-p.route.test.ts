@@ -67,7 +67,7 @@ describe('a Style P batch that fails part-way', () => {
         headers: { 'x-postmark-server-token': live, 'idempotency-key': 'k' },
         payload: messages,
       });
-    const ids = messages.map((_, i) => derivedId('msg', tenantId, `k:${i}:0`));
+    const ids = messages.map((_, i) => derivedId('msg', tenantId, 'live', `k:${i}:0`));
     const exists = async (id: string) =>
       (await server.app.inject({ method: 'GET', url: `/v1/messages/${id}`, headers: { authorization: `Bearer ${live}` } }))
         .statusCode === 200;

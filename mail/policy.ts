@@ -2,8 +2,8 @@
 // message actor runs `checkContent` on the rendered message inside the admitting turn, so no
 // caller can commit a message that breaks them.
 import { GatepostError, type ErrorDetail } from '../errors/errors.catalog.ts';
-import { parseMailbox, type Mailbox } from '../mail/address.ts';
-import { contentBytes, type RenderedContent } from '../mail/content.ts';
+import { parseMailbox, type Mailbox } from './address.ts';
+import { contentBytes, type RenderedContent } from './content.ts';
 
 /** The largest rendered message (subject, html, text and headers) Gatepost accepts: 1 MiB. */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
