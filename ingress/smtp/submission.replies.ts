@@ -55,11 +55,11 @@ export const replies = {
     };
   },
 
-  /** RFC 4954 §6: AUTH that needs TLS, asked for without it. */
-  encryptionRequired: {
-    code: 538,
-    enhanced: '5.7.11',
-    text: 'Encryption required: issue STARTTLS before AUTH (AUTH without TLS is accepted on loopback only).',
+  /** RFC 3207 §4: MAIL on a connection that is not offered AUTH before STARTTLS (see authOffered). */
+  tlsFirst: {
+    code: 530,
+    enhanced: '5.7.0',
+    text: 'Must issue a STARTTLS command first: AUTH is offered over TLS (without it on loopback only), and a message needs AUTH.',
   } satisfies SmtpReply,
 
   /** RFC 5321 §4.5.3.1.10: the client sends the others in another transaction. */

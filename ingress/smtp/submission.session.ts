@@ -1,5 +1,6 @@
 // The SMTP verbs of a submission session as plain functions that answer replies, so each is
 // tested without a socket (STYLE 7); submission.smtp.ts hands them smtp-server's hooks.
+import ipaddr from 'ipaddr.js';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate, Sender } from '../../gate/gate.ts';
 import { isValidAddress } from '../../mail/address.ts';
@@ -29,16 +30,20 @@ function refusal(deps: SubmissionDeps, error: unknown, what: string): SmtpReply 
   return replies.failed;
 }
 
-function isLoopback(address: string): boolean {
-  return /^(::ffff:)?127\./i.test(address) || address === '::1';
+/**
+ * Whether a connection may AUTH: over TLS, or without it from loopback only, so that a client
+ * that does not insist on STARTTLS never sends its API key in clear across a network (issue 20).
+ * The server neither advertises nor accepts AUTH on a connection where this is false.
+ */
+export function authOffered(connection: { secure: boolean; remoteAddress: string }): boolean {
+  return connection.secure || ipaddr.process(connection.remoteAddress).range() === 'loopback';
 }
 
-/** AUTH PLAIN or LOGIN: any user name, a Gatepost API key as the password, over TLS unless on loopback. */
+/** AUTH PLAIN or LOGIN (where authOffered): any user name, a Gatepost API key as the password. */
 export async function authenticate(
   deps: SubmissionDeps,
-  auth: { password: string | null | undefined; secure: boolean; remoteAddress: string },
+  auth: { password: string | null | undefined },
 ): Promise<{ sender: Sender } | { reply: SmtpReply }> {
-  if (!auth.secure && !isLoopback(auth.remoteAddress)) return { reply: replies.encryptionRequired };
   try {
     if (!auth.password) throw new GatepostError('missing_api_key');
     const sender = await deps.keys.resolve(auth.password);

@@ -6,8 +6,8 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Sender } from '../../gate/gate.ts';
 import type { Envelope } from './submission.drafts.ts';
-import { replyFor, replyLine, type SmtpReply } from './submission.replies.ts';
-import { authenticate, checkRecipient, MAX_DATA_BYTES, submit, type SubmissionDeps } from './submission.session.ts';
+import { replies, replyFor, replyLine, type SmtpReply } from './submission.replies.ts';
+import { authenticate, authOffered, checkRecipient, MAX_DATA_BYTES, submit, type SubmissionDeps } from './submission.session.ts';
 import type { TlsIdentity } from './submission.tls.ts';
 import { workerParser } from './submission.parser.ts';
 
@@ -73,22 +73,33 @@ export function submissionServer(given: SubmissionDeps & { tls: TlsIdentity; hos
     key: deps.tls.key,
     cert: deps.tls.cert,
     authMethods: ['PLAIN', 'LOGIN'],
-    // Allowed by smtp-server so that loopback clients may AUTH without TLS; onAuth refuses it
-    // from anywhere else (authenticate).
+    // Allowed by smtp-server so that loopback clients may AUTH without TLS; to anyone else AUTH
+    // is neither advertised nor accepted until STARTTLS (onConnect, onSecure).
     allowInsecureAuth: true,
     authRequiredMessage: replyLine(replyFor(new GatepostError('missing_api_key'))),
     size: MAX_DATA_BYTES,
     logger: false,
+    onConnect(session, callback) {
+      // A session-wide list replaces the server's: without AUTH, EHLO does not list it and the
+      // command is unknown, so a client cannot send its key before STARTTLS.
+      if (!authOffered(session)) session.disabledCommands = ['AUTH'];
+      callback();
+    },
+    onSecure(_socket, session, callback) {
+      session.disabledCommands = undefined;
+      callback();
+    },
     onAuth(auth, session, callback) {
-      authenticate(deps, { password: auth.password, secure: session.secure, remoteAddress: session.remoteAddress }).then(
+      authenticate(deps, { password: auth.password }).then(
         (answer) => ('sender' in answer ? callback(null, { user: answer.sender }) : callback(asError(answer.reply))),
         callback,
       );
     },
-    // Nothing to check before the recipients and the message (smtp-server's default answers a
-    // loop turn later, which splits a pipelined MAIL, RCPT and DATA apart).
-    onMailFrom(_address, _session, callback) {
-      callback();
+    // smtp-server asks for AUTH before MAIL only where AUTH is offered; elsewhere it is this hook
+    // that refuses. Nothing else to check before the recipients and the message (smtp-server's
+    // default answers a loop turn later, which splits a pipelined MAIL, RCPT and DATA apart).
+    onMailFrom(_address, session, callback) {
+      callback(session.user ? undefined : asError(replies.tlsFirst));
     },
     onRcptTo(address, session, callback) {
       checkRecipient(deps, senderOf(session), address.address, session.envelope.rcptTo.length).then(

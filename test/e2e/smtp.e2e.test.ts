@@ -205,7 +205,7 @@ describe('SMTP submission', () => {
   // SMTP ingress's AUTH policy, which is the same code on both runtimes.
   const netns = spawnSync('unshare', ['-n', 'ip', 'link', 'set', 'lo', 'up']).status === 0;
   it.skipIf(!netns || TEST_RUNTIME === 'dapr')(
-    'refuses AUTH without TLS from an address that is not loopback, and takes it over STARTTLS',
+    'neither offers nor takes AUTH without TLS from an address that is not loopback, and takes it over STARTTLS',
     async () => {
       const probe = spawn(
         'unshare',
@@ -223,10 +223,14 @@ describe('SMTP submission', () => {
       probe.stderr.on('data', (c: Buffer) => (out += c));
       const code = await new Promise((resolve) => probe.on('exit', resolve));
       expect(code, out).toBe(0);
-      const seen = JSON.parse(out.trim().split('\n').at(-1)!) as { ehlo: string; auth: string; sent: string };
-      expect(seen.ehlo).toContain('STARTTLS');
-      expect(seen.auth).toBe(
-        '538 5.7.11 Encryption required: issue STARTTLS before AUTH (AUTH without TLS is accepted on loopback only).',
+      const seen = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, string>;
+      expect(seen.ehlo).toMatch(/^250[ -]STARTTLS$/m);
+      expect(seen.ehlo).not.toContain('AUTH');
+      // Refused at once: AUTH LOGIN does not ask for the user name and password first.
+      expect(seen.authPlain).toMatch(/^500 /);
+      expect(seen.authLogin).toMatch(/^500 /);
+      expect(seen.mail).toBe(
+        '530 5.7.0 Must issue a STARTTLS command first: AUTH is offered over TLS (without it on loopback only), and a message needs AUTH.',
       );
       expect(seen.sent).toMatch(/^250 2\.0\.0 Queued as msg_/);
     },
