@@ -6,6 +6,7 @@ import type { Gate, Sender } from '../../gate/gate.ts';
 import { isValidAddress } from '../../mail/address.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
 import type { Envelope } from './submission.drafts.ts';
+import type { AuthThrottle } from './submission.throttle.ts';
 import { inlineParser, type SubmissionParser } from './submission.parser.ts';
 import { simpleSubmission } from './submission.simple.ts';
 import { replies, replyFor, type SmtpReply } from './submission.replies.ts';
@@ -14,6 +15,8 @@ export interface SubmissionDeps {
   gate: Gate;
   keys: KeyRing;
   log: (message: string, error?: unknown) => void;
+  /** Counts failed AUTH, per connection and per address. */
+  throttle: AuthThrottle;
   /** Where DATA is parsed into drafts; the calling thread unless given (the server gives a thread of its own). */
   parser?: SubmissionParser;
 }
@@ -39,11 +42,16 @@ export function authOffered(connection: { secure: boolean; remoteAddress: string
   return connection.secure || ipaddr.process(connection.remoteAddress).range() === 'loopback';
 }
 
-/** AUTH PLAIN or LOGIN (where authOffered): any user name, a Gatepost API key as the password. */
+/**
+ * AUTH PLAIN or LOGIN (where authOffered): any user name, a Gatepost API key as the password.
+ * A refused key counts against the session and its address (AuthThrottle); a failure of ours does not.
+ */
 export async function authenticate(
   deps: SubmissionDeps,
-  auth: { password: string | null | undefined },
+  auth: { password: string | null | undefined; session: object; remoteAddress: string },
 ): Promise<{ sender: Sender } | { reply: SmtpReply }> {
+  const throttled = deps.throttle.refusal(auth.remoteAddress);
+  if (throttled) return { reply: throttled };
   try {
     if (!auth.password) throw new GatepostError('missing_api_key');
     const sender = await deps.keys.resolve(auth.password);
@@ -55,7 +63,8 @@ export async function authenticate(
     }
     return { sender };
   } catch (error) {
-    return { reply: refusal(deps, error, 'AUTH') };
+    const reply = refusal(deps, error, 'AUTH');
+    return { reply: reply.code >= 500 ? (deps.throttle.failed(auth.session, auth.remoteAddress) ?? reply) : reply };
   }
 }
 

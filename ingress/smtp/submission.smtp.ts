@@ -9,6 +9,8 @@ import type { Envelope } from './submission.drafts.ts';
 import { replies, replyFor, replyLine, type SmtpReply } from './submission.replies.ts';
 import { authenticate, authOffered, checkRecipient, MAX_DATA_BYTES, submit, type SubmissionDeps } from './submission.session.ts';
 import type { TlsIdentity } from './submission.tls.ts';
+import { AuthThrottle } from './submission.throttle.ts';
+import type { SmtpLimits } from '../../config/config.ts';
 import { workerParser } from './submission.parser.ts';
 
 /** How long a drain waits for messages under way before it closes their connections anyway. */
@@ -63,9 +65,11 @@ function coalesceReplies(socket: Socket): void {
   });
 }
 
-export function submissionServer(given: SubmissionDeps & { tls: TlsIdentity; hostname: string }): SubmissionServer {
+export function submissionServer(
+  given: Omit<SubmissionDeps, 'throttle'> & { tls: TlsIdentity; hostname: string; limits: SmtpLimits },
+): SubmissionServer {
   const parser = given.parser ?? workerParser();
-  const deps = { ...given, parser };
+  const deps = { ...given, parser, throttle: new AuthThrottle(given.limits) };
   let underWay = 0;
   const server = new SMTPServer({
     name: deps.hostname,
@@ -78,8 +82,12 @@ export function submissionServer(given: SubmissionDeps & { tls: TlsIdentity; hos
     allowInsecureAuth: true,
     authRequiredMessage: replyLine(replyFor(new GatepostError('missing_api_key'))),
     size: MAX_DATA_BYTES,
+    maxClients: deps.limits.maxClients,
+    socketTimeout: deps.limits.idleTimeoutMs,
     logger: false,
     onConnect(session, callback) {
+      const throttled = deps.throttle.refusal(session.remoteAddress);
+      if (throttled) return callback(asError(throttled));
       // A session-wide list replaces the server's: without AUTH, EHLO does not list it and the
       // command is unknown, so a client cannot send its key before STARTTLS.
       if (!authOffered(session)) session.disabledCommands = ['AUTH'];
@@ -90,7 +98,7 @@ export function submissionServer(given: SubmissionDeps & { tls: TlsIdentity; hos
       callback();
     },
     onAuth(auth, session, callback) {
-      authenticate(deps, { password: auth.password }).then(
+      authenticate(deps, { password: auth.password, session, remoteAddress: session.remoteAddress }).then(
         (answer) => ('sender' in answer ? callback(null, { user: answer.sender }) : callback(asError(answer.reply))),
         callback,
       );

@@ -188,6 +188,19 @@ describe('SMTP submission', () => {
     },
   );
 
+  it('closes a connection at its third failed AUTH: of 300 wrong AUTH PLAIN sent at once, two are answered', async () => {
+    const d = await dialog(suite.gp.smtpPort);
+    await d.say('EHLO client.test');
+    const before = d.chunks.length;
+    d.send(Array.from({ length: 300 }, () => authPlain('gp_live_nope')).join('\r\n'));
+    await d.closed;
+    expect(d.chunks.slice(before).join('').trimEnd().split('\r\n')).toEqual([
+      '535 5.7.8 The API key is unknown or has been revoked.',
+      '535 5.7.8 The API key is unknown or has been revoked.',
+      '421 4.7.0 Too many failed authentications on this connection; closing it.',
+    ]);
+  });
+
   it('accepts AUTH without TLS on loopback', async () => {
     const to = unique('loopback');
     const info = await submission(suite.gp, suite.tenant.sandbox, { requireTLS: false, ignoreTLS: true }).sendMail({
@@ -358,6 +371,55 @@ describe('SMTP submission', () => {
     const refused = await swaks('gp_live_nope');
     expect(refused.code).not.toBe(0);
     expect(refused.out).toContain('535 5.7.8 The API key is unknown or has been revoked.');
+  });
+});
+
+describe('SMTP submission limits', () => {
+  it('refuses an address that failed AUTH too often, until its window ends', async () => {
+    const gp = await startGatepost({ env: { GATEPOST_SMTP_AUTH_FAILURES_PER_ADDRESS: '4' } });
+    try {
+      const t = await gp.tenant();
+      const first = await dialog(gp.smtpPort);
+      await first.say('EHLO client.test');
+      for (const _ of [1, 2]) expect(await first.say(authPlain('gp_live_nope'))).toMatch(/^535 /);
+      expect(await first.say(authPlain('gp_live_nope'))).toMatch(
+        /^421 4\.7\.0 Too many failed authentications on this connection/,
+      );
+      await first.closed;
+      // The fourth failure from 127.0.0.1 closes the address: the right key no longer helps.
+      const second = await dialog(gp.smtpPort);
+      await second.say('EHLO client.test');
+      expect(await second.say(authPlain('gp_live_nope'))).toBe(
+        '421 4.7.0 Too many failed authentications from this address; try again in 15 minutes.',
+      );
+      await second.closed;
+      const third = await dialog(gp.smtpPort);
+      expect(third.chunks.join('')).toMatch(/^421 4\.7\.0 Too many failed authentications from this address/);
+      await third.closed;
+      await expect(submission(gp, t.sandbox).verify()).rejects.toMatchObject({ responseCode: 421 });
+    } finally {
+      await gp.dispose();
+    }
+  });
+
+  it('answers a client over GATEPOST_SMTP_MAX_CLIENTS 421, and closes an idle one after GATEPOST_SMTP_IDLE_TIMEOUT', async () => {
+    const gp = await startGatepost({ env: { GATEPOST_SMTP_MAX_CLIENTS: '2', GATEPOST_SMTP_IDLE_TIMEOUT: '2s' } });
+    try {
+      const [a, b] = [await dialog(gp.smtpPort), await dialog(gp.smtpPort)];
+      const over = await dialog(gp.smtpPort);
+      expect(over.chunks.join('')).toMatch(/^421 .*Too many connected clients/);
+      await over.closed;
+      // Neither a nor b says a word: the server hangs up on both.
+      expect(await a.read()).toMatch(/^421 .*Timeout - closing connection/);
+      expect(await b.read()).toMatch(/^421 .*Timeout - closing connection/);
+      await Promise.all([a.closed, b.closed]);
+      // Their places are free again.
+      const c = await dialog(gp.smtpPort);
+      expect(await c.say('EHLO client.test')).toMatch(/^250 /m);
+      c.close();
+    } finally {
+      await gp.dispose();
+    }
   });
 });
 
