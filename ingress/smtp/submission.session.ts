@@ -8,7 +8,6 @@ import type { KeyRing } from '../../tenancy/keys.ts';
 import type { Envelope } from './submission.drafts.ts';
 import type { AuthThrottle } from './submission.throttle.ts';
 import { inlineParser, type SubmissionParser } from './submission.parser.ts';
-import { simpleSubmission } from './submission.simple.ts';
 import { replies, replyFor, type SmtpReply } from './submission.replies.ts';
 
 export interface SubmissionDeps {
@@ -104,9 +103,7 @@ export async function submit(
     if (data.oversized) {
       throw new GatepostError('message_too_large', `The message is over ${MAX_DATA_BYTES} bytes, the SIZE this server accepts.`);
     }
-    // A simple message is read on the spot; anything else by mailparser, on its thread.
-    const { items, batchKey } =
-      simpleSubmission(data.raw, session.envelope) ?? (await (deps.parser ?? inlineParser).parse(data.raw, session.envelope));
+    const { items, batchKey } = await (deps.parser ?? inlineParser).parse(data.raw, session.envelope);
     const results = await deps.gate.admitAll({ sender: session.sender, ingress: 'smtp', items, batchKey, refusals: 'all' });
     const admitted = results.map((r) => {
       // With refusals 'all' the gate throws any refusal; a refused result would be a gate bug.
