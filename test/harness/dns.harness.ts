@@ -3,7 +3,7 @@
 // queries from a table the test can change at any time; other names get NXDOMAIN.
 import { createSocket } from 'node:dgram';
 import { isIP } from 'node:net';
-import { ipv6Bytes } from '../../webhooks/ssrf.guard.ts';
+import ipaddr from 'ipaddr.js';
 
 export interface DnsAnswers {
   A?: string[];
@@ -23,7 +23,7 @@ export interface DnsServer {
 const TYPE = { A: 1, AAAA: 28 } as const;
 
 function ipBytes(ip: string): Buffer {
-  return isIP(ip) === 4 ? Buffer.from(ip.split('.').map(Number)) : Buffer.from(ipv6Bytes(ip));
+  return isIP(ip) === 4 ? Buffer.from(ip.split('.').map(Number)) : Buffer.from(ipaddr.IPv6.parse(ip).toByteArray());
 }
 
 function answer(query: Buffer, records: DnsServer['records'], asked: string[]): Buffer | null {
