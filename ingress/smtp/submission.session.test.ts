@@ -210,7 +210,10 @@ describe('DATA', () => {
     expect(admitted[0]!.batchKey).toBeUndefined();
     expect(item!.draft.shown).toEqual({ to: [], cc: [] });
     expect(item!.draft.text).toBe('The disk of web-1 is 93% full.\nDashboard: https://status.sender.example/web-1\n');
-    expect(item!.draft.html).toContain('<a href="https://status.sender.example/web-1">');
+    // The html every ingress makes of a text: the text as written, escaped, its line breaks kept.
+    expect(item!.draft.html).toBe(
+      '<div style="white-space: pre-wrap">The disk of web-1 is 93% full.\nDashboard: https://status.sender.example/web-1\n</div>',
+    );
   });
 
   it('counts attachments into the drafts, for the gate to refuse', async () => {
