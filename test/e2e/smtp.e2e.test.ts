@@ -110,8 +110,9 @@ describe('SMTP submission', () => {
     await submission(suite.gp, suite.tenant.live).sendMail({ from: 'app@sender.example', to, subject: 'Text', text });
     const mail = await receivedFor(to);
     expect(mail.parsed.text?.trim()).toBe(text);
+    // The text as the client sent it (nodemailer ends it with a line break), escaped, line breaks kept.
     expect(mail.parsed.html).toContain(
-      '<div style="white-space: pre-wrap">Line one\n\n&lt;b&gt;not bold&lt;/b&gt; &amp; {{kept}} https://example.com/x</div>',
+      '<div style="white-space: pre-wrap">Line one\n\n&lt;b&gt;not bold&lt;/b&gt; &amp; {{kept}} https://example.com/x\n</div>',
     );
     expect(mail.parsed.html).not.toContain('<b>');
   });
