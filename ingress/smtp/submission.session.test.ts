@@ -60,6 +60,7 @@ describe('AUTH', () => {
       expect(authOffered({ secure: false, remoteAddress: address })).toBe(false);
       expect(authOffered({ secure: true, remoteAddress: address })).toBe(true);
     }
+    expect(authOffered({ secure: false, remoteAddress: '' })).toBe(false);
     for (const address of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) {
       expect(authOffered({ secure: false, remoteAddress: address })).toBe(true);
     }

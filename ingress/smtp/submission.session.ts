@@ -38,7 +38,9 @@ function refusal(deps: SubmissionDeps, error: unknown, what: string): SmtpReply 
  * The server neither advertises nor accepts AUTH on a connection where this is false.
  */
 export function authOffered(connection: { secure: boolean; remoteAddress: string }): boolean {
-  return connection.secure || ipaddr.process(connection.remoteAddress).range() === 'loopback';
+  if (connection.secure) return true;
+  // An address smtp-server could not read (a client gone before it was accepted) is no loopback.
+  return ipaddr.isValid(connection.remoteAddress) && ipaddr.process(connection.remoteAddress).range() === 'loopback';
 }
 
 /**

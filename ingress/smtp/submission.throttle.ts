@@ -11,6 +11,7 @@ const MAX_ADDRESSES = 10_000;
 
 /** Whom a failure is counted against: the address, or its /64 for IPv6, which one host usually holds whole. */
 function clientOf(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
   const parsed = ipaddr.process(address);
   return parsed.kind() === 'ipv6' ? `${ipaddr.IPv6.networkAddressFromCIDR(`${address}/64`).toString()}/64` : parsed.toString();
 }
