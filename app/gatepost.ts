@@ -144,7 +144,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const tls = servesApi
     ? await submissionTls({ configured: config.smtpTls, dataDir: config.dataDir, hostname: config.hostname })
     : null;
-  const smtp = tls ? submissionServer({ gate, keys, log, tls, hostname: config.hostname }) : null;
+  const smtp = tls ? submissionServer({ gate, keys, log, tls, hostname: config.hostname, limits: config.smtpLimits }) : null;
 
   await runtime.start();
   const bootstrap = servesApi ? await bootstrapDefaultTenant(catalog, keys, config.hostname) : null;

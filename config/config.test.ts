@@ -39,3 +39,34 @@ describe('loadConfig: webhooks', () => {
     expect(() => loadConfig({ GATEPOST_WEBHOOK_RETRY: 'soon' })).toThrow(/GATEPOST_WEBHOOK_RETRY/);
   });
 });
+
+describe('loadConfig: SMTP submission limits', () => {
+  it('defaults to 100 clients, 30 s idle, 3 failed AUTH a session and 20 an address in 15 minutes', () => {
+    expect(loadConfig({}).smtpLimits).toEqual({
+      maxClients: 100,
+      idleTimeoutMs: 30_000,
+      authFailuresPerSession: 3,
+      authFailuresPerAddress: 20,
+      authFailureWindowMs: 15 * 60_000,
+    });
+  });
+
+  it('reads the environment, and refuses a count that is not a whole number of at least 1', () => {
+    const c = loadConfig({
+      GATEPOST_SMTP_MAX_CLIENTS: '2',
+      GATEPOST_SMTP_IDLE_TIMEOUT: '1s',
+      GATEPOST_SMTP_AUTH_FAILURES: '5',
+      GATEPOST_SMTP_AUTH_FAILURES_PER_ADDRESS: '4',
+      GATEPOST_SMTP_AUTH_FAILURE_WINDOW: '1h',
+    });
+    expect(c.smtpLimits).toEqual({
+      maxClients: 2,
+      idleTimeoutMs: 1000,
+      authFailuresPerSession: 5,
+      authFailuresPerAddress: 4,
+      authFailureWindowMs: 3_600_000,
+    });
+    expect(() => loadConfig({ GATEPOST_SMTP_AUTH_FAILURES: '0' })).toThrow(/GATEPOST_SMTP_AUTH_FAILURES must be/);
+    expect(() => loadConfig({ GATEPOST_SMTP_MAX_CLIENTS: 'many' })).toThrow(/GATEPOST_SMTP_MAX_CLIENTS must be/);
+  });
+});

@@ -28,6 +28,8 @@ export interface Config {
    * generated at start and kept in the data directory.
    */
   smtpTls: { cert: string; key: string } | null;
+  /** What SMTP submission allows a client: connections, idleness and failed AUTH. */
+  smtpLimits: SmtpLimits;
   /** The host name Gatepost names itself by (Message-ID fallback, greetings). */
   hostname: string;
   /** Waits between delivery attempts after a transient failure, in ms. */
@@ -42,6 +44,18 @@ export interface Config {
   webhookTimeoutMs: number;
   /** A webhook endpoint failing with no success this long is disabled, ms. */
   webhookDisableAfterMs: number;
+}
+
+export interface SmtpLimits {
+  /** Connections at once; one more is answered 421 and closed. */
+  maxClients: number;
+  /** A connection that owes a command this long is answered 421 and closed, ms. */
+  idleTimeoutMs: number;
+  /** Failed AUTH a connection may have: the last of them is answered 421 and closes it. */
+  authFailuresPerSession: number;
+  /** Failed AUTH from one address (an IPv6 /64) within `authFailureWindowMs`, after which its connections are refused until the window ends. */
+  authFailuresPerAddress: number;
+  authFailureWindowMs: number;
 }
 
 // About four days in all, as MTAs keep a deferred message (Postfix: 5 days).
@@ -72,6 +86,12 @@ function oneDuration(name: string, text: string): number {
   const [ms, ...more] = parseDurations(name, text);
   if (more.length > 0) throw new Error(`${name}: one duration, not a list`);
   return ms!;
+}
+
+function countOf(name: string, value: string | undefined, fallback: number): number {
+  const count = Number(value ?? fallback);
+  if (!Number.isInteger(count) || count < 1) throw new Error(`${name} must be a whole number of at least 1, not ${value}`);
+  return count;
 }
 
 function portOf(name: string, value: string | undefined, fallback: number): number {
@@ -111,6 +131,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpPort: portOf('GATEPOST_SMTP_PORT', env.GATEPOST_SMTP_PORT, 2587),
     smtpHost: env.GATEPOST_SMTP_HOST ?? host,
     smtpTls: cert && key ? { cert: resolve(cert), key: resolve(key) } : null,
+    smtpLimits: {
+      maxClients: countOf('GATEPOST_SMTP_MAX_CLIENTS', env.GATEPOST_SMTP_MAX_CLIENTS, 100),
+      idleTimeoutMs: oneDuration('GATEPOST_SMTP_IDLE_TIMEOUT', env.GATEPOST_SMTP_IDLE_TIMEOUT ?? '30s'),
+      authFailuresPerSession: countOf('GATEPOST_SMTP_AUTH_FAILURES', env.GATEPOST_SMTP_AUTH_FAILURES, 3),
+      authFailuresPerAddress: countOf('GATEPOST_SMTP_AUTH_FAILURES_PER_ADDRESS', env.GATEPOST_SMTP_AUTH_FAILURES_PER_ADDRESS, 20),
+      authFailureWindowMs: oneDuration('GATEPOST_SMTP_AUTH_FAILURE_WINDOW', env.GATEPOST_SMTP_AUTH_FAILURE_WINDOW ?? '15m'),
+    },
     hostname: env.GATEPOST_HOSTNAME ?? hostname(),
     deliveryRetrySchedule: parseDurations('GATEPOST_DELIVERY_RETRY', env.GATEPOST_DELIVERY_RETRY ?? DEFAULT_RETRY_SCHEDULE),
     dnsServers: dnsServers.length > 0 ? dnsServers : null,

@@ -1,7 +1,7 @@
 // Mailboxes: "Name <local@domain>" or a bare address. Parsing uses nodemailer's parser, the
 // same one that writes the headers, so what we accept is what we can send.
 import addressparser from 'nodemailer/lib/addressparser/index.js';
-import { Memo } from '../lib/memo.ts';
+import { LRUCache } from 'lru-cache';
 
 export interface Mailbox {
   name: string;
@@ -28,11 +28,17 @@ export function isValidAddress(address: string): boolean {
 
 // The same few senders and many recipients come back again and again (every send parses its
 // from, to and copies, some twice): parsed once, answered from here.
-const parsed = new Memo<string, Readonly<Mailbox> | null>(10_000);
+// lru-cache keeps no null: text that is no mailbox is kept as false.
+const parsed = new LRUCache<string, Readonly<Mailbox> | false>({ max: 10_000 });
 
 /** One mailbox, or null when the text is not exactly one valid mailbox. */
 export function parseMailbox(text: string): Readonly<Mailbox> | null {
-  return parsed.get(text, parseUncached);
+  let mailbox = parsed.get(text);
+  if (mailbox === undefined) {
+    mailbox = parseUncached(text) ?? false;
+    parsed.set(text, mailbox);
+  }
+  return mailbox || null;
 }
 
 // Text made only of characters an address may hold, with no name, comment or list around it: what

@@ -33,8 +33,8 @@ export function textFromHtml(html: string): string {
 }
 
 /**
- * The HTML part of a text-only send (every message goes out multipart/alternative): the text with
- * its line breaks kept. Only &, < and > are escaped, so {{placeholders}} still render.
+ * The HTML part of a text-only send, whatever ingress it came by (every message goes out
+ * multipart/alternative): the text with its line breaks kept. Only &, < and > are escaped, so {{placeholders}} still render.
  */
 export function htmlFromText(text: string): string {
   const escaped = text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));

@@ -8,6 +8,8 @@
 // 0x7f.1, short 127.1) are canonicalised by the WHATWG URL parser before they get here; IPv6
 // forms that embed an IPv4 address (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d,
 // NAT64 64:ff9b::/96, 6to4 2002::/16) are judged by the address they embed.
+import ipaddr from 'ipaddr.js';
+import { LRUCache } from 'lru-cache';
 import { BlockList, isIP } from 'node:net';
 import { lookup as systemLookup, Resolver } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
@@ -94,29 +96,6 @@ const V6 = compile(V6_RANGES, 'ipv6');
 const GLOBAL_UNICAST = new BlockList();
 GLOBAL_UNICAST.addSubnet('2000::', 3, 'ipv6');
 
-/** The 16 bytes of an IPv6 address (any textual form, with or without an embedded IPv4 tail). */
-export function ipv6Bytes(ip: string): Uint8Array {
-  if (isIP(ip) !== 6) throw new Error(`not an IPv6 address: ${ip}`);
-  let text = ip;
-  const bytes = new Uint8Array(16);
-  // An embedded dotted IPv4 tail becomes two groups.
-  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (tail) {
-    const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, rest] = text.includes('::') ? (text.split('::') as [string, string]) : [text, null];
-  const headGroups = head ? head.split(':') : [];
-  const restGroups = rest === null ? [] : rest ? rest.split(':') : [];
-  const groups = [...headGroups, ...Array<string>(8 - headGroups.length - restGroups.length).fill('0'), ...restGroups];
-  groups.forEach((g, i) => {
-    const v = parseInt(g, 16);
-    bytes[i * 2] = v >> 8;
-    bytes[i * 2 + 1] = v & 0xff;
-  });
-  return bytes;
-}
-
 const v4At = (b: Uint8Array, i: number) => `${b[i]}.${b[i + 1]}.${b[i + 2]}.${b[i + 3]}`;
 
 /**
@@ -126,7 +105,11 @@ const v4At = (b: Uint8Array, i: number) => `${b[i]}.${b[i + 1]}.${b[i + 2]}.${b[
  */
 export function embeddedIPv4(ip: string): { v4: string; form: string } | null {
   if (isIP(ip) !== 6 || ip.includes('%')) return null;
-  const b = ipv6Bytes(ip);
+  // ipaddr.js reads the shorthand ::a.b.c.d as IPv4-mapped (::ffff:a.b.c.d); it is IPv4-compatible
+  // (RFC 4291 §2.5.5.1), but for :: and ::1, which are IPv6 addresses of their own.
+  const shorthand = /^::(\d+\.\d+\.\d+\.\d+)$/.exec(ip)?.[1];
+  if (shorthand) return shorthand === '0.0.0.0' || shorthand === '0.0.0.1' ? null : { v4: shorthand, form: 'IPv4-compatible' };
+  const b = Uint8Array.from(ipaddr.IPv6.parse(ip).toByteArray());
   const zeros = (from: number, to: number) => b.subarray(from, to).every((x) => x === 0);
   if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return { v4: v4At(b, 12), form: 'IPv4-mapped' };
   // ::a.b.c.d, but not :: and ::1 (unspecified and loopback are IPv6 addresses of their own).
@@ -141,17 +124,17 @@ export function embeddedIPv4(ip: string): { v4: string; form: string } | null {
  * IPv4 address are judged by the IPv4 address they embed.
  */
 export function nonPublicReason(ip: string): string | null {
-  // Judged once per address (a few per endpoint): every attempt asks again.
+  // Judged once per address (a few per endpoint): every attempt asks again. lru-cache keeps no
+  // null, so a public address is kept as ''.
   let why = judged.get(ip);
   if (why === undefined) {
-    why = judge(ip);
-    if (judged.size >= 4096) judged.clear();
+    why = judge(ip) ?? '';
     judged.set(ip, why);
   }
-  return why;
+  return why || null;
 }
 
-const judged = new Map<string, string | null>();
+const judged = new LRUCache<string, string>({ max: 4096 });
 
 function judge(ip: string): string | null {
   const family = isIP(ip);

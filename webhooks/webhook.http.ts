@@ -4,6 +4,7 @@
 // header and the TLS server name (SNI, certificate check) stay the URL's host. Redirects are
 // never followed (a 3xx is an answer like any other non-2xx), the response body is read up to a
 // cap and thrown away, and the whole attempt has one deadline.
+import { LRUCache } from 'lru-cache';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -63,28 +64,26 @@ export class WebhookPoster {
    * Keep-alive agents, one per (pool, scheme, checked address set): a pooled socket only ever goes
    * where a check allowed, and one endpoint's hung requests never queue another's behind them.
    */
-  private readonly agents = new Map<string, http.Agent>();
+  // Past the cap the least recently used goes: not destroyed (requests may be under way on it),
+  // its idle sockets close by the agent's timeout.
+  private readonly agents: LRUCache<string, http.Agent>;
 
   constructor(
     private readonly guard: SsrfGuard,
     private readonly opts: { socketsPerDestination?: number; maxAgents?: number; userAgent?: string } = {},
-  ) {}
+  ) {
+    this.agents = new LRUCache({ max: opts.maxAgents ?? 1024 });
+  }
 
   private agentFor(pool: string, protocol: string, addresses: CheckedAddress[]): http.Agent {
     const key = `${pool}|${protocol}|${addresses.map((a) => a.address).join(',')}`;
     let agent = this.agents.get(key);
-    if (agent) {
-      // Most recently used last, so the first is the one to retire.
-      this.agents.delete(key);
-    } else {
+    if (!agent) {
       const sockets = this.opts.socketsPerDestination ?? 8;
       const options = { keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets, timeout: 30_000 };
       agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-      // Past the cap the least recently used goes: not destroyed (requests may be under way on
-      // it), its idle sockets close by the agent's timeout.
-      if (this.agents.size >= (this.opts.maxAgents ?? 1024)) this.agents.delete(this.agents.keys().next().value!);
+      this.agents.set(key, agent);
     }
-    this.agents.set(key, agent);
     return agent;
   }
 

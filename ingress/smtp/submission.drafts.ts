@@ -5,6 +5,7 @@ import { simpleParser, type AddressObject, type EmailAddress, type ParsedMail } 
 import { invalid, type ErrorDetail } from '../../errors/errors.catalog.ts';
 import type { BatchItem, SendDraft } from '../../gate/gate.ts';
 import { normalizeAddress } from '../../mail/address.ts';
+import { htmlFromText } from '../../mail/content.ts';
 
 export interface Envelope {
   /** MAIL FROM; null for the null sender `<>`. */
@@ -19,9 +20,9 @@ export interface Submission {
 }
 
 export function parseMessage(raw: Buffer): Promise<ParsedMail> {
-  // Gatepost writes the plain-text part from the html itself when there is none; cid: images
-  // would be attachments, which are refused anyway.
-  return simpleParser(raw, { skipHtmlToText: true, skipImageLinks: true });
+  // Gatepost writes the plain-text part from the html itself when there is none, and the html of
+  // a text-only message (htmlFromText); cid: images would be attachments, which are refused anyway.
+  return simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
 }
 
 // Headers that become draft fields, or that Gatepost writes anew when it builds the message
@@ -78,8 +79,8 @@ export function submissionItems(mail: ParsedMail, envelope: Envelope): Submissio
   const from = single('from', mailboxes(mail.from), problems) ?? envelope.mailFrom ?? undefined;
   const replyTo = single('reply_to', mailboxes(mail.replyTo), problems);
   const text = mail.text?.trim() ? mail.text : undefined;
-  // Text-only mail gets mailparser's html of the text: escaped, paragraphs kept, links made links.
-  const html = mail.html || (text ? mail.textAsHtml : undefined);
+  // Text-only mail gets the html every ingress makes of a text: escaped, line breaks kept.
+  const html = mail.html || (text ? htmlFromText(text) : undefined);
   if (!html) problems.push({ field: 'body', message: 'is empty: send a text/plain or text/html part' });
   if (problems.length > 0) throw invalid(problems, 'The message cannot be sent as it is.');
 

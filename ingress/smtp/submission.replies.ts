@@ -55,12 +55,26 @@ export const replies = {
     };
   },
 
-  /** RFC 4954 §6: AUTH that needs TLS, asked for without it. */
-  encryptionRequired: {
-    code: 538,
-    enhanced: '5.7.11',
-    text: 'Encryption required: issue STARTTLS before AUTH (AUTH without TLS is accepted on loopback only).',
+  /** RFC 3207 §4: MAIL on a connection that is not offered AUTH before STARTTLS (see authOffered). */
+  tlsFirst: {
+    code: 530,
+    enhanced: '5.7.0',
+    text: 'Must issue a STARTTLS command first: AUTH is offered over TLS (without it on loopback only), and a message needs AUTH.',
   } satisfies SmtpReply,
+
+  /** A connection's last allowed failed AUTH (issue 20): 421 closes it (RFC 5321 §3.8). */
+  sessionFailures: {
+    code: 421,
+    enhanced: '4.7.0',
+    text: 'Too many failed authentications on this connection; closing it.',
+  } satisfies SmtpReply,
+
+  /** An address that failed AUTH too often lately; its connections are closed until the window ends. */
+  tooManyFailures: (minutes: number): SmtpReply => ({
+    code: 421,
+    enhanced: '4.7.0',
+    text: `Too many failed authentications from this address; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+  }),
 
   /** RFC 5321 §4.5.3.1.10: the client sends the others in another transaction. */
   tooManyRecipients: (max: number): SmtpReply => ({

@@ -8,7 +8,8 @@ import type { KeyRing } from '../../tenancy/keys.ts';
 import { keyRecord } from '../../store/catalog.port.ts';
 import { parseMessage, submissionItems } from './submission.drafts.ts';
 import { replyFor, replyLine } from './submission.replies.ts';
-import { authenticate, checkRecipient, MAX_RECIPIENTS, submit, type SubmissionDeps } from './submission.session.ts';
+import { AuthThrottle } from './submission.throttle.ts';
+import { authenticate, authOffered, checkRecipient, MAX_RECIPIENTS, submit, type SubmissionDeps } from './submission.session.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 
@@ -18,6 +19,8 @@ const sender = (kind: 'live' | 'sandbox' | 'public' = 'live'): Sender => ({
 });
 
 /** A session's dependencies with a gate that records what it is asked and answers as told. */
+const LIMITS = { authFailuresPerSession: 3, authFailuresPerAddress: 5, authFailureWindowMs: 60_000 };
+
 function fakes(gate: Partial<Gate> = {}) {
   const admitted: BatchAdmission[] = [];
   const logged: unknown[] = [];
@@ -44,44 +47,81 @@ function fakes(gate: Partial<Gate> = {}) {
       ...gate,
     },
     log: (_message, error) => void logged.push(error),
+    throttle: new AuthThrottle(LIMITS),
   };
   return { deps, admitted, logged };
 }
 
 describe('AUTH', () => {
-  const auth = (remoteAddress: string, secure = false, password = 'gp_live_k') =>
-    authenticate(fakes().deps, { password, secure, remoteAddress });
+  const auth = (password: string) => authenticate(fakes().deps, { password, session: {}, remoteAddress: '127.0.0.1' });
 
-  it('refuses AUTH without TLS from any address that is not loopback, before looking at the key', async () => {
+  it('is offered over TLS from anywhere, and without TLS on loopback only', () => {
     for (const address of ['203.0.113.9', '2001:db8::1', '::ffff:198.51.100.2', '10.0.0.5']) {
-      expect(await auth(address)).toEqual({
-        reply: {
-          code: 538,
-          enhanced: '5.7.11',
-          text: 'Encryption required: issue STARTTLS before AUTH (AUTH without TLS is accepted on loopback only).',
-        },
-      });
+      expect(authOffered({ secure: false, remoteAddress: address })).toBe(false);
+      expect(authOffered({ secure: true, remoteAddress: address })).toBe(true);
+    }
+    expect(authOffered({ secure: false, remoteAddress: '' })).toBe(false);
+    for (const address of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) {
+      expect(authOffered({ secure: false, remoteAddress: address })).toBe(true);
     }
   });
 
-  it('takes a key over TLS from anywhere, and without TLS on loopback', async () => {
-    for (const [address, secure] of [
-      ['203.0.113.9', true],
-      ['127.0.0.1', false],
-      ['127.8.9.10', false],
-      ['::1', false],
-      ['::ffff:127.0.0.1', false],
-    ] as const) {
-      expect(await auth(address, secure)).toEqual({ sender: sender() });
-    }
+  it('takes a live key', async () => {
+    expect(await auth('gp_live_k')).toEqual({ sender: sender() });
   });
 
   it('answers a wrong, missing or public key with its catalogue reply', async () => {
-    expect(await auth('127.0.0.1', true, 'gp_live_wrong')).toEqual({
+    expect(await auth('gp_live_wrong')).toEqual({
       reply: { code: 535, enhanced: '5.7.8', text: 'The API key is unknown or has been revoked.' },
     });
-    expect(await auth('127.0.0.1', true, '')).toMatchObject({ reply: { code: 530, enhanced: '5.7.0' } });
-    expect(await auth('127.0.0.1', true, 'gp_public_k')).toMatchObject({ reply: { code: 550, enhanced: '5.7.1' } });
+    expect(await auth('')).toMatchObject({ reply: { code: 530, enhanced: '5.7.0' } });
+    expect(await auth('gp_public_k')).toMatchObject({ reply: { code: 550, enhanced: '5.7.1' } });
+  });
+});
+
+describe('failed AUTH', () => {
+  const wrong = { code: 535, enhanced: '5.7.8', text: 'The API key is unknown or has been revoked.' };
+  const closing = { code: 421, enhanced: '4.7.0', text: 'Too many failed authentications on this connection; closing it.' };
+
+  it("closes a connection at its third failure, and refuses an address's connections after its fifth", async () => {
+    const { deps } = fakes();
+    const auth = (session: object, password = 'gp_live_wrong', remoteAddress = '203.0.113.9') =>
+      authenticate(deps, { password, session, remoteAddress });
+    const first = {};
+    expect(await auth(first)).toEqual({ reply: wrong });
+    expect(await auth(first)).toEqual({ reply: wrong });
+    expect(await auth(first)).toEqual({ reply: closing });
+    const second = {};
+    expect(await auth(second)).toEqual({ reply: wrong });
+    // The fifth failure from the address: it is refused from here, the right key included.
+    expect(await auth(second)).toMatchObject({
+      reply: { code: 421, text: /^Too many failed authentications from this address; try again in 1 minute\.$/ },
+    });
+    expect(deps.throttle.refusal('203.0.113.9')).toMatchObject({ code: 421, enhanced: '4.7.0' });
+    expect(await auth({}, 'gp_live_k')).toMatchObject({ reply: { code: 421 } });
+    // Others are not.
+    expect(await auth({}, 'gp_live_k', '203.0.113.10')).toEqual({ sender: sender() });
+  });
+
+  it('counts an IPv6 /64 as one address', async () => {
+    const { deps } = fakes();
+    for (let i = 1; i <= LIMITS.authFailuresPerAddress; i++) {
+      await authenticate(deps, { password: 'gp_live_wrong', session: {}, remoteAddress: `2001:db8:1:2::${i}` });
+    }
+    expect(deps.throttle.refusal('2001:db8:1:2:ffff::9')).toMatchObject({ code: 421 });
+    expect(deps.throttle.refusal('2001:db8:1:3::1')).toBeNull();
+  });
+
+  it('does not count a failure of ours', async () => {
+    const { deps } = fakes();
+    deps.keys = { resolve: () => Promise.reject(new Error('catalog down')) } as unknown as KeyRing;
+    const session = {};
+    for (let i = 0; i < LIMITS.authFailuresPerSession; i++) {
+      expect(await authenticate(deps, { password: 'gp_live_k', session, remoteAddress: '203.0.113.9' })).toMatchObject({
+        reply: { code: 451 },
+      });
+    }
+    expect(deps.throttle.refusal('203.0.113.9')).toBeNull();
   });
 });
 
@@ -171,7 +211,10 @@ describe('DATA', () => {
     expect(admitted[0]!.batchKey).toBeUndefined();
     expect(item!.draft.shown).toEqual({ to: [], cc: [] });
     expect(item!.draft.text).toBe('The disk of web-1 is 93% full.\nDashboard: https://status.sender.example/web-1\n');
-    expect(item!.draft.html).toContain('<a href="https://status.sender.example/web-1">');
+    // The html every ingress makes of a text: the text as written, escaped, its line breaks kept.
+    expect(item!.draft.html).toBe(
+      '<div style="white-space: pre-wrap">The disk of web-1 is 93% full.\nDashboard: https://status.sender.example/web-1\n</div>',
+    );
   });
 
   it('counts attachments into the drafts, for the gate to refuse', async () => {

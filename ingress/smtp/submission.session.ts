@@ -1,18 +1,21 @@
 // The SMTP verbs of a submission session as plain functions that answer replies, so each is
 // tested without a socket (STYLE 7); submission.smtp.ts hands them smtp-server's hooks.
+import ipaddr from 'ipaddr.js';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate, Sender } from '../../gate/gate.ts';
 import { isValidAddress } from '../../mail/address.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
 import type { Envelope } from './submission.drafts.ts';
+import type { AuthThrottle } from './submission.throttle.ts';
 import { inlineParser, type SubmissionParser } from './submission.parser.ts';
-import { simpleSubmission } from './submission.simple.ts';
 import { replies, replyFor, type SmtpReply } from './submission.replies.ts';
 
 export interface SubmissionDeps {
   gate: Gate;
   keys: KeyRing;
   log: (message: string, error?: unknown) => void;
+  /** Counts failed AUTH, per connection and per address. */
+  throttle: AuthThrottle;
   /** Where DATA is parsed into drafts; the calling thread unless given (the server gives a thread of its own). */
   parser?: SubmissionParser;
 }
@@ -29,16 +32,27 @@ function refusal(deps: SubmissionDeps, error: unknown, what: string): SmtpReply 
   return replies.failed;
 }
 
-function isLoopback(address: string): boolean {
-  return /^(::ffff:)?127\./i.test(address) || address === '::1';
+/**
+ * Whether a connection may AUTH: over TLS, or without it from loopback only, so that a client
+ * that does not insist on STARTTLS never sends its API key in clear across a network (issue 20).
+ * The server neither advertises nor accepts AUTH on a connection where this is false.
+ */
+export function authOffered(connection: { secure: boolean; remoteAddress: string }): boolean {
+  if (connection.secure) return true;
+  // An address smtp-server could not read (a client gone before it was accepted) is no loopback.
+  return ipaddr.isValid(connection.remoteAddress) && ipaddr.process(connection.remoteAddress).range() === 'loopback';
 }
 
-/** AUTH PLAIN or LOGIN: any user name, a Gatepost API key as the password, over TLS unless on loopback. */
+/**
+ * AUTH PLAIN or LOGIN (where authOffered): any user name, a Gatepost API key as the password.
+ * A refused key counts against the session and its address (AuthThrottle); a failure of ours does not.
+ */
 export async function authenticate(
   deps: SubmissionDeps,
-  auth: { password: string | null | undefined; secure: boolean; remoteAddress: string },
+  auth: { password: string | null | undefined; session: object; remoteAddress: string },
 ): Promise<{ sender: Sender } | { reply: SmtpReply }> {
-  if (!auth.secure && !isLoopback(auth.remoteAddress)) return { reply: replies.encryptionRequired };
+  const throttled = deps.throttle.refusal(auth.remoteAddress);
+  if (throttled) return { reply: throttled };
   try {
     if (!auth.password) throw new GatepostError('missing_api_key');
     const sender = await deps.keys.resolve(auth.password);
@@ -50,7 +64,8 @@ export async function authenticate(
     }
     return { sender };
   } catch (error) {
-    return { reply: refusal(deps, error, 'AUTH') };
+    const reply = refusal(deps, error, 'AUTH');
+    return { reply: reply.code >= 500 ? (deps.throttle.failed(auth.session, auth.remoteAddress) ?? reply) : reply };
   }
 }
 
@@ -90,9 +105,7 @@ export async function submit(
     if (data.oversized) {
       throw new GatepostError('message_too_large', `The message is over ${MAX_DATA_BYTES} bytes, the SIZE this server accepts.`);
     }
-    // A simple message is read on the spot; anything else by mailparser, on its thread.
-    const { items, batchKey } =
-      simpleSubmission(data.raw, session.envelope) ?? (await (deps.parser ?? inlineParser).parse(data.raw, session.envelope));
+    const { items, batchKey } = await (deps.parser ?? inlineParser).parse(data.raw, session.envelope);
     const results = await deps.gate.admitAll({ sender: session.sender, ingress: 'smtp', items, batchKey, refusals: 'all' });
     const admitted = results.map((r) => {
       // With refusals 'all' the gate throws any refusal; a refused result would be a gate bug.

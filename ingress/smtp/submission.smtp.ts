@@ -6,9 +6,11 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Sender } from '../../gate/gate.ts';
 import type { Envelope } from './submission.drafts.ts';
-import { replyFor, replyLine, type SmtpReply } from './submission.replies.ts';
-import { authenticate, checkRecipient, MAX_DATA_BYTES, submit, type SubmissionDeps } from './submission.session.ts';
+import { replies, replyFor, replyLine, type SmtpReply } from './submission.replies.ts';
+import { authenticate, authOffered, checkRecipient, MAX_DATA_BYTES, submit, type SubmissionDeps } from './submission.session.ts';
 import type { TlsIdentity } from './submission.tls.ts';
+import { AuthThrottle } from './submission.throttle.ts';
+import type { SmtpLimits } from '../../config/config.ts';
 import { workerParser } from './submission.parser.ts';
 
 /** How long a drain waits for messages under way before it closes their connections anyway. */
@@ -63,9 +65,11 @@ function coalesceReplies(socket: Socket): void {
   });
 }
 
-export function submissionServer(given: SubmissionDeps & { tls: TlsIdentity; hostname: string }): SubmissionServer {
+export function submissionServer(
+  given: Omit<SubmissionDeps, 'throttle'> & { tls: TlsIdentity; hostname: string; limits: SmtpLimits },
+): SubmissionServer {
   const parser = given.parser ?? workerParser();
-  const deps = { ...given, parser };
+  const deps = { ...given, parser, throttle: new AuthThrottle(given.limits) };
   let underWay = 0;
   const server = new SMTPServer({
     name: deps.hostname,
@@ -73,22 +77,37 @@ export function submissionServer(given: SubmissionDeps & { tls: TlsIdentity; hos
     key: deps.tls.key,
     cert: deps.tls.cert,
     authMethods: ['PLAIN', 'LOGIN'],
-    // Allowed by smtp-server so that loopback clients may AUTH without TLS; onAuth refuses it
-    // from anywhere else (authenticate).
+    // Allowed by smtp-server so that loopback clients may AUTH without TLS; to anyone else AUTH
+    // is neither advertised nor accepted until STARTTLS (onConnect, onSecure).
     allowInsecureAuth: true,
     authRequiredMessage: replyLine(replyFor(new GatepostError('missing_api_key'))),
     size: MAX_DATA_BYTES,
+    maxClients: deps.limits.maxClients,
+    socketTimeout: deps.limits.idleTimeoutMs,
     logger: false,
+    onConnect(session, callback) {
+      const throttled = deps.throttle.refusal(session.remoteAddress);
+      if (throttled) return callback(asError(throttled));
+      // A session-wide list replaces the server's: without AUTH, EHLO does not list it and the
+      // command is unknown, so a client cannot send its key before STARTTLS.
+      if (!authOffered(session)) session.disabledCommands = ['AUTH'];
+      callback();
+    },
+    onSecure(_socket, session, callback) {
+      session.disabledCommands = undefined;
+      callback();
+    },
     onAuth(auth, session, callback) {
-      authenticate(deps, { password: auth.password, secure: session.secure, remoteAddress: session.remoteAddress }).then(
+      authenticate(deps, { password: auth.password, session, remoteAddress: session.remoteAddress }).then(
         (answer) => ('sender' in answer ? callback(null, { user: answer.sender }) : callback(asError(answer.reply))),
         callback,
       );
     },
-    // Nothing to check before the recipients and the message (smtp-server's default answers a
-    // loop turn later, which splits a pipelined MAIL, RCPT and DATA apart).
-    onMailFrom(_address, _session, callback) {
-      callback();
+    // smtp-server asks for AUTH before MAIL only where AUTH is offered; elsewhere it is this hook
+    // that refuses. Nothing else to check before the recipients and the message (smtp-server's
+    // default answers a loop turn later, which splits a pipelined MAIL, RCPT and DATA apart).
+    onMailFrom(_address, session, callback) {
+      callback(session.user ? undefined : asError(replies.tlsFirst));
     },
     onRcptTo(address, session, callback) {
       checkRecipient(deps, senderOf(session), address.address, session.envelope.rcptTo.length).then(

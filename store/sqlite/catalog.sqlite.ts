@@ -1,5 +1,6 @@
 // The catalog on a SQLite file (embedded runtime).
 import type Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import { fileURLToPath } from 'node:url';
 import { openSqlite, type Db } from '../../lib/sqlite.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
@@ -82,7 +83,7 @@ export class SqliteCatalog implements Catalog {
    * Only this process writes the embedded catalog, so a change here is the only way they change;
    * every write of an endpoint forgets its tenant's entry.
    */
-  private readonly enabledWebhooks = new Map<string, WebhookEndpoint[]>();
+  private readonly enabledWebhooks = new LRUCache<string, WebhookEndpoint[]>({ max: MAX_CACHED_TENANTS });
 
   constructor(file: string) {
     this.db = openSqlite(file, fileURLToPath(new URL('./migrations', import.meta.url)));
@@ -336,7 +337,6 @@ export class SqliteCatalog implements Catalog {
           tenantId,
         ) as WebhookRow[]
       ).map(toWebhook);
-      if (this.enabledWebhooks.size >= MAX_CACHED_TENANTS) this.enabledWebhooks.clear();
       this.enabledWebhooks.set(tenantId, enabled);
     }
     return enabled;

@@ -110,8 +110,10 @@ describe('SMTP submission', () => {
     await submission(suite.gp, suite.tenant.live).sendMail({ from: 'app@sender.example', to, subject: 'Text', text });
     const mail = await receivedFor(to);
     expect(mail.parsed.text?.trim()).toBe(text);
-    expect(mail.parsed.html).toContain('&lt;b&gt;not bold&lt;/b&gt; &amp; {{kept}}');
-    expect(mail.parsed.html).toContain('<a href="https://example.com/x">');
+    // The text as the client sent it (nodemailer ends it with a line break), escaped, line breaks kept.
+    expect(mail.parsed.html).toContain(
+      '<div style="white-space: pre-wrap">Line one\n\n&lt;b&gt;not bold&lt;/b&gt; &amp; {{kept}} https://example.com/x\n</div>',
+    );
     expect(mail.parsed.html).not.toContain('<b>');
   });
 
@@ -188,6 +190,19 @@ describe('SMTP submission', () => {
     },
   );
 
+  it('closes a connection at its third failed AUTH: of 300 wrong AUTH PLAIN sent at once, two are answered', async () => {
+    const d = await dialog(suite.gp.smtpPort);
+    await d.say('EHLO client.test');
+    const before = d.chunks.length;
+    d.send(Array.from({ length: 300 }, () => authPlain('gp_live_nope')).join('\r\n'));
+    await d.closed;
+    expect(d.chunks.slice(before).join('').trimEnd().split('\r\n')).toEqual([
+      '535 5.7.8 The API key is unknown or has been revoked.',
+      '535 5.7.8 The API key is unknown or has been revoked.',
+      '421 4.7.0 Too many failed authentications on this connection; closing it.',
+    ]);
+  });
+
   it('accepts AUTH without TLS on loopback', async () => {
     const to = unique('loopback');
     const info = await submission(suite.gp, suite.tenant.sandbox, { requireTLS: false, ignoreTLS: true }).sendMail({
@@ -205,7 +220,7 @@ describe('SMTP submission', () => {
   // SMTP ingress's AUTH policy, which is the same code on both runtimes.
   const netns = spawnSync('unshare', ['-n', 'ip', 'link', 'set', 'lo', 'up']).status === 0;
   it.skipIf(!netns || TEST_RUNTIME === 'dapr')(
-    'refuses AUTH without TLS from an address that is not loopback, and takes it over STARTTLS',
+    'neither offers nor takes AUTH without TLS from an address that is not loopback, and takes it over STARTTLS',
     async () => {
       const probe = spawn(
         'unshare',
@@ -223,10 +238,14 @@ describe('SMTP submission', () => {
       probe.stderr.on('data', (c: Buffer) => (out += c));
       const code = await new Promise((resolve) => probe.on('exit', resolve));
       expect(code, out).toBe(0);
-      const seen = JSON.parse(out.trim().split('\n').at(-1)!) as { ehlo: string; auth: string; sent: string };
-      expect(seen.ehlo).toContain('STARTTLS');
-      expect(seen.auth).toBe(
-        '538 5.7.11 Encryption required: issue STARTTLS before AUTH (AUTH without TLS is accepted on loopback only).',
+      const seen = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, string>;
+      expect(seen.ehlo).toMatch(/^250[ -]STARTTLS$/m);
+      expect(seen.ehlo).not.toContain('AUTH');
+      // Refused at once: AUTH LOGIN does not ask for the user name and password first.
+      expect(seen.authPlain).toMatch(/^500 /);
+      expect(seen.authLogin).toMatch(/^500 /);
+      expect(seen.mail).toBe(
+        '530 5.7.0 Must issue a STARTTLS command first: AUTH is offered over TLS (without it on loopback only), and a message needs AUTH.',
       );
       expect(seen.sent).toMatch(/^250 2\.0\.0 Queued as msg_/);
     },
@@ -354,6 +373,55 @@ describe('SMTP submission', () => {
     const refused = await swaks('gp_live_nope');
     expect(refused.code).not.toBe(0);
     expect(refused.out).toContain('535 5.7.8 The API key is unknown or has been revoked.');
+  });
+});
+
+describe('SMTP submission limits', () => {
+  it('refuses an address that failed AUTH too often, until its window ends', async () => {
+    const gp = await startGatepost({ env: { GATEPOST_SMTP_AUTH_FAILURES_PER_ADDRESS: '4' } });
+    try {
+      const t = await gp.tenant();
+      const first = await dialog(gp.smtpPort);
+      await first.say('EHLO client.test');
+      for (const _ of [1, 2]) expect(await first.say(authPlain('gp_live_nope'))).toMatch(/^535 /);
+      expect(await first.say(authPlain('gp_live_nope'))).toMatch(
+        /^421 4\.7\.0 Too many failed authentications on this connection/,
+      );
+      await first.closed;
+      // The fourth failure from 127.0.0.1 closes the address: the right key no longer helps.
+      const second = await dialog(gp.smtpPort);
+      await second.say('EHLO client.test');
+      expect(await second.say(authPlain('gp_live_nope'))).toBe(
+        '421 4.7.0 Too many failed authentications from this address; try again in 15 minutes.',
+      );
+      await second.closed;
+      const third = await dialog(gp.smtpPort);
+      expect(third.chunks.join('')).toMatch(/^421 4\.7\.0 Too many failed authentications from this address/);
+      await third.closed;
+      await expect(submission(gp, t.sandbox).verify()).rejects.toMatchObject({ responseCode: 421 });
+    } finally {
+      await gp.dispose();
+    }
+  });
+
+  it('answers a client over GATEPOST_SMTP_MAX_CLIENTS 421, and closes an idle one after GATEPOST_SMTP_IDLE_TIMEOUT', async () => {
+    const gp = await startGatepost({ env: { GATEPOST_SMTP_MAX_CLIENTS: '2', GATEPOST_SMTP_IDLE_TIMEOUT: '2s' } });
+    try {
+      const [a, b] = [await dialog(gp.smtpPort), await dialog(gp.smtpPort)];
+      const over = await dialog(gp.smtpPort);
+      expect(over.chunks.join('')).toMatch(/^421 .*Too many connected clients/);
+      await over.closed;
+      // Neither a nor b says a word: the server hangs up on both.
+      expect(await a.read()).toMatch(/^421 .*Timeout - closing connection/);
+      expect(await b.read()).toMatch(/^421 .*Timeout - closing connection/);
+      await Promise.all([a.closed, b.closed]);
+      // Their places are free again.
+      const c = await dialog(gp.smtpPort);
+      expect(await c.say('EHLO client.test')).toMatch(/^250 /m);
+      c.close();
+    } finally {
+      await gp.dispose();
+    }
   });
 });
 

@@ -1,13 +1,16 @@
-// A tiny authoritative DNS server on UDP loopback, for tests that need a host name to resolve to
-// an address of their choosing (GATEPOST_DNS_SERVERS points Gatepost at it). Answers A and AAAA
-// queries from a table the test can change at any time; other names get NXDOMAIN.
+// A small authoritative DNS server on UDP loopback, for tests that need names to resolve as they
+// choose (GATEPOST_DNS_SERVERS points Gatepost at it): A, AAAA, MX and TXT records from a table
+// the test can change at any time; a name not in it gets NXDOMAIN, a type it lacks no answers.
+// dns-packet reads the queries and writes the answers.
+import dnsPacket, { type Answer, type Packet } from 'dns-packet';
 import { createSocket } from 'node:dgram';
-import { isIP } from 'node:net';
-import { ipv6Bytes } from '../../webhooks/ssrf.guard.ts';
 
 export interface DnsAnswers {
   A?: string[];
   AAAA?: string[];
+  MX?: { exchange: string; priority: number }[];
+  /** Each string is one TXT record (a long one is split into 255-byte strings, as RFC 7208 §3.3 has it). */
+  TXT?: string[];
 }
 
 export interface DnsServer {
@@ -20,56 +23,67 @@ export interface DnsServer {
   close(): Promise<void>;
 }
 
-const TYPE = { A: 1, AAAA: 28 } as const;
+/** TTL 0: no resolver keeps an answer, so a test that changes a record is heard at once. */
+const TTL = 0;
 
-function ipBytes(ip: string): Buffer {
-  return isIP(ip) === 4 ? Buffer.from(ip.split('.').map(Number)) : Buffer.from(ipv6Bytes(ip));
+function recordsOf(name: string, type: string, answers: DnsAnswers): Answer[] {
+  const base = { name, ttl: TTL, class: 'IN' as const };
+  switch (type) {
+    case 'A':
+      return (answers.A ?? []).map((data) => ({ ...base, type: 'A', data }));
+    case 'AAAA':
+      return (answers.AAAA ?? []).map((data) => ({ ...base, type: 'AAAA', data }));
+    case 'MX':
+      return (answers.MX ?? []).map(({ exchange, priority }) => ({
+        ...base,
+        type: 'MX',
+        data: { exchange, preference: priority },
+      }));
+    case 'TXT':
+      return (answers.TXT ?? []).map((text) => {
+        const bytes = Buffer.from(text);
+        const strings: Buffer[] = [];
+        for (let at = 0; at < bytes.length || strings.length === 0; at += 255) strings.push(bytes.subarray(at, at + 255));
+        return { ...base, type: 'TXT', data: strings };
+      });
+    default:
+      return [];
+  }
 }
 
-function answer(query: Buffer, records: DnsServer['records'], asked: string[]): Buffer | null {
-  if (query.length < 12) return null;
-  const id = query.readUInt16BE(0);
-  let at = 12;
-  const labels: string[] = [];
-  while (at < query.length && query[at] !== 0) {
-    const len = query[at]!;
-    labels.push(query.subarray(at + 1, at + 1 + len).toString('latin1'));
-    at += 1 + len;
+function reply(query: Packet, records: DnsServer['records'], asked: string[]): Buffer {
+  const question = query.questions?.[0];
+  const answers: Answer[] = [];
+  let known = true;
+  if (question) {
+    const name = question.name.toLowerCase().replace(/\.$/, '');
+    asked.push(`${name} ${question.type}`);
+    const entry = records.get(name);
+    known = entry !== undefined;
+    if (entry) answers.push(...recordsOf(question.name, question.type, typeof entry === 'function' ? entry() : entry));
   }
-  at += 1;
-  const qtype = query.readUInt16BE(at);
-  const question = query.subarray(12, at + 4);
-  const name = labels.join('.').toLowerCase();
-  asked.push(`${name} ${qtype === TYPE.A ? 'A' : qtype === TYPE.AAAA ? 'AAAA' : qtype}`);
-  const entry = records.get(name);
-  const answers = typeof entry === 'function' ? entry() : entry;
-  const ips = !answers ? [] : qtype === TYPE.A ? (answers.A ?? []) : qtype === TYPE.AAAA ? (answers.AAAA ?? []) : [];
-  const header = Buffer.alloc(12);
-  header.writeUInt16BE(id, 0);
-  // QR, AA, RD, RA; RCODE 3 (NXDOMAIN) for a name we do not know.
-  header.writeUInt16BE(0x8580 | (answers ? 0 : 3), 2);
-  header.writeUInt16BE(1, 4);
-  header.writeUInt16BE(ips.length, 6);
-  const records_ = ips.map((ip) => {
-    const data = ipBytes(ip);
-    const rr = Buffer.alloc(12);
-    rr.writeUInt16BE(0xc00c, 0); // the name: a pointer to the question's
-    rr.writeUInt16BE(qtype, 2);
-    rr.writeUInt16BE(1, 4); // class IN
-    rr.writeUInt32BE(0, 6); // TTL 0: never cached
-    rr.writeUInt16BE(data.length, 10);
-    return Buffer.concat([rr, data]);
+  return dnsPacket.encode({
+    id: query.id,
+    type: 'response',
+    // Authoritative, recursion desired and available, NXDOMAIN (rcode 3) for a name not in the table.
+    flags: dnsPacket.AUTHORITATIVE_ANSWER | dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (known ? 0 : 3),
+    questions: query.questions,
+    answers,
   });
-  return Buffer.concat([header, question, ...records_]);
 }
 
 export async function startDns(initial: Record<string, DnsAnswers | (() => DnsAnswers)> = {}): Promise<DnsServer> {
   const socket = createSocket('udp4');
   const records: DnsServer['records'] = new Map(Object.entries(initial));
   const queries: string[] = [];
-  socket.on('message', (msg, rinfo) => {
-    const reply = answer(msg, records, queries);
-    if (reply) socket.send(reply, rinfo.port, rinfo.address);
+  socket.on('message', (message, from) => {
+    let query: Packet;
+    try {
+      query = dnsPacket.decode(message);
+    } catch {
+      return; // not DNS: no answer, as any server
+    }
+    socket.send(reply(query, records, queries), from.port, from.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
   return {

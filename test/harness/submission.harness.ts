@@ -34,12 +34,15 @@ export interface Dialog {
   say(text: string): Promise<string>;
   /** Every chunk read from the socket so far, as it arrived: how the server framed its replies. */
   readonly chunks: readonly string[];
+  /** Settles once the connection has closed, whichever side closed it. */
+  readonly closed: Promise<void>;
   close(): void;
 }
 
 /** A plain SMTP connection, one command at a time; answers once the greeting is read. */
 export async function dialog(port: number, host = '127.0.0.1'): Promise<Dialog> {
   const socket = connect(port, host);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   let buffer = '';
   let waiting: ((reply: string) => void) | null = null;
   const chunks: string[] = [];
@@ -73,6 +76,7 @@ export async function dialog(port: number, host = '127.0.0.1'): Promise<Dialog> 
       return reply;
     },
     chunks,
+    closed,
     close: () => socket.destroy(),
   };
 }

@@ -4,6 +4,7 @@ import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { invalid, type ErrorDetail } from '../../../errors/errors.catalog.ts';
 import type { BatchResult, SendDraft } from '../../../gate/gate.ts';
 import type { Stream } from '../../../actors/message/message.state.ts';
+import { htmlFromText } from '../../../mail/content.ts';
 import { stylePFailure } from './style-p.errors.ts';
 import { MAX_RECIPIENTS, type StylePMessage, type StylePResult, type StylePTemplatedMessage } from './style-p.schema.ts';
 
@@ -23,14 +24,6 @@ export function splitAddresses(list: string | undefined): string[] {
     if (!address) return name;
     return name ? `"${name.replace(/(["\\])/g, '\\$1')}" <${address}>` : address;
   });
-}
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-/** A text-only message still goes out as multipart/alternative: its HTML part shows the text as written. */
-export function textAsHtml(text: string): string {
-  return `<div style="white-space: pre-wrap">${escapeHtml(text)}</div>`;
 }
 
 /** Headers, Metadata and the tracking flags, as mail headers (Postmark's SMTP names for the last two). */
@@ -53,7 +46,7 @@ function headersOf(m: StylePMessage | StylePTemplatedMessage, problems: ErrorDet
 function contentOf(source: StylePSource, problems: ErrorDetail[]): SendDraft {
   if (!source.templated) {
     const { Subject, HtmlBody, TextBody } = source.message;
-    const html = HtmlBody || (TextBody ? textAsHtml(TextBody) : undefined);
+    const html = HtmlBody || (TextBody ? htmlFromText(TextBody) : undefined);
     if (!html) problems.push({ field: 'HtmlBody', message: 'give HtmlBody, TextBody or both' });
     return { subject: Subject, html, text: TextBody || undefined, literal: true };
   }
