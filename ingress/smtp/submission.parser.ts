@@ -2,7 +2,8 @@
 // streams and setImmediate; on the event loop, between the other sessions' work, one 1 KB message
 // took about 5 ms from DATA to drafts and 12 % of the loop's time (bench:ingress profile). On its
 // thread it runs the same code (submission.drafts.ts) and the event loop only posts and receives.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../lib/worker.ts';
 import { GatepostError, type CodedErrorBody } from '../../errors/errors.catalog.ts';
 import { parseMessage, submissionItems, type Envelope, type Submission } from './submission.drafts.ts';
 
@@ -36,7 +37,7 @@ export function workerParser(): SubmissionParser {
   };
 
   const start = (): Worker => {
-    const w = new Worker(new URL('./submission.parser.worker.boot.mjs', import.meta.url));
+    const w = startWorker(import.meta.url, 'submission.parser.worker');
     w.unref();
     w.on('message', (answer: ParseAnswer) => {
       const pending = waiting.get(answer.id);

@@ -5,8 +5,9 @@
 // waits for the disk. Writes are committed in the order they were enqueued, so a turn may read
 // state that an earlier turn wrote but has not yet made durable: if the process dies, the earlier
 // turn is lost too, and neither answer has gone out (answers wait for `durable`).
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { Fifo } from '../../lib/fifo.ts';
+import { startWorker } from '../../lib/worker.ts';
 import type { EncodedWrites } from './committer.apply.ts';
 
 interface Pending {
@@ -66,8 +67,8 @@ export class GroupCommitter {
     this.postEvery = postEvery;
     // The checkpointer asks, the writer restarts the log (checkpointer.worker.ts says why).
     const restartWanted = new Int32Array(new SharedArrayBuffer(4));
-    this.worker = new Worker(new URL('./committer.worker.boot.mjs', import.meta.url), { workerData: { file, restartWanted } });
-    this.checkpointer = new Worker(new URL('./checkpointer.worker.boot.mjs', import.meta.url), {
+    this.worker = startWorker(import.meta.url, 'committer.worker', { workerData: { file, restartWanted } });
+    this.checkpointer = startWorker(import.meta.url, 'checkpointer.worker', {
       workerData: { file, restartFrames: walRestartFrames, restartWanted },
     });
     const opened = (worker: Worker) =>

@@ -2,7 +2,8 @@
 // putCapture resolves, as before; what moves is the commit's fsync, which on the event loop took
 // about a fifth of its time under load (bench:ingress profile). Captures that arrive while a
 // group is being written wait and go together as the next group: one fsync for all of them.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../lib/worker.ts';
 
 /** One row of the captures table: tenant_id, message_id, captured_at, body (JSON). */
 export type CaptureRow = [string, string, string, string];
@@ -57,7 +58,7 @@ export class CaptureWriter {
   /** Started on the first capture: most catalogs (tests, live keys) never write one. */
   private start(): Promise<void> {
     if (this.ready) return this.ready;
-    const worker = new Worker(new URL('./captures.worker.boot.mjs', import.meta.url), { workerData: { file: this.file } });
+    const worker = startWorker(import.meta.url, 'captures.worker', { workerData: { file: this.file } });
     // The thread keeps the process alive only while it has a group to write (see send, written).
     worker.unref();
     this.worker = worker;
