@@ -1,15 +1,21 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
- * Starts the worker thread `name` from the folder of `caller` (the caller's `import.meta.url`).
- * Compiled (`node dist/main.js`), the caller is .js and so is its worker. From the TypeScript
- * sources (vitest, `--import tsx`), a thread inherits no loader on Node 20: it registers tsx
- * first, then loads the .ts.
+ * The module `name` (no extension) in the folder of `caller` (the caller's `import.meta.url`):
+ * compiled (`node dist/main.js`), the caller is .js and so is the module; from the TypeScript
+ * sources (vitest, `--import tsx`), both are .ts.
+ */
+export function moduleBeside(caller: string, name: string): URL {
+  return new URL(`./${name}.${caller.endsWith('.js') ? 'js' : 'ts'}`, caller);
+}
+
+/**
+ * Starts the worker thread `name` from the folder of `caller`. From the sources, a thread
+ * inherits no loader on Node 20: it registers tsx first, then loads the .ts.
  */
 export function startWorker(caller: string, name: string, options?: WorkerOptions): Worker {
-  if (caller.endsWith('.js')) return new Worker(new URL(`./${name}.js`, caller), options);
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const source = JSON.stringify(new URL(`./${name}.ts`, caller).href);
-  const boot = `import { register } from ${tsx}; register(); await import(${source});`;
+  const file = moduleBeside(caller, name);
+  if (file.pathname.endsWith('.js')) return new Worker(file, options);
+  const boot = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register(); await import(${JSON.stringify(file.href)});`;
   return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), options);
 }

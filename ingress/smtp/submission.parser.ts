@@ -71,7 +71,7 @@ export function workerParser(): SubmissionParser {
       const w = worker;
       worker = null;
       if (w) {
-        // Referenced until it has stopped, as the capture writer is (captures.writer.ts, close).
+        // Referenced until it has stopped, as the group committer's threads are (lib/committer.ts, close).
         w.ref();
         await w.terminate();
       }
