@@ -99,6 +99,9 @@ export class GroupCommitter {
         worker.once('error', reject);
       });
     this.ready = Promise.all([opened(this.worker), opened(this.checkpointer)]).then(() => undefined);
+    // A thread that cannot open the store also fails the committer (below), which is what a
+    // committer nobody awaits `ready` on (the capture inbox) hears of it by.
+    this.ready.catch(() => undefined);
     // A failed checkpoint loses nothing (the log keeps every commit), but the log would then grow
     // without end: it stops the runtime, as a failed commit does.
     this.checkpointer.on('error', (error) => this.onFatal(error));
