@@ -1,7 +1,6 @@
 // The composition root: builds one Gatepost from a Config (no singletons, so a test can run two).
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import pkg from '../package.json' with { type: 'json' };
 import type { Config } from '../config/config.ts';
 import type { ActorRuntime } from '../runtime/runtime.port.ts';
 import { EmbeddedRuntime } from '../runtime/embedded/runtime.sqlite.ts';
@@ -41,9 +40,7 @@ export interface Gatepost {
   stop(): Promise<void>;
 }
 
-const VERSION = (
-  JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { version: string }
-).version;
+const VERSION = pkg.version;
 
 const log = (message: string, error?: unknown) => console.error(`[gatepost] ${message}`, error ?? '');
 

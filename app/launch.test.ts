@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { NODE_ARGS } from './launch.ts';
+import { V8_FLAGS } from './launch.ts';
 
 describe('launch', () => {
-  it('npm start runs main.ts with the arguments the harness and the benchmarks use', () => {
+  it('npm start builds, then runs the compiled main.js with the V8 flags the harness and the benchmarks use', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    expect(pkg.scripts.start).toBe(['node', ...NODE_ARGS, 'main.ts'].join(' '));
+    expect(pkg.scripts.prestart).toBe('npm run -s build');
+    expect(pkg.scripts.start).toBe(['node', ...V8_FLAGS, 'dist/main.js'].join(' '));
   });
 });

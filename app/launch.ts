@@ -1,6 +1,7 @@
-// How a Gatepost process is started on the embedded runtime: `npm start` runs
-// `node ${NODE_ARGS} main.ts` (app/launch.test.ts holds them to it), and the test harness and the
-// benchmarks start it with the same arguments, so they measure what an operator runs.
+// How a Gatepost process is started on the embedded runtime: `npm start` builds dist/ and runs
+// `node ${V8_FLAGS} dist/main.js` (app/launch.test.ts holds it to that); the test harness and the
+// benchmarks run the TypeScript sources with the same V8 flags, `node ${NODE_ARGS} main.ts`, so
+// they measure what an operator runs.
 
 /**
  * V8 flags. A young generation of 64 MiB a semi-space, not 16: each send's objects live a few
@@ -11,5 +12,5 @@
  */
 export const V8_FLAGS = ['--max-semi-space-size=64'];
 
-/** Everything between `node` and `main.ts`. */
+/** Everything between `node` and a TypeScript entry point (main.ts): the V8 flags and tsx. */
 export const NODE_ARGS = [...V8_FLAGS, '--import', 'tsx'];

@@ -3,11 +3,12 @@
 // helm/helm.sh, which builds it once from the helm.sh/helm/v3 Go module (minutes the first
 // time, then cached outside the repository), or from GATEPOST_HELM.
 import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 
 const run = promisify(execFile);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -60,6 +61,16 @@ const annotations = (deployment: Obj): Record<string, string> => deployment.spec
 const envOf = (deployment: Obj): Map<string, Obj> =>
   new Map((container(deployment).env as Obj[]).map((e) => [e.name as string, e]));
 
+describe('the image the chart runs', () => {
+  it('starts with the command the Dockerfile gives it', () => {
+    const values = parse(readFileSync(join(CHART, 'values.yaml'), 'utf8')) as Obj;
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
+    expect(cmd, 'the Dockerfile has a CMD in exec form').toBeDefined();
+    expect(values.command).toEqual(JSON.parse(cmd!));
+    expect(values.image.repository).toBe('gatepost');
+  });
+});
+
 describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost', () => {
   beforeAll(() => {
     // Builds helm on the first run (module download and build), then prints the cached path.
@@ -100,7 +111,7 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       expect(a['checksum/secret']).toMatch(/^[0-9a-f]{64}$/);
       const c = container(deployment);
       expect(c.image).toBe('gatepost:0.1.0');
-      expect(c.command).toEqual(['node', '--import', 'tsx', 'main.ts']);
+      expect(c.command).toEqual(['node', 'dist/main.js']);
       expect(c.resources.requests).toEqual({ cpu: '250m', memory: '256Mi' });
       expect(c.resources.limits).toEqual({ cpu: '1', memory: '512Mi' });
       const env = envOf(deployment);

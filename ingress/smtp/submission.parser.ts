@@ -4,7 +4,8 @@
 // of the loop's time (bench:ingress profile), time HTTP requests and deliveries would wait for.
 // On its thread it runs the same code (submission.drafts.ts) and the event loop only posts and
 // receives.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../lib/worker.ts';
 import { GatepostError, type CodedErrorBody } from '../../errors/errors.catalog.ts';
 import { parseMessage, submissionItems, type Envelope, type Submission } from './submission.drafts.ts';
 
@@ -38,7 +39,7 @@ export function workerParser(): SubmissionParser {
   };
 
   const start = (): Worker => {
-    const w = new Worker(new URL('./submission.parser.worker.boot.mjs', import.meta.url));
+    const w = startWorker(import.meta.url, 'submission.parser.worker');
     w.unref();
     w.on('message', (answer: ParseAnswer) => {
       const pending = waiting.get(answer.id);
@@ -72,7 +73,7 @@ export function workerParser(): SubmissionParser {
       const w = worker;
       worker = null;
       if (w) {
-        // Referenced until it has stopped, as the capture writer is (captures.writer.ts, close).
+        // Referenced until it has stopped, as the group committer's threads are (lib/committer.ts, close).
         w.ref();
         await w.terminate();
       }

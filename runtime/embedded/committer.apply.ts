@@ -1,6 +1,10 @@
-// Applying a group of writes to the actor store in one transaction: what the writer thread runs.
-// Later writes to the same key win, so each key is written once per group.
+// Applying a group of writes to the actor store in one transaction: what the writer thread
+// (lib/committer.worker.ts) runs. Later writes to the same key win, so each key is written once
+// per group.
+import type { Applier, EncodedWrites } from '../../lib/committer.ts';
 import type { Db } from '../../lib/sqlite.ts';
+
+export type { EncodedWrites };
 
 export type Write =
   | { kind: 'state'; actorType: string; actorId: string; key: string; value: string | null }
@@ -9,13 +13,10 @@ export type Write =
   | { kind: 'outbox'; seq: number; deliveryId: string; topic: string; data: string }
   | { kind: 'outboxDone'; seq: number };
 
-/**
- * Writes as they are posted to the writer thread: one flat array, each write its kind's code and
- * then its fields in a fixed order. Cloning one array of strings and numbers costs the event loop
- * about half what cloning an object a write does (each object's property names are written out
- * again); the event loop is what sets Gatepost's pace.
- */
-export type EncodedWrites = (string | number | null)[];
+// Writes as they are posted to the writer thread: one flat array, each write its kind's code and
+// then its fields in a fixed order. Cloning one array of strings and numbers costs the event loop
+// about half what cloning an object a write does (each object's property names are written out
+// again); the event loop is what sets Gatepost's pace.
 
 type Kind = Write['kind'];
 type Field = string | number | null;
@@ -123,3 +124,9 @@ export function writeApplier(db: Db): (writes: Write[]) => void {
     }
   });
 }
+
+/** The writer thread's entry (lib/committer.ts): a group's encoded writes, decoded and applied. */
+export const applier: Applier = (db) => {
+  const apply = writeApplier(db);
+  return (writes) => apply(decodeWrites(writes));
+};

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../lib/sqlite.ts';
 import { encode } from './committer.apply.ts';
-import { GroupCommitter } from './committer.ts';
+import { GroupCommitter } from '../../lib/committer.ts';
+import { moduleBeside } from '../../lib/worker.ts';
 import { MIGRATIONS_DIR } from './runtime.sqlite.ts';
 
 let cleanup: (() => Promise<void>) | null = null;
@@ -20,7 +21,14 @@ async function committerOnFreshFile(postEvery?: number) {
   const dir = mkdtempSync(join(tmpdir(), 'gatepost-committer-'));
   const file = join(dir, 'actors.sqlite');
   openSqlite(file, MIGRATIONS_DIR).close();
-  const committer = new GroupCommitter(file, (error) => expect.fail(String(error)), { postEvery });
+  const committer = new GroupCommitter(
+    file,
+    moduleBeside(import.meta.url, 'committer.apply'),
+    (error) => expect.fail(String(error)),
+    {
+      postEvery,
+    },
+  );
   await committer.ready;
   const reader = new Database(file, { readonly: true });
   cleanup = async () => {

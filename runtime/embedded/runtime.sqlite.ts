@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../runtime.port.ts';
 import { TurnRecorder } from '../turn.recorder.ts';
 import { openSqlite, type Db } from '../../lib/sqlite.ts';
-import { GroupCommitter } from './committer.ts';
+import { GroupCommitter } from '../../lib/committer.ts';
+import { moduleBeside } from '../../lib/worker.ts';
 import { encode, type EncodedWrites } from './committer.apply.ts';
 import { ReminderClock, reminderKey, type DueReminder } from './reminders.ts';
 import { OutboxDispatcher, type OutboxRow } from './outbox.ts';
@@ -114,6 +115,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     this.reminderConcurrency = opts.reminderConcurrency ?? 256;
     this.committer = new GroupCommitter(
       opts.file,
+      moduleBeside(import.meta.url, 'committer.apply'),
       (error) => {
         this.log('fatal: the actor store could not commit; stopping', error);
         process.exitCode = 1;

@@ -1,7 +1,9 @@
 // The catalog contract against SQLite: a fresh file in a temporary directory, removed afterwards.
+import Database from 'better-sqlite3';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect, it } from 'vitest';
 import { catalogContract } from '../catalog.contract.ts';
 import { SqliteCatalog } from './catalog.sqlite.ts';
 
@@ -15,4 +17,38 @@ catalogContract('SQLite', async () => {
       await rm(dir, { recursive: true, force: true });
     },
   };
+});
+
+// Captures go through the group-commit writer (lib/committer.ts); a commit that fails refuses its
+// captures, and the next capture starts a new writer.
+it('refuses the captures of a failed commit, and captures again once the store can take them', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'gatepost-catalog-'));
+  const file = join(dir, 'catalog.db');
+  const catalog = new SqliteCatalog(file);
+  const other = new Database(file);
+  const capture = (message_id: string) =>
+    catalog.putCapture({
+      message_id,
+      tenant_id: 'ten_a',
+      from: 'a@sender.example',
+      to: 'b@example.com',
+      subject: 'S',
+      html: '<p>h</p>',
+      text: null,
+      headers: {},
+      captured_at: new Date().toISOString(),
+    });
+  const ids = async () => (await catalog.listCaptures('ten_a', { limit: 10 })).data.map((c) => c.message_id).sort();
+  try {
+    await capture('msg_1');
+    other.exec('ALTER TABLE captures RENAME TO captures_away');
+    await expect(capture('msg_2')).rejects.toThrow(/could not commit/);
+    other.exec('ALTER TABLE captures_away RENAME TO captures');
+    await capture('msg_3');
+    expect(await ids()).toEqual(['msg_1', 'msg_3']);
+  } finally {
+    other.close();
+    await catalog.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -3,6 +3,8 @@ import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { fileURLToPath } from 'node:url';
 import { openSqlite, type Db } from '../../lib/sqlite.ts';
+import { GroupCommitter } from '../../lib/committer.ts';
+import { moduleBeside } from '../../lib/worker.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
   ApiKey,
@@ -23,7 +25,7 @@ import type {
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
-import { CaptureWriter } from './captures.writer.ts';
+import { captureWrites } from './captures.apply.ts';
 import { applyWebhookPatch, disabledEndpoint, newEndpoint, rotatedEndpoint } from '../webhooks.patch.ts';
 
 interface TenantRow {
@@ -77,7 +79,8 @@ const MAX_CACHED_TENANTS = 10_000;
 export class SqliteCatalog implements Catalog {
   private readonly db: Db;
   private readonly statements = new Map<string, Database.Statement>();
-  private readonly captures: CaptureWriter;
+  /** The capture inbox's writer, started on the first capture: most catalogs (tests, live keys) never write one. */
+  private captures: GroupCommitter | null = null;
   /**
    * Each tenant's enabled endpoints, as `webhooksFor` answers them for every lifecycle event.
    * Only this process writes the embedded catalog, so a change here is the only way they change;
@@ -85,9 +88,8 @@ export class SqliteCatalog implements Catalog {
    */
   private readonly enabledWebhooks = new LRUCache<string, WebhookEndpoint[]>({ max: MAX_CACHED_TENANTS });
 
-  constructor(file: string) {
+  constructor(private readonly file: string) {
     this.db = openSqlite(file, fileURLToPath(new URL('./migrations', import.meta.url)));
-    this.captures = new CaptureWriter(file);
   }
 
   /** A prepared statement, prepared once per SQL text. */
@@ -275,7 +277,20 @@ export class SqliteCatalog implements Catalog {
 
   /** Durable once it resolves; captures arriving together share one commit, on the writer's thread. */
   putCapture(c: CapturedMessage): Promise<void> {
-    return this.captures.put([c.tenant_id, c.message_id, c.captured_at, JSON.stringify(c)]);
+    const writer = this.captureWriter();
+    return writer.durable(writer.enqueue(captureWrites(c)));
+  }
+
+  private captureWriter(): GroupCommitter {
+    if (this.captures) return this.captures;
+    const writer = new GroupCommitter(this.file, moduleBeside(import.meta.url, 'captures.apply'), () => {
+      // The captures of the failed commit are refused (their callers retry); the next capture
+      // starts a new writer.
+      if (this.captures === writer) this.captures = null;
+      void writer.close();
+    });
+    this.captures = writer;
+    return writer;
   }
 
   async listCaptures(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<CapturedMessage>> {
@@ -381,7 +396,8 @@ export class SqliteCatalog implements Catalog {
   }
 
   async close(): Promise<void> {
-    await this.captures.close();
+    await this.captures?.close();
+    this.captures = null;
     this.db.close();
   }
 }

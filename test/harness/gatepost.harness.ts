@@ -1,11 +1,11 @@
-// Starts a real Gatepost process (node main.ts) on a fresh or given data directory, and talks
-// to it over HTTP. Tests kill it (SIGKILL), drain it (SIGTERM) and restart it on the same data.
+// Starts a real Gatepost process (node main.ts, or the build's dist/main.js) on a fresh or given
+// data directory, and talks to it over HTTP. Tests kill it (SIGKILL), drain it (SIGTERM) and restart it on the same data.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { DaprCluster } from '../../dapr/cluster/cluster.ts';
-import { NODE_ARGS } from '../../app/launch.ts';
+import { NODE_ARGS, V8_FLAGS } from '../../app/launch.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,8 @@ export interface StartOptions {
   dataDir?: string;
   relayUrl?: string | null;
   env?: Record<string, string>;
+  /** Embedded only: run `npm run build`'s dist/main.js, as `npm start` and the image do, not the sources. */
+  compiled?: boolean;
 }
 
 export interface HttpAnswer<T = any> {
@@ -123,7 +125,7 @@ export abstract class GatepostProcess extends GatepostClient {
   abstract catalogRows(table: string): Promise<unknown[]>;
 }
 
-/** The embedded runtime: one `node main.ts` on a data directory. */
+/** The embedded runtime: one `node main.ts` (or `node dist/main.js`) on a data directory. */
 class EmbeddedProcess extends GatepostProcess {
   private child: ChildProcess | null = null;
   private exited: Promise<number | null> = Promise.resolve(null);
@@ -131,13 +133,15 @@ class EmbeddedProcess extends GatepostProcess {
   constructor(
     readonly dataDir: string,
     readonly env: Record<string, string>,
+    private readonly compiled = false,
   ) {
     super();
   }
 
   async start(): Promise<void> {
     this.output = '';
-    const child = spawn(process.execPath, [...NODE_ARGS, 'main.ts'], {
+    const args = this.compiled ? [...V8_FLAGS, 'dist/main.js'] : [...NODE_ARGS, 'main.ts'];
+    const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env: { ...process.env, ...this.env, PORT: '0', HOST: '127.0.0.1', GATEPOST_DATA_DIR: this.dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -299,7 +303,7 @@ export async function startGatepost(opts: StartOptions = {}): Promise<GatepostPr
     ...opts.env,
   };
   if (opts.relayUrl) env.GATEPOST_SMTP_RELAY = opts.relayUrl;
-  const gp = TEST_RUNTIME === 'dapr' ? new DaprProcess(env) : new EmbeddedProcess(opts.dataDir ?? tempDir(), env);
+  const gp = TEST_RUNTIME === 'dapr' ? new DaprProcess(env) : new EmbeddedProcess(opts.dataDir ?? tempDir(), env, opts.compiled);
   await gp.start();
   return gp;
 }

@@ -1,9 +1,9 @@
-// The checkpointer thread: copies the actor store's write-ahead log back into the database file
+// The checkpointer thread: copies the store's write-ahead log back into the database file
 // on a connection of its own, every CHECKPOINT_MS. The writer thread's connection does no
 // checkpoints of its own accord (wal_autocheckpoint = 0): one run inside a commit held that
 // commit's answer, and every commit queued behind it, for the whole copy and its fsync.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSqlite } from '../../lib/sqlite.ts';
+import { openSqlite } from './sqlite.ts';
 
 const CHECKPOINT_MS = 250;
 

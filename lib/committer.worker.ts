@@ -1,16 +1,15 @@
-// The writer thread: owns the actor store's write connection. Whatever was posted while it was
-// committing is committed next, all of it as one transaction and one fsync, while the event loop
-// goes on serving requests.
+// The writer thread: owns a store's write connection. Whatever was posted while it was committing
+// is committed next, all of it as one transaction and one fsync, while the event loop goes on
+// serving requests. What the writes mean is the applier module's (committer.ts).
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import { openSqlite } from '../../lib/sqlite.ts';
-import { decodeWrites, writeApplier } from './committer.apply.ts';
-import type { Committed, Posted } from './committer.ts';
+import { openSqlite } from './sqlite.ts';
+import type { Applier, Committed, Posted } from './committer.ts';
 
-const { file, restartWanted } = workerData as { file: string; restartWanted: Int32Array };
+const { file, applier, restartWanted } = workerData as { file: string; applier: string; restartWanted: Int32Array };
 const db = openSqlite(file, null);
 // Checkpoints run on the checkpointer thread, never inside a commit (checkpointer.worker.ts).
 db.pragma('wal_autocheckpoint = 0');
-const apply = writeApplier(db);
+const apply = ((await import(applier)) as { applier: Applier }).applier(db);
 const port = parentPort as MessagePort;
 port.postMessage({ ready: true });
 
@@ -34,7 +33,7 @@ port.on('message', (first: Posted | 'close') => {
   }
   const seq = posted[posted.length - 1]!.seq;
   try {
-    apply(posted.flatMap((p) => decodeWrites(p.writes)));
+    apply(posted.length === 1 ? first.writes : posted.flatMap((p) => p.writes));
     port.postMessage({ seq } satisfies Committed);
   } catch (error) {
     port.postMessage({ seq, error: String((error as Error).stack ?? error) } satisfies Committed);

@@ -1,13 +1,25 @@
-// Group commit on a writer thread. The writes of each tick's turns are posted to the writer at
-// once (a tick with many, every `postEvery` turns); the writer commits everything that reached
-// it while it was busy as one transaction and one fsync, on the second core, and starts the next
-// as soon as one is done, without waiting for the event loop to answer. The event loop never
-// waits for the disk. Writes are committed in the order they were enqueued, so a turn may read
-// state that an earlier turn wrote but has not yet made durable: if the process dies, the earlier
-// turn is lost too, and neither answer has gone out (answers wait for `durable`).
-import { Worker } from 'node:worker_threads';
-import { Fifo } from '../../lib/fifo.ts';
-import type { EncodedWrites } from './committer.apply.ts';
+// Group commit on a writer thread, for any SQLite file: Gatepost's one writer (the actor store's
+// turns, the capture inbox's captures). The writes of each tick are posted to the writer at once
+// (a tick with many, every `postEvery` enqueues); the writer commits everything that reached it
+// while it was busy as one transaction and one fsync, on the second core, and starts the next as
+// soon as one is done, without waiting for the event loop to answer. The event loop never waits
+// for the disk. Writes are committed in the order they were enqueued, so a turn may read state
+// that an earlier turn wrote but has not yet made durable: if the process dies, the earlier turn
+// is lost too, and neither answer has gone out (answers wait for `durable`).
+//
+// What a write is belongs to the caller: the writer thread loads the caller's applier module
+// (`applier`, its URL), whose `applier(db)` answers the function that applies one group's writes,
+// flat, in one transaction.
+import type { Worker } from 'node:worker_threads';
+import type { Db } from './sqlite.ts';
+import { Fifo } from './fifo.ts';
+import { startWorker } from './worker.ts';
+
+/** One group's writes, as the writer thread is posted them: a flat array (cheap to clone) its applier reads. */
+export type EncodedWrites = (string | number | null)[];
+
+/** What an applier module exports. */
+export type Applier = (db: Db) => (writes: EncodedWrites) => void;
 
 interface Pending {
   seq: number;
@@ -58,24 +70,38 @@ export class GroupCommitter {
   /** Resolves once the writer and checkpointer threads have opened the store. */
   readonly ready: Promise<void>;
 
+  /**
+   * `applier`: the URL of the module the writer thread applies writes with (its export
+   * `applier`, an Applier); `onFatal`: a commit failed, and every later enqueue throws.
+   */
   constructor(
-    file: string,
+    private readonly file: string,
+    applier: URL,
     private readonly onFatal: (error: unknown) => void,
     { walRestartFrames = 4096, postEvery = 16 }: GroupCommitterOptions = {},
   ) {
     this.postEvery = postEvery;
     // The checkpointer asks, the writer restarts the log (checkpointer.worker.ts says why).
     const restartWanted = new Int32Array(new SharedArrayBuffer(4));
-    this.worker = new Worker(new URL('./committer.worker.boot.mjs', import.meta.url), { workerData: { file, restartWanted } });
-    this.checkpointer = new Worker(new URL('./checkpointer.worker.boot.mjs', import.meta.url), {
+    this.worker = startWorker(import.meta.url, 'committer.worker', {
+      workerData: { file, applier: applier.href, restartWanted },
+    });
+    this.checkpointer = startWorker(import.meta.url, 'checkpointer.worker', {
       workerData: { file, restartFrames: walRestartFrames, restartWanted },
     });
+    // The threads keep the process alive only while a group is being written (post, committed)
+    // and while they close: a store nobody writes to holds no process open.
+    this.worker.unref();
+    this.checkpointer.unref();
     const opened = (worker: Worker) =>
       new Promise<void>((resolve, reject) => {
         worker.once('message', () => resolve());
         worker.once('error', reject);
       });
     this.ready = Promise.all([opened(this.worker), opened(this.checkpointer)]).then(() => undefined);
+    // A thread that cannot open the store also fails the committer (below), which is what a
+    // committer nobody awaits `ready` on (the capture inbox) hears of it by.
+    this.ready.catch(() => undefined);
     // A failed checkpoint loses nothing (the log keeps every commit), but the log would then grow
     // without end: it stops the runtime, as a failed commit does.
     this.checkpointer.on('error', (error) => this.onFatal(error));
@@ -94,7 +120,7 @@ export class GroupCommitter {
     return this.groups;
   }
 
-  /** A turn's writes, encoded (committer.apply.ts, `encode`); answers their sequence number. */
+  /** Writes, encoded for the applier; answers their sequence number (for `durable`). */
   enqueue(writes: EncodedWrites, afterCommit?: () => void): number {
     if (this.failure) throw this.failure;
     const seq = ++this.lastEnqueued;
@@ -126,6 +152,7 @@ export class GroupCommitter {
     this.post();
     if (!this.failure && this.posted.length > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
     for (const worker of [this.checkpointer, this.worker]) {
+      worker.ref();
       const closed = new Promise<void>((resolve) => worker.once('message', () => resolve()));
       worker.postMessage('close');
       await closed;
@@ -139,19 +166,23 @@ export class GroupCommitter {
     const writes = this.queuedWrites;
     this.queue = [];
     this.queuedWrites = [];
+    if (this.posted.length === 0) this.worker.ref();
     for (const p of tick) this.posted.push(p);
     this.worker.postMessage({ seq: tick[tick.length - 1]!.seq, writes } satisfies Posted);
   }
 
   private committed({ seq, error }: Committed): void {
-    if (error) return this.fail(new Error(`the actor store could not commit: ${error}`));
+    if (error) return this.fail(new Error(`${this.file} could not commit: ${error}`));
     this.groups++;
     this.lastDurable = seq;
     while (this.posted.length > 0 && this.posted.peek()!.seq <= seq) this.posted.shift()!.afterCommit?.();
     let done = 0;
     while (done < this.waiters.length && this.waiters[done]!.seq <= seq) done++;
     for (const w of this.waiters.splice(0, done)) w.resolve();
-    if (this.posted.length === 0) for (const resolve of this.idle.splice(0)) resolve();
+    if (this.posted.length === 0) {
+      this.worker.unref();
+      for (const resolve of this.idle.splice(0)) resolve();
+    }
   }
 
   private fail(error: unknown): void {
@@ -159,6 +190,7 @@ export class GroupCommitter {
     // The in-memory actor state already reflects these writes; carrying on would let it drift
     // from disk. A failed commit (disk full, I/O error) stops the runtime, as a database would.
     this.failure = error;
+    this.worker.unref();
     for (const w of this.waiters) w.reject(error);
     this.waiters = [];
     for (const resolve of this.idle.splice(0)) resolve();

@@ -1,6 +1,0 @@
-// Worker threads do not inherit the TypeScript loader of their parent (Node 20): register it,
-// then load the capture writer's thread.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('./captures.worker.ts');

@@ -1,0 +1,66 @@
+// The build, as the image runs it: `npm run build`, then `node dist/main.js` (no TypeScript
+// loader) on an empty data directory, as the Dockerfile's final stage does. Every worker thread
+// must load its compiled .js: a send commits (the writer and checkpointer threads), a sandbox
+// send is captured (the capture writer's thread), an SMTP submission is parsed (the parser's).
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_RUNTIME, eventually, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
+import { submission } from '../harness/submission.harness.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+// The image is the embedded start; the Dapr topology runs the sources (dapr/cluster).
+describe.skipIf(TEST_RUNTIME === 'dapr')('the build: node dist/main.js', () => {
+  let gp: GatepostProcess;
+  let sandboxKey = '';
+
+  beforeAll(async () => {
+    await promisify(execFile)('npm', ['run', '-s', 'build'], { cwd: ROOT });
+    // No admin token: the keys are the ones a first start prints, as a person trying it out sees them.
+    gp = await startGatepost({ compiled: true, env: { GATEPOST_ADMIN_TOKEN: '' } });
+    sandboxKey = /sandbox key: (gp_sandbox_\S+)/.exec(gp.output)?.[1] ?? '';
+  }, 180_000);
+  afterAll(() => gp?.dispose());
+
+  const captured = (id: string) =>
+    eventually(async () => {
+      const inbox = await gp.request('GET', '/v1/sandbox/messages', { key: sandboxKey });
+      return JSON.stringify(inbox.body).includes(id);
+    });
+
+  it('answers /healthz and captures a sandbox send with the key its first start printed', async () => {
+    expect(sandboxKey).not.toBe('');
+    expect((await gp.request('GET', '/healthz')).status).toBe(200);
+    const sent = await gp.request('POST', '/v1/emails', {
+      key: sandboxKey,
+      body: {
+        from: 'me@sender.example',
+        to: 'ann@example.com',
+        subject: 'Hello {{name}}',
+        html: '<p>Hi</p>',
+        data: { name: 'Ann' },
+      },
+    });
+    expect(sent.status).toBe(202);
+    expect(sent.body).toMatchObject({ status: 'queued', sandbox: true });
+    expect(await captured(sent.body.id)).toBe(true);
+  });
+
+  it('parses an SMTP submission on its compiled worker thread', async () => {
+    const info = await submission(gp, sandboxKey).sendMail({
+      from: 'me@sender.example',
+      to: 'bob@example.com',
+      subject: 'By SMTP',
+      text: 'Hello',
+    });
+    const id = /msg_[0-9a-z]{26}/.exec(info.response)?.[0] ?? '';
+    expect(id).not.toBe('');
+    expect(await captured(id)).toBe(true);
+  });
+
+  it('drains on SIGTERM and exits 0, every thread closed', async () => {
+    expect(await gp.stop()).toBe(0);
+  });
+});
