@@ -311,12 +311,12 @@ async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft, ingres
     ...(draft.bcc?.length ? { bcc: draft.bcc } : {}),
     ...(draft.shown ? { shown: draft.shown } : {}),
     reply_to: source.reply_to ?? null,
-    subject: fill('subject', source.subject!, data, 'text'),
-    html: fill('html', source.html!, data, 'html'),
-    text: source.text === undefined ? null : fill('text', source.text, data, 'text'),
+    subject: await fill('subject', source.subject!, data, 'text'),
+    html: await fill('html', source.html!, data, 'html'),
+    text: source.text === undefined ? null : await fill('text', source.text, data, 'text'),
     headers: draft.headers ?? {},
   };
 }
 
 /** A literal send's fields, as given: `renderField`'s shape, filling nothing. */
-const literally: typeof renderField = (_field, text) => text;
+const literally: typeof renderField = async (_field, text) => text;
