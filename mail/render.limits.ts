@@ -3,7 +3,10 @@
 // (issue 20, item 3). Each limit refuses the render with `render_limit_exceeded`, naming it.
 import { GatepostError } from '../errors/errors.catalog.ts';
 
-/** A source (subject, html or text) larger than this is refused before it is parsed or cached. */
+/**
+ * A source (subject, html or text) larger than this is refused as `message_too_large` before it is
+ * parsed or cached: the message it renders to would be over the size limit too.
+ */
 export const MAX_SOURCE_CHARS = 1024 * 1024;
 /** Rendered output, counted while {{#each}} runs and again at the end: a message's size limit (1 MiB). */
 export const MAX_OUTPUT_CHARS = 1024 * 1024;
@@ -14,15 +17,22 @@ export const RENDER_DEADLINE_MS = 1_000;
 /** Heap of the render thread: a render that needs more is stopped like one past its deadline. */
 export const RENDER_HEAP_MB = 64;
 
-export type RenderLimit = 'source_size' | 'output_size' | 'iterations' | 'time' | 'memory';
+export type RenderLimit = 'output_size' | 'iterations' | 'time' | 'memory';
 
 const LIMIT_TEXT: Record<RenderLimit, string> = {
-  source_size: `is over ${MAX_SOURCE_CHARS} characters, the largest template source accepted`,
   output_size: `renders to over ${MAX_OUTPUT_CHARS} characters, the largest output a render may give`,
   iterations: `runs over ${MAX_ITERATIONS} {{#each}} iterations, the most one render may take`,
   time: `took over ${RENDER_DEADLINE_MS} ms to render, the longest one render may take`,
   memory: `needed over ${RENDER_HEAP_MB} MB to render, the most one render may use`,
 };
+
+/** The refusal of a source over MAX_SOURCE_CHARS. */
+export function sourceTooLarge(field: string): GatepostError {
+  const message = `The ${field} is over ${MAX_SOURCE_CHARS} characters; the limit of a message is 1 MiB.`;
+  return new GatepostError('message_too_large', message, {
+    details: [{ field, message: `over ${MAX_SOURCE_CHARS} characters` }],
+  });
+}
 
 /** The refusal of a render over `limit`: its message and its detail name the field and the limit. */
 export function overLimit(field: string, limit: RenderLimit): GatepostError {

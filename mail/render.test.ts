@@ -151,11 +151,12 @@ describe('renderField', () => {
     expect(error.details![0]!.message).toMatch(/^output_size: /);
   });
 
-  it('refuses output over the limit from plain placeholders, and a source over the limit before reading it', async () => {
+  it('refuses output over the limit from plain placeholders, and a source over the message limit before reading it', async () => {
     const error = await refusal(renderField('html', '{{x}}{{x}}{{x}}', { x: 'z'.repeat(MAX_OUTPUT_CHARS / 2) }, 'html'));
     expect(error.details![0]!.message).toMatch(/^output_size: /);
     const source = await refusal(renderField('html', `{{x}}${' '.repeat(MAX_SOURCE_CHARS)}`, {}, 'html'));
-    expect(source.details![0]!.message).toMatch(/^source_size: /);
+    expect(source.code).toBe('message_too_large');
+    expect(source.details).toEqual([{ field: 'html', message: `over ${MAX_SOURCE_CHARS} characters` }]);
   });
 
   it('has no log, lookup or inline partials: a template cannot write to the server log', async () => {

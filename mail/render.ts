@@ -4,7 +4,7 @@
 import Handlebars from 'handlebars';
 import { LRUCache } from 'lru-cache';
 import { GatepostError } from '../errors/errors.catalog.ts';
-import { MAX_OUTPUT_CHARS, MAX_SOURCE_CHARS, overLimit } from './render.limits.ts';
+import { MAX_OUTPUT_CHARS, MAX_SOURCE_CHARS, overLimit, sourceTooLarge } from './render.limits.ts';
 import { renderOnThread } from './render.thread.ts';
 
 const hasPlaceholder = (source: string) => source.includes('{{');
@@ -101,7 +101,7 @@ export async function renderField(
   kind: 'html' | 'text',
 ): Promise<string> {
   // Before any work, and before anything is cached: a 15 MB source was kept by the caches.
-  if (source.length > MAX_SOURCE_CHARS) throw overLimit(field, 'source_size');
+  if (source.length > MAX_SOURCE_CHARS) throw sourceTooLarge(field);
   if (!hasPlaceholder(source)) return source;
   const simple = simpleTemplate(source);
   if (simple) {
