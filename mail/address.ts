@@ -1,6 +1,7 @@
 // Mailboxes: "Name <local@domain>" or a bare address. Parsing uses nodemailer's parser, the
 // same one that writes the headers, so what we accept is what we can send.
 import addressparser from 'nodemailer/lib/addressparser/index.js';
+import type { ErrorDetail } from '../errors/errors.catalog.ts';
 import { Memo } from '../lib/memo.ts';
 
 export interface Mailbox {
@@ -72,4 +73,15 @@ export function normalizeAddress(address: string): string {
 
 export function domainOf(address: string): string {
   return address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+}
+
+// C0 controls and DEL. The address parser reads "ann@example.com\r\nBcc: v@example.com" as one
+// mailbox, v@example.com, and drops the rest without a word (issue 20, item 5): refused instead.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** One problem for each address field (by its name as the request gave it) holding a control character. */
+export function controlCharacterProblems(fields: Record<string, string | readonly string[] | undefined>): ErrorDetail[] {
+  return Object.entries(fields)
+    .filter(([, value]) => value !== undefined && [value].flat().some((v) => CONTROL.test(v)))
+    .map(([field]) => ({ field, message: 'holds a control character (CR, LF, NUL, ...)' }));
 }
