@@ -8,6 +8,7 @@ import { canonicalJson } from '../lib/canonical.ts';
 import { derivedId, newId, sha256Hex } from '../lib/ids.ts';
 import { normalizeAddress } from '../mail/address.ts';
 import { renderField } from '../mail/render.ts';
+import { dataDepthProblems } from '../mail/render.limits.ts';
 import type { RenderedContent, ShownRecipients } from '../mail/content.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import type { AdmitArgs, AdmitResult, BatchHold, Stream } from '../actors/message/message.state.ts';
@@ -145,7 +146,11 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
     }
     if (ingress === 'browser') checkBrowserDraft(draft);
     checkAttachments(draft.attachments ?? 0);
-    const problems: ErrorDetail[] = [...checkSendAt(draft.send_at), ...checkHeaders(draft.headers ?? {})];
+    const problems: ErrorDetail[] = [
+      ...checkSendAt(draft.send_at),
+      ...checkHeaders(draft.headers ?? {}),
+      ...dataDepthProblems(draft.data),
+    ];
     if (problems.length > 0) throw invalid(problems);
 
     // The rendered content is checked (checkContent) inside the message actor's admitting turn.

@@ -21,6 +21,12 @@ export function isValidAddress(address: string): boolean {
   const local = address.slice(0, at);
   const domain = address.slice(at + 1);
   if (local.length > 64 || !LOCAL.test(local)) return false;
+  return isDomainName(domain);
+}
+
+/** A host name of at least two labels, ending in a TLD: what may follow the @ of an address. */
+export function isDomainName(domain: string): boolean {
+  if (domain.length > 253) return false;
   const labels = domain.split('.');
   if (labels.length < 2) return false;
   if (!labels.every((l) => LABEL.test(l) || /^xn--[a-z0-9-]+$/i.test(l))) return false;

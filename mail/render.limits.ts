@@ -1,7 +1,8 @@
 // What one render may cost. Templates come from API clients, so a 452-byte request with four
 // nested {{#each}} over 100 items must not be able to spend seconds of CPU or gigabytes of output
 // (issue 20, item 3). Each limit refuses the render with `render_limit_exceeded`, naming it.
-import { GatepostError } from '../errors/errors.catalog.ts';
+import { GatepostError, type ErrorDetail } from '../errors/errors.catalog.ts';
+import { nestsDeeperThan } from '../lib/canonical.ts';
 
 /**
  * A source (subject, html or text) larger than this is refused as `message_too_large` before it is
@@ -16,6 +17,15 @@ export const MAX_ITERATIONS = 10_000;
 export const RENDER_DEADLINE_MS = 1_000;
 /** Heap of the render thread: a render that needs more is stopped like one past its deadline. */
 export const RENDER_HEAP_MB = 64;
+
+/** Merge data nested deeper than this is refused (400) before anything walks it (issue 20, item 9). */
+export const MAX_DATA_DEPTH = 32;
+
+export function dataDepthProblems(data: unknown, field = 'data'): ErrorDetail[] {
+  return nestsDeeperThan(data, MAX_DATA_DEPTH)
+    ? [{ field, message: `nests objects or arrays more than ${MAX_DATA_DEPTH} deep` }]
+    : [];
+}
 
 export type RenderLimit = 'output_size' | 'iterations' | 'time' | 'memory';
 
