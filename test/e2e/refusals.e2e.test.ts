@@ -110,3 +110,13 @@ describe('Style M domain', () => {
     expect(res.body.message).toBe("'domain' parameter is not a domain name");
   });
 });
+
+describe('custom headers', () => {
+  it('refuses Content-Disposition, which would show the whole message as an attachment', async () => {
+    const res = await native({ to: 'b@example.com', headers: { 'Content-Disposition': 'attachment; filename="x.exe"' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([
+      { field: 'headers.Content-Disposition', message: 'set by Gatepost; use the dedicated field instead' },
+    ]);
+  });
+});
