@@ -26,6 +26,7 @@ import { bootstrapDefaultTenant } from '../tenancy/tenants.ts';
 import { restServer } from '../ingress/rest/server.ts';
 import { submissionServer } from '../ingress/smtp/submission.smtp.ts';
 import { submissionTls } from '../ingress/smtp/submission.tls.ts';
+import { keySealer, plainSealer } from '../lib/sealed.ts';
 
 export interface Gatepost {
   /** The base URL the HTTP API listens on; null for a process that only hosts actors. */
@@ -83,8 +84,9 @@ export function registerActors(
 }
 
 function openCatalog(config: Config): Promise<Catalog> {
-  if (config.runtime === 'embedded') return Promise.resolve(new SqliteCatalog(join(config.dataDir, 'catalog.db')));
-  return PgCatalog.open(config.databaseUrl!, { onError: (error) => log('catalog connection failed', error) });
+  const sealer = config.encryption ? keySealer(config.encryption.current, config.encryption.old) : plainSealer;
+  if (config.runtime === 'embedded') return Promise.resolve(new SqliteCatalog(join(config.dataDir, 'catalog.db'), sealer));
+  return PgCatalog.open(config.databaseUrl!, { onError: (error) => log('catalog connection failed', error), sealer });
 }
 
 function openRuntime(config: Config): ActorRuntime {

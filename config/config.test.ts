@@ -38,6 +38,18 @@ describe('loadConfig: webhooks', () => {
     expect(() => loadConfig({ GATEPOST_WEBHOOK_TIMEOUT: '1s,2s' })).toThrow(/one duration/);
     expect(() => loadConfig({ GATEPOST_WEBHOOK_RETRY: 'soon' })).toThrow(/GATEPOST_WEBHOOK_RETRY/);
   });
+
+  it('reads the encryption key and the old keys, and refuses a malformed key or old keys without a current one', () => {
+    const current = 'a'.repeat(64);
+    const old = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig({}).encryption).toBeNull();
+    expect(loadConfig({ GATEPOST_ENCRYPTION_KEY: current, GATEPOST_ENCRYPTION_KEYS_OLD: old }).encryption).toEqual({
+      current: Buffer.from(current, 'hex'),
+      old: [Buffer.alloc(32, 7)],
+    });
+    expect(() => loadConfig({ GATEPOST_ENCRYPTION_KEY: 'secret' })).toThrow(/GATEPOST_ENCRYPTION_KEY must be 32 random bytes/);
+    expect(() => loadConfig({ GATEPOST_ENCRYPTION_KEYS_OLD: old })).toThrow(/needs GATEPOST_ENCRYPTION_KEY/);
+  });
 });
 
 describe('loadConfig: SMTP submission limits', () => {

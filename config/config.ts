@@ -1,6 +1,7 @@
 // The operator contract: every setting Gatepost reads from its environment, with its default.
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { parseKey } from '../lib/sealed.ts';
 
 export interface Config {
   port: number;
@@ -44,6 +45,11 @@ export interface Config {
   webhookTimeoutMs: number;
   /** A webhook endpoint failing with no success this long is disabled, ms. */
   webhookDisableAfterMs: number;
+  /**
+   * Keys that seal secrets at rest (lib/sealed.ts): `current` seals, `old` still open what they
+   * sealed. Null: secrets are stored as they are.
+   */
+  encryption: { current: Buffer; old: Buffer[] } | null;
 }
 
 export interface SmtpLimits {
@@ -116,6 +122,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!cert !== !key) throw new Error('GATEPOST_SMTP_TLS_CERT and GATEPOST_SMTP_TLS_KEY go together: set both or neither');
   const host = env.HOST ?? '0.0.0.0';
   const dnsServers = list(env.GATEPOST_DNS_SERVERS);
+  const oldKeys = list(env.GATEPOST_ENCRYPTION_KEYS_OLD).map((k) => parseKey('GATEPOST_ENCRYPTION_KEYS_OLD', k));
+  if (oldKeys.length > 0 && !env.GATEPOST_ENCRYPTION_KEY) {
+    throw new Error('GATEPOST_ENCRYPTION_KEYS_OLD needs GATEPOST_ENCRYPTION_KEY: the key new secrets are sealed with');
+  }
   return {
     port,
     host,
@@ -148,5 +158,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'GATEPOST_WEBHOOK_DISABLE_AFTER',
       env.GATEPOST_WEBHOOK_DISABLE_AFTER ?? DEFAULT_WEBHOOK_DISABLE_AFTER,
     ),
+    encryption: env.GATEPOST_ENCRYPTION_KEY
+      ? { current: parseKey('GATEPOST_ENCRYPTION_KEY', env.GATEPOST_ENCRYPTION_KEY), old: oldKeys }
+      : null,
   };
 }

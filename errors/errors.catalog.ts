@@ -62,6 +62,11 @@ export const errorCatalog = {
   },
   template_not_found: { status: 422, smtp: [554, '5.6.0'], message: 'No template has that slug.' },
   template_render_failed: { status: 422, smtp: [554, '5.6.0'], message: 'The template could not be rendered.' },
+  render_limit_exceeded: {
+    status: 422,
+    smtp: [554, '5.6.0'],
+    message: 'Rendering the template went over a limit (source or output size, loop iterations, time or memory).',
+  },
   sender_required: {
     status: 422,
     smtp: [553, '5.1.7'],

@@ -9,6 +9,7 @@ import { canonicalJson } from '../lib/canonical.ts';
 import { derivedId, newId, sha256Hex } from '../lib/ids.ts';
 import { normalizeAddress } from '../mail/address.ts';
 import { renderField } from '../mail/render.ts';
+import { dataDepthProblems } from '../mail/render.limits.ts';
 import type { RenderedContent, ShownRecipients } from '../mail/content.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import type { AdmitArgs, AdmitResult, BatchHold, Stream } from '../actors/message/message.state.ts';
@@ -143,7 +144,11 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
     }
     if (ingress === 'browser') checkBrowserDraft(draft);
     checkAttachments(draft.attachments ?? 0);
-    const problems: ErrorDetail[] = [...checkSendAt(draft.send_at), ...checkHeaders(draft.headers ?? {})];
+    const problems: ErrorDetail[] = [
+      ...checkSendAt(draft.send_at),
+      ...checkHeaders(draft.headers ?? {}),
+      ...dataDepthProblems(draft.data),
+    ];
     if (problems.length > 0) throw invalid(problems);
 
     // The rendered content is checked (checkContent) inside the message actor's admitting turn.
@@ -321,12 +326,12 @@ async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft, ingres
     ...(draft.bcc?.length ? { bcc: draft.bcc } : {}),
     ...(draft.shown ? { shown: draft.shown } : {}),
     reply_to: source.reply_to ?? null,
-    subject: fill('subject', source.subject!, data, 'text'),
-    html: fill('html', source.html!, data, 'html'),
-    text: source.text === undefined ? null : fill('text', source.text, data, 'text'),
+    subject: await fill('subject', source.subject!, data, 'text'),
+    html: await fill('html', source.html!, data, 'html'),
+    text: source.text === undefined ? null : await fill('text', source.text, data, 'text'),
     headers: draft.headers ?? {},
   };
 }
 
 /** A literal send's fields, as given: `renderField`'s shape, filling nothing. */
-const literally: typeof renderField = (_field, text) => text;
+const literally: typeof renderField = async (_field, text) => text;

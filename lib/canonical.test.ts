@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './canonical.ts';
+import { canonicalJson, MAX_CANONICAL_DEPTH, nestsDeeperThan } from './canonical.ts';
 
 describe('canonicalJson', () => {
   it('writes every object with its keys sorted, at any depth, and arrays in their order', () => {
@@ -22,5 +22,22 @@ describe('canonicalJson', () => {
   it('drops undefined values, writes a Date as JSON does, and keeps a "__proto__" key', () => {
     expect(canonicalJson({ b: undefined, a: new Date(0) })).toBe('{"a":"1970-01-01T00:00:00.000Z"}');
     expect(canonicalJson(JSON.parse('{"z":1,"__proto__":{"b":2,"a":1}}'))).toBe('{"__proto__":{"a":1,"b":2},"z":1}');
+  });
+});
+
+describe('depth', () => {
+  const nested = (depth: number) => JSON.parse('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)) as unknown;
+
+  it('refuses a value nested 10,000 deep with a RangeError of its own, not a stack overflow', () => {
+    expect(() => canonicalJson({ data: nested(10_000) })).toThrow(/more than 64 deep/);
+    expect(canonicalJson(nested(MAX_CANONICAL_DEPTH))).toMatch(/^\{"a":/);
+  });
+
+  it('tells how deep a value nests, at any depth', () => {
+    expect(nestsDeeperThan(nested(100_000), 32)).toBe(true);
+    expect(nestsDeeperThan(nested(32), 32)).toBe(false);
+    expect(nestsDeeperThan(nested(33), 32)).toBe(true);
+    expect(nestsDeeperThan([[[]]], 2)).toBe(true);
+    expect(nestsDeeperThan('text', 0)).toBe(false);
   });
 });

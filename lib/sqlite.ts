@@ -1,14 +1,17 @@
 // Opening a SQLite file the way every Gatepost store wants it, and applying its numbered
 // migrations (NNN_name.sql, in order, each once; the applied ones are kept in user_version).
 import Database from 'better-sqlite3';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 export type Db = Database.Database;
 
 /** Opens (creating) the file; applies the migrations in `migrationsDir` unless it is null. */
 export function openSqlite(file: string, migrationsDir: string | null): Db {
-  mkdirSync(dirname(file), { recursive: true });
+  // The owner's alone: databases hold keys' hashes, webhook secrets and every message.
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  // Created 0600 before SQLite opens it: SQLite gives the -wal and -shm files the database's mode.
+  closeSync(openSync(file, 'a', 0o600));
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   // FULL: every commit is fsynced before it returns; a 202 must survive power loss, not only a crash.

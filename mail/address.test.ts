@@ -1,7 +1,7 @@
 // Mailbox parsing: what the gate accepts as a sender or a recipient.
 import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { describe, expect, it } from 'vitest';
-import { parseMailbox } from './address.ts';
+import { isDomainName, parseMailbox } from './address.ts';
 
 describe('parseMailbox', () => {
   it('reads a bare address and a named mailbox', () => {
@@ -31,6 +31,24 @@ describe('parseMailbox', () => {
     for (const text of ['ann@example.com', 'a.b-c_d@x.example.co.uk', 'UPPER@Example.COM', '1@2.io']) {
       const [parsed] = addressparser(text, { flatten: true });
       expect(parseMailbox(text)).toEqual({ name: parsed!.name, address: parsed!.address });
+    }
+  });
+});
+
+describe('isDomainName', () => {
+  it('takes host names with a TLD, and refuses what cannot follow an @', () => {
+    for (const d of ['example.com', 'mg.example.co.uk', 'xn--bcher-kva.example']) expect(isDomainName(d), d).toBe(true);
+    for (const d of [
+      'localhost',
+      'a..com',
+      '-a.com',
+      'a b.com',
+      'x.com>\r\nBcc: v@x.com',
+      'evil.com@x',
+      '',
+      `${'a'.repeat(250)}.com`,
+    ]) {
+      expect(isDomainName(d), d).toBe(false);
     }
   });
 });

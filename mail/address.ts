@@ -2,6 +2,7 @@
 // same one that writes the headers, so what we accept is what we can send.
 import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { LRUCache } from 'lru-cache';
+import type { ErrorDetail } from '../errors/errors.catalog.ts';
 
 export interface Mailbox {
   name: string;
@@ -20,6 +21,12 @@ export function isValidAddress(address: string): boolean {
   const local = address.slice(0, at);
   const domain = address.slice(at + 1);
   if (local.length > 64 || !LOCAL.test(local)) return false;
+  return isDomainName(domain);
+}
+
+/** A host name of at least two labels, ending in a TLD: what may follow the @ of an address. */
+export function isDomainName(domain: string): boolean {
+  if (domain.length > 253) return false;
   const labels = domain.split('.');
   if (labels.length < 2) return false;
   if (!labels.every((l) => LABEL.test(l) || /^xn--[a-z0-9-]+$/i.test(l))) return false;
@@ -78,4 +85,15 @@ export function normalizeAddress(address: string): string {
 
 export function domainOf(address: string): string {
   return address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+}
+
+// C0 controls and DEL. The address parser reads "ann@example.com\r\nBcc: v@example.com" as one
+// mailbox, v@example.com, and drops the rest without a word (issue 20, item 5): refused instead.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** One problem for each address field (by its name as the request gave it) holding a control character. */
+export function controlCharacterProblems(fields: Record<string, string | readonly string[] | undefined>): ErrorDetail[] {
+  return Object.entries(fields)
+    .filter(([, value]) => value !== undefined && [value].flat().some((v) => CONTROL.test(v)))
+    .map(([field]) => ({ field, message: 'holds a control character (CR, LF, NUL, ...)' }));
 }

@@ -24,6 +24,8 @@ const RESERVED_HEADERS = new Set([
   'mime-version',
   'content-type',
   'content-transfer-encoding',
+  // On the message's top level it would make a client show the whole message as an attachment.
+  'content-disposition',
   'reply-to',
   'sender',
   'return-path',

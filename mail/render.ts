@@ -1,18 +1,11 @@
 // Merge variables into content with Handlebars. HTML is escaped by default ({{name}}); subject
-// and text are plain text, so nothing is escaped there. Compiled templates are cached by source.
+// and text are plain text, so nothing is escaped there. Every render is held to the limits of
+// render.limits.ts; anything beyond plain {{path}}s renders on the render thread (render.thread.ts).
 import Handlebars from 'handlebars';
+import { LRUCache } from 'lru-cache';
 import { GatepostError } from '../errors/errors.catalog.ts';
-import { Memo } from '../lib/memo.ts';
-
-type Compiled = Handlebars.TemplateDelegate;
-
-const compiled = new Memo<string, Compiled>(2000);
-
-function compile(source: string, escape: boolean): Compiled {
-  return compiled.get(`${escape ? 'h' : 't'}\0${source}`, () =>
-    Handlebars.compile(source, { noEscape: !escape, strict: false, knownHelpersOnly: false }),
-  );
-}
+import { MAX_OUTPUT_CHARS, MAX_SOURCE_CHARS, overLimit, sourceTooLarge } from './render.limits.ts';
+import { renderOnThread } from './render.thread.ts';
 
 const hasPlaceholder = (source: string) => source.includes('{{');
 
@@ -28,7 +21,7 @@ interface SimpleTemplate {
   paths: string[][];
 }
 
-// Built-in helper names, literals and keywords, which Handlebars reads as something else than a lookup.
+// The helper names templates have (render.handlebars.ts), literals and keywords, which Handlebars reads as something else than a lookup.
 const NOT_LOOKUPS = new Set([
   'helperMissing',
   'blockHelperMissing',
@@ -36,8 +29,6 @@ const NOT_LOOKUPS = new Set([
   'if',
   'unless',
   'with',
-  'log',
-  'lookup',
   'this',
   'else',
   'true',
@@ -64,9 +55,22 @@ function parseSimple(source: string): SimpleTemplate | null {
   return texts.some((t) => t.includes('{{')) ? null : { texts, paths };
 }
 
-const simpleTemplates = new Memo<string, SimpleTemplate | null>(2000);
+// Sized by the source's length: a parsed template holds its text once more, in pieces.
+const simpleTemplates = new LRUCache<string, SimpleTemplate | false>({
+  maxSize: 16 * 1024 * 1024,
+  sizeCalculation: (_v, source) => source.length || 1,
+});
 
-/** The template filled with `data`, or null when only Handlebars can say what it gives. */
+function simpleTemplate(source: string): SimpleTemplate | null {
+  let parsed = simpleTemplates.get(source);
+  if (parsed === undefined) simpleTemplates.set(source, (parsed = parseSimple(source) ?? false));
+  return parsed || null;
+}
+
+/**
+ * The template filled with `data`, or null when only Handlebars can say what it gives. Throws
+ * 'output_size' as soon as the output passes the limit.
+ */
 function fillSimple(template: SimpleTemplate, data: Record<string, unknown>, escape: boolean): string | null {
   let out = template.texts[0]!;
   for (let i = 0; i < template.paths.length; i++) {
@@ -79,30 +83,47 @@ function fillSimple(template: SimpleTemplate, data: Record<string, unknown>, esc
     if ((typeof value === 'object' && value !== null) || typeof value === 'function') return null;
     const text = value === null || value === undefined ? '' : String(value);
     out += (escape ? Handlebars.Utils.escapeExpression(text) : text) + template.texts[i + 1]!;
+    if (out.length > MAX_OUTPUT_CHARS) throw new OutputTooLarge();
   }
   return out;
 }
 
+class OutputTooLarge extends Error {}
+
 /**
  * Renders one field. `field` names it in the error a caller sees when the source is not a valid
- * template (an unclosed {{, an unknown helper).
+ * template (an unclosed {{, an unknown helper), or when rendering it went over a limit.
  */
-export function renderField(field: string, source: string, data: Record<string, unknown>, kind: 'html' | 'text'): string {
+export async function renderField(
+  field: string,
+  source: string,
+  data: Record<string, unknown>,
+  kind: 'html' | 'text',
+): Promise<string> {
+  // Before any work, and before anything is cached: a 15 MB source was kept by the caches.
+  if (source.length > MAX_SOURCE_CHARS) throw sourceTooLarge(field);
   if (!hasPlaceholder(source)) return source;
-  try {
-    const simple = simpleTemplates.get(source, parseSimple);
-    const filled = simple && fillSimple(simple, data, kind === 'html');
-    // Prototype access stays off (Handlebars' default since 4.6): data cannot reach constructors.
-    return filled ?? compile(source, kind === 'html')(data);
-  } catch (error) {
-    throw new GatepostError('template_render_failed', `The ${field} could not be rendered: ${(error as Error).message}`, {
-      details: [{ field, message: (error as Error).message.replace(/\s+/g, ' ').slice(0, 300) }],
-    });
+  const simple = simpleTemplate(source);
+  if (simple) {
+    try {
+      const filled = fillSimple(simple, data, kind === 'html');
+      if (filled !== null) return filled;
+    } catch (error) {
+      if (error instanceof OutputTooLarge) throw overLimit(field, 'output_size');
+      throw error;
+    }
   }
+  const outcome = await renderOnThread(source, data, kind);
+  if ('ok' in outcome) return outcome.ok;
+  if ('limit' in outcome) throw overLimit(field, outcome.limit);
+  throw new GatepostError('template_render_failed', `The ${field} could not be rendered: ${outcome.failed}`, {
+    details: [{ field, message: outcome.failed.replace(/\s+/g, ' ').slice(0, 300) }],
+  });
 }
 
 /** Problems with a template source (unbalanced blocks, bad syntax), for refusing it when it is stored. */
 export function templateSyntaxProblem(source: string): string | null {
+  if (source.length > MAX_SOURCE_CHARS) return `over ${MAX_SOURCE_CHARS} characters`;
   try {
     Handlebars.parse(source);
     return null;

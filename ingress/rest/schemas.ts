@@ -130,7 +130,12 @@ export const Slug = z
 const TemplateBody = {
   slug: Slug,
   name: z.string().max(200).nullable().optional(),
-  subject: z.string().min(1).max(998),
+  // A line break in a stored subject would end the Subject header of every message it renders.
+  subject: z
+    .string()
+    .min(1)
+    .max(998)
+    .refine((s) => !/[\r\n]/.test(s), 'must not contain CR or LF'),
   html: z.string().min(1),
   text: z.string().nullable().optional(),
   from: Address.nullable().optional(),
@@ -283,3 +288,14 @@ export const KeyView = z.object({
 });
 
 export const KeyParams = z.object({ id: z.string(), keyId: z.string() });
+
+/**
+ * A webhook receiver's URL. Credentials in it (`https://user:pass@host/`) are refused: they would be
+ * stored and listed in clear; a receiver checks the signature instead (docs/webhooks.md).
+ */
+export const WebhookUrl = z
+  .string()
+  .min(1)
+  .max(2048)
+  .refine((u) => !URL.canParse(u) || (!new URL(u).username && !new URL(u).password), 'must not carry a user name or password')
+  .meta({ description: 'https URL of the receiver (a public address: see the SSRF guard), without user:password@.' });

@@ -11,16 +11,12 @@ import type { Catalog, WebhookEndpoint } from '../../store/catalog.port.ts';
 import type { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { newSecret, signingSecrets } from '../../webhooks/webhook.signing.ts';
 import { ErrorBody, route, type AnyRoute } from './route.ts';
-import { EventEnvelope, listOf } from './schemas.ts';
+import { EventEnvelope, listOf, WebhookUrl } from './schemas.ts';
 
 /** After a rotation the previous secret signs too, this long. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
-const Url = z
-  .string()
-  .min(1)
-  .max(2048)
-  .meta({ description: 'https URL of the receiver (a public address: see the SSRF guard).' });
+const Url = WebhookUrl;
 const Events = z
   .array(z.enum(WEBHOOK_EVENT_TYPES))
   .min(1)

@@ -50,7 +50,7 @@ export async function submissionTls(opts: {
       },
     ],
   });
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   await writeFile(keyPath, pems.private, { mode: 0o600 });
   await writeFile(certPath, pems.cert);
   return { cert: pems.cert, key: pems.private, selfSignedPath: certPath };

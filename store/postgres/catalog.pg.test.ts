@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { catalogContract } from '../catalog.contract.ts';
+import { sealedSecretsContract } from '../catalog.sealed.contract.ts';
 import { PgCatalog, migrate } from './catalog.pg.ts';
 
 const SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -94,6 +95,26 @@ catalogContract('PostgreSQL', async () => {
     await db.drop();
     throw error;
   }
+});
+
+sealedSecretsContract('PostgreSQL', async () => {
+  const db = await freshDatabase();
+  return {
+    open: (sealer) => PgCatalog.open(db.url, { sealer }),
+    rawSecrets: async () => {
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ secret: string; previous_secret: string | null }>(
+          'SELECT secret, previous_secret FROM webhooks',
+        );
+        return rows.flatMap((r) => [r.secret, r.previous_secret]).filter((v) => v !== null);
+      } finally {
+        await client.end();
+      }
+    },
+    cleanup: () => db.drop(),
+  };
 });
 
 describe('PgCatalog migrations', () => {

@@ -25,7 +25,15 @@ import type {
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
-import { applyWebhookPatch, disabledEndpoint, newEndpoint, rotatedEndpoint } from '../webhooks.patch.ts';
+import { plainSealer, type Sealer } from '../../lib/sealed.ts';
+import {
+  applyWebhookPatch,
+  disabledEndpoint,
+  newEndpoint,
+  openedEndpoint,
+  rotatedEndpoint,
+  sealedEndpoint,
+} from '../webhooks.patch.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 
@@ -174,7 +182,11 @@ const webhookValues = (w: WebhookEndpoint): unknown[] => [
 
 export class PgCatalog implements Catalog {
   /** Uses `pool` as it is: migrate it first (or use open). */
-  constructor(private readonly pool: pg.Pool) {}
+  /** `sealer` seals webhook secrets at rest (lib/sealed.ts). */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly sealer: Sealer = plainSealer,
+  ) {}
 
   /**
    * A catalog on the database at `url`, migrated. `onError` hears of idle connections that fail
@@ -182,7 +194,7 @@ export class PgCatalog implements Catalog {
    */
   static async open(
     url: string,
-    options: { pool?: Omit<pg.PoolConfig, 'connectionString'>; onError?: (error: Error) => void } = {},
+    options: { pool?: Omit<pg.PoolConfig, 'connectionString'>; onError?: (error: Error) => void; sealer?: Sealer } = {},
   ): Promise<PgCatalog> {
     const pool = new pg.Pool({ ...options.pool, connectionString: url });
     // Without a listener, an idle connection's error would be an uncaught 'error' event.
@@ -193,7 +205,7 @@ export class PgCatalog implements Catalog {
       await pool.end();
       throw error;
     }
-    return new PgCatalog(pool);
+    return new PgCatalog(pool, options.sealer);
   }
 
   private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
@@ -420,7 +432,7 @@ export class PgCatalog implements Catalog {
     const endpoint = newEndpoint(w, now());
     await this.query(
       `INSERT INTO webhooks (${WEBHOOK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      webhookValues(endpoint),
+      webhookValues(sealedEndpoint(endpoint, this.sealer)),
     );
     return endpoint;
   }
@@ -430,20 +442,23 @@ export class PgCatalog implements Catalog {
       tenantId,
       id,
     ]);
-    return row ?? null;
+    return row ? openedEndpoint(row, this.sealer) : null;
   }
 
   async listWebhooks(tenantId: string): Promise<WebhookEndpoint[]> {
-    return this.query<WebhookEndpoint>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1 ORDER BY created_at, id`, [
-      tenantId,
-    ]);
+    const rows = await this.query<WebhookEndpoint>(
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1 ORDER BY created_at, id`,
+      [tenantId],
+    );
+    return rows.map((w) => openedEndpoint(w, this.sealer));
   }
 
   async webhooksFor(tenantId: string, eventType: string): Promise<WebhookEndpoint[]> {
-    return this.query<WebhookEndpoint>(
+    const rows = await this.query<WebhookEndpoint>(
       `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1 AND enabled AND $2 = ANY (events) ORDER BY created_at, id`,
       [tenantId, eventType],
     );
+    return rows.map((w) => openedEndpoint(w, this.sealer));
   }
 
   /** Read (FOR UPDATE), change and write in one transaction: a concurrent change waits, and is not lost. */
@@ -458,13 +473,13 @@ export class PgCatalog implements Catalog {
         values: [tenantId, id],
         types: TYPES,
       });
-      const current = rows[0];
+      const current = rows[0] && openedEndpoint(rows[0], this.sealer);
       const next = current ? change(current) : null;
       if (current && next && next !== current) {
         await client.query(
           `UPDATE webhooks SET url = $3, events = $4, enabled = $5, disabled_reason = $6, disabled_at = $7, secret = $8,
              previous_secret = $9, previous_secret_expires_at = $10, updated_at = $11 WHERE id = $1 AND tenant_id = $2`,
-          [...webhookValues(next).slice(0, 10), next.updated_at],
+          [...webhookValues(sealedEndpoint(next, this.sealer)).slice(0, 10), next.updated_at],
         );
       }
       return next;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { catalogContract } from '../catalog.contract.ts';
+import { sealedSecretsContract } from '../catalog.sealed.contract.ts';
 import { SqliteCatalog } from './catalog.sqlite.ts';
 
 catalogContract('SQLite', async () => {
@@ -51,4 +52,25 @@ it('refuses the captures of a failed commit, and captures again once the store c
     await catalog.close();
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+sealedSecretsContract('SQLite', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'gatepost-catalog-'));
+  const file = join(dir, 'catalog.db');
+  return {
+    open: async (sealer) => new SqliteCatalog(file, sealer),
+    rawSecrets: async () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return (
+          db.prepare('SELECT secret, previous_secret FROM webhooks').all() as { secret: string; previous_secret: string | null }[]
+        )
+          .flatMap((r) => [r.secret, r.previous_secret])
+          .filter((v) => v !== null);
+      } finally {
+        db.close();
+      }
+    },
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
 });

@@ -26,7 +26,15 @@ import type {
 import { keyRecord } from '../catalog.port.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { captureWrites } from './captures.apply.ts';
-import { applyWebhookPatch, disabledEndpoint, newEndpoint, rotatedEndpoint } from '../webhooks.patch.ts';
+import { plainSealer, type Sealer } from '../../lib/sealed.ts';
+import {
+  applyWebhookPatch,
+  disabledEndpoint,
+  newEndpoint,
+  openedEndpoint,
+  rotatedEndpoint,
+  sealedEndpoint,
+} from '../webhooks.patch.ts';
 
 interface TenantRow {
   id: string;
@@ -60,12 +68,13 @@ const now = () => new Date().toISOString();
 
 type WebhookRow = Omit<WebhookEndpoint, 'events' | 'enabled'> & { events: string; enabled: number };
 
-const toWebhook = (r: WebhookRow): WebhookEndpoint => ({
-  ...r,
-  events: JSON.parse(r.events) as string[],
-  enabled: r.enabled === 1,
+const toWebhook = (r: WebhookRow, sealer: Sealer): WebhookEndpoint =>
+  openedEndpoint({ ...r, events: JSON.parse(r.events) as string[], enabled: r.enabled === 1 }, sealer);
+const fromWebhook = (w: WebhookEndpoint, sealer: Sealer): WebhookRow => ({
+  ...sealedEndpoint(w, sealer),
+  events: JSON.stringify(w.events),
+  enabled: w.enabled ? 1 : 0,
 });
-const fromWebhook = (w: WebhookEndpoint): WebhookRow => ({ ...w, events: JSON.stringify(w.events), enabled: w.enabled ? 1 : 0 });
 
 /** A unique-constraint failure on a template is a taken slug; anything else stays what it is. */
 function slugTaken(error: unknown, slug: string): unknown {
@@ -88,7 +97,11 @@ export class SqliteCatalog implements Catalog {
    */
   private readonly enabledWebhooks = new LRUCache<string, WebhookEndpoint[]>({ max: MAX_CACHED_TENANTS });
 
-  constructor(private readonly file: string) {
+  /** `sealer` seals webhook secrets at rest (lib/sealed.ts). */
+  constructor(
+    private readonly file: string,
+    private readonly sealer: Sealer = plainSealer,
+  ) {
     this.db = openSqlite(file, fileURLToPath(new URL('./migrations', import.meta.url)));
   }
 
@@ -324,19 +337,19 @@ export class SqliteCatalog implements Catalog {
          previous_secret_expires_at, created_at, updated_at)
        VALUES (@id, @tenant_id, @url, @events, @enabled, @disabled_reason, @disabled_at, @secret, @previous_secret,
          @previous_secret_expires_at, @created_at, @updated_at)`,
-    ).run(fromWebhook(endpoint));
+    ).run(fromWebhook(endpoint, this.sealer));
     this.enabledWebhooks.delete(endpoint.tenant_id);
     return endpoint;
   }
 
   async getWebhook(tenantId: string, id: string): Promise<WebhookEndpoint | null> {
     const row = this.sql('SELECT * FROM webhooks WHERE tenant_id = ? AND id = ?').get(tenantId, id) as WebhookRow | undefined;
-    return row ? toWebhook(row) : null;
+    return row ? toWebhook(row, this.sealer) : null;
   }
 
   async listWebhooks(tenantId: string): Promise<WebhookEndpoint[]> {
     return (this.sql('SELECT * FROM webhooks WHERE tenant_id = ? ORDER BY created_at, id').all(tenantId) as WebhookRow[]).map(
-      toWebhook,
+      (r) => toWebhook(r, this.sealer),
     );
   }
 
@@ -351,7 +364,7 @@ export class SqliteCatalog implements Catalog {
         this.sql('SELECT * FROM webhooks WHERE tenant_id = ? AND enabled = 1 ORDER BY created_at, id').all(
           tenantId,
         ) as WebhookRow[]
-      ).map(toWebhook);
+      ).map((r) => toWebhook(r, this.sealer));
       this.enabledWebhooks.set(tenantId, enabled);
     }
     return enabled;
@@ -361,14 +374,14 @@ export class SqliteCatalog implements Catalog {
   private changeWebhook(tenantId: string, id: string, change: (w: WebhookEndpoint) => WebhookEndpoint): WebhookEndpoint | null {
     const row = this.sql('SELECT * FROM webhooks WHERE tenant_id = ? AND id = ?').get(tenantId, id) as WebhookRow | undefined;
     if (!row) return null;
-    const current = toWebhook(row);
+    const current = toWebhook(row, this.sealer);
     const next = change(current);
     if (next === current) return current;
     this.sql(
       `UPDATE webhooks SET url = @url, events = @events, enabled = @enabled, disabled_reason = @disabled_reason,
          disabled_at = @disabled_at, secret = @secret, previous_secret = @previous_secret,
          previous_secret_expires_at = @previous_secret_expires_at, updated_at = @updated_at WHERE id = @id`,
-    ).run(fromWebhook(next));
+    ).run(fromWebhook(next, this.sealer));
     this.enabledWebhooks.delete(tenantId);
     return next;
   }

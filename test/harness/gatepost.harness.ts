@@ -126,7 +126,7 @@ export abstract class GatepostProcess extends GatepostClient {
 }
 
 /** The embedded runtime: one `node main.ts` (or `node dist/main.js`) on a data directory. */
-class EmbeddedProcess extends GatepostProcess {
+export class EmbeddedProcess extends GatepostProcess {
   private child: ChildProcess | null = null;
   private exited: Promise<number | null> = Promise.resolve(null);
 
@@ -158,6 +158,11 @@ class EmbeddedProcess extends GatepostProcess {
       child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
       child.on('exit', (code) => reject(new Error(`Gatepost exited with ${code} before listening:\n${this.output}`)));
     });
+  }
+
+  /** The running process's id (its resident memory is in /proc/<pid>/status). */
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   async stop(): Promise<number | null> {

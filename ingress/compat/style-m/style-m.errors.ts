@@ -34,6 +34,7 @@ const table: Record<ErrorCode, Answer> = {
   template_has_no_recipient: { status: 400 },
   template_not_found: { status: 400 },
   template_render_failed: { status: 400 },
+  render_limit_exceeded: { status: 400 },
   sender_required: { status: 400, message: "'from' parameter is missing, and the tenant has no default sender" },
   rate_limited: { status: 429 },
   quota_exceeded: { status: 429 },

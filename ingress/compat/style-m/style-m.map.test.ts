@@ -119,3 +119,38 @@ describe('Style M itemsOf', () => {
     );
   });
 });
+
+describe('Style M refusals of what no client means', () => {
+  it('refuses CR, LF and other control characters in every address parameter', () => {
+    for (const [name, value] of [
+      ['to', 'ann@example.com\r\nBcc: v@example.com'],
+      ['cc', 'c@example.com\nv@example.com'],
+      ['bcc', 'c@example.com\u0000'],
+      ['from', 'a@sender.example\r\nBcc: v@example.com'],
+      ['h:Reply-To', 'r@example.com\rX: y'],
+    ] as const) {
+      const fields: [string, string][] = [
+        ['from', 'a@sender.example'],
+        ['to', 'ann@example.com'],
+        ['html', '<p>h</p>'],
+      ];
+      const given = fields.filter(([n]) => n !== name).concat([[name, value]]);
+      expect(
+        refusal(() => items(given)),
+        name,
+      ).toBe(`'${name}' parameter is invalid: holds a control character (CR, LF, NUL, ...)`);
+    }
+  });
+
+  it('refuses a parameter named __proto__ like any other unknown parameter', () => {
+    expect(
+      refusal(() =>
+        items([
+          ['to', 'a@x.org'],
+          ['html', 'h'],
+          ['__proto__', 'x'],
+        ]),
+      ),
+    ).toMatch(/__proto__.*not supported/);
+  });
+});

@@ -3,7 +3,7 @@
 // cc and bcc. Parameters at fault are named as Mailgun names them.
 import { GatepostError, invalid, type ErrorDetail } from '../../../errors/errors.catalog.ts';
 import type { SendDraft } from '../../../gate/gate.ts';
-import { parseMailbox, splitAddressList } from '../../../mail/address.ts';
+import { controlCharacterProblems, parseMailbox, splitAddressList } from '../../../mail/address.ts';
 import { htmlFromText } from '../../../mail/content.ts';
 import { zodDetails } from '../../rest/route.ts';
 import { scheduledAt, type FannedOut } from '../compat.admission.ts';
@@ -28,14 +28,16 @@ const RECIPIENT_VARIABLE = /%recipient\.([A-Za-z0-9_-]+)%/g;
  */
 function parseForm<S extends z.ZodObject>(form: Form, schema: S, open: RegExp): z.output<S> {
   const problems: ErrorDetail[] = [];
-  const input: Record<string, string | string[]> = {};
+  // No prototype: a parameter named __proto__ is a key like any other, and refused as unknown.
+  const input: Record<string, string | string[]> = Object.create(null);
   for (const [name, values] of form.values) {
     if (REPEATABLE.has(name)) input[name] = values;
     else if (values.length > 1) problems.push({ field: name, message: 'must be given once' });
     else input[name] = values[0]!;
   }
   for (const name of Object.keys(input)) {
-    if (!(name in schema.shape) && !open.test(name)) problems.push({ field: name, message: 'is not supported by Gatepost' });
+    if (!Object.hasOwn(schema.shape, name) && !open.test(name))
+      problems.push({ field: name, message: 'is not supported by Gatepost' });
   }
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
@@ -75,6 +77,10 @@ function recipientsOf(to: string[], problems: ErrorDetail[]): string[] {
   return recipients;
 }
 
+/** The h:Reply-To parameter, whatever the case of its name. */
+const replyToOf = (message: MailgunMessage): string | undefined =>
+  prefixed(message, 'h:').find(([name]) => name.toLowerCase() === 'reply-to')?.[1];
+
 /** In a batch send, Mailgun's %recipient.name% placeholders become the recipient's own variables. */
 function placeholders(source: string | undefined, batch: boolean): string | undefined {
   return batch ? source?.replace(RECIPIENT_VARIABLE, '{{recipient.[$1]}}') : source;
@@ -98,7 +104,9 @@ function options(parameters: Pick<MailgunMessage, 'o:tag' | 'o:deliverytime' | '
 
 /** The messages of a request, one per recipient, in the order the recipients were given. */
 export function itemsOf(message: MailgunMessage, attachments: number, now = Date.now()): MailgunItem[] {
-  const problems: ErrorDetail[] = [];
+  const { to, cc, bcc, from } = message;
+  const problems = controlCharacterProblems({ to, cc, bcc, from, 'h:Reply-To': replyToOf(message) });
+  if (problems.length > 0) throw invalid(problems);
   const recipients = recipientsOf(message.to, problems);
   if (message.html === undefined && message.text === undefined && message.template === undefined) {
     problems.push({ field: '', message: "Need at least one of 'text', 'html' or 'template' parameters specified" });
@@ -157,7 +165,7 @@ export function itemsOf(message: MailgunMessage, attachments: number, now = Date
  * per `to` parameter, with the request's options.
  */
 export function mimeItemsOf(parameters: MimeParameters, mail: ParsedMail, attachments: number, now = Date.now()): MailgunItem[] {
-  const problems: ErrorDetail[] = [];
+  const problems = controlCharacterProblems({ to: parameters.to });
   const recipients = recipientsOf(parameters.to, problems);
   if (problems.length > 0) throw invalid(problems);
   const { items } = submissionItems(mail, { mailFrom: null, rcptTo: recipients });

@@ -14,6 +14,7 @@ import { MAX_FORM_BYTES, readForm } from './style-m.form.ts';
 import { parseMessage } from '../../smtp/submission.drafts.ts';
 import { inRequestTerms, itemsOf, messageParameters, mimeItemsOf, mimeParameters, type MailgunItem } from './style-m.map.ts';
 import { sendMailgunError } from './style-m.errors.ts';
+import { isDomainName } from '../../../mail/address.ts';
 import { Forbidden, MailgunErrorBody, MailgunMessage, MailgunMimeMessage, MailgunQueued } from './style-m.schema.ts';
 
 const URL = '/v3/:domain/messages';
@@ -49,6 +50,8 @@ export function styleM(deps: CompatDeps): CompatIngress {
       sender: Sender,
       items: MailgunItem[],
     ) {
+      // It is written into the answer's message id.
+      if (!isDomainName(request.params.domain)) throw invalid([{ field: 'domain', message: 'is not a domain name' }]);
       const admitted = await admitAllOrNothing(deps.gate, {
         sender,
         ingress: 'style_m',

@@ -137,3 +137,16 @@ describe('results and refusals', () => {
     expect(Errors.InactiveRecipientsError.parseInactiveRecipients(inactiveMessage(['x@y.com']))).toEqual(['x@y.com']);
   });
 });
+
+describe('address fields with control characters', () => {
+  it('refuses CR, LF and other control characters in every address field, naming it, instead of reading another address out of it', () => {
+    for (const field of ['To', 'Cc', 'Bcc', 'From', 'ReplyTo']) {
+      expect(refusal({ To: 'ann@example.com', [field]: 'ann@example.com\r\nBcc: v@example.com' }), field).toEqual([
+        { field, message: 'holds a control character (CR, LF, NUL, ...)' },
+      ]);
+    }
+    expect(refusal({ To: 'ann@example.com\u0000, bo@example.com' })).toEqual([
+      { field: 'To', message: 'holds a control character (CR, LF, NUL, ...)' },
+    ]);
+  });
+});

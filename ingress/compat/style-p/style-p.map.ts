@@ -5,6 +5,7 @@ import { invalid, type ErrorDetail } from '../../../errors/errors.catalog.ts';
 import type { BatchResult, SendDraft } from '../../../gate/gate.ts';
 import type { Stream } from '../../../actors/message/message.state.ts';
 import { htmlFromText } from '../../../mail/content.ts';
+import { controlCharacterProblems } from '../../../mail/address.ts';
 import { stylePFailure } from './style-p.errors.ts';
 import { MAX_RECIPIENTS, type StylePMessage, type StylePResult, type StylePTemplatedMessage } from './style-p.schema.ts';
 
@@ -65,7 +66,8 @@ const defined = <T extends object>(o: T): T => Object.fromEntries(Object.entries
  */
 export function draftsOf(source: StylePSource): SendDraft[] {
   const m = source.message;
-  const problems: ErrorDetail[] = [];
+  const problems = controlCharacterProblems({ To: m.To, Cc: m.Cc, Bcc: m.Bcc, From: m.From, ReplyTo: m.ReplyTo });
+  if (problems.length > 0) throw invalid(problems);
   const to = splitAddresses(m.To);
   const cc = splitAddresses(m.Cc);
   const bcc = splitAddresses(m.Bcc);

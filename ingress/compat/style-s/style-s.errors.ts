@@ -38,6 +38,7 @@ const table: Record<ErrorCode, Answer> = {
   template_has_no_recipient: { status: 400, field: 'template_id' },
   template_not_found: { status: 400, field: 'template_id' },
   template_render_failed: { status: 400 },
+  render_limit_exceeded: { status: 400 },
   sender_required: { status: 400, field: 'from.email' },
   rate_limited: { status: 429 },
   quota_exceeded: { status: 429 },

@@ -1,0 +1,62 @@
+// Webhook secrets at rest, for every catalog: sealed when a key is set, readable through the
+// catalog, never in the stored row, and still readable after the key rotates (issue 20, item 8).
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { keyId, keySealer, plainSealer, type Sealer } from '../lib/sealed.ts';
+import type { Catalog } from './catalog.port.ts';
+
+export interface SealedStore {
+  /** A catalog on the store, sealing with `sealer`; the same store each time. */
+  open(sealer: Sealer): Promise<Catalog>;
+  /** The secret and previous_secret columns of every webhook row, as stored. */
+  rawSecrets(): Promise<(string | null)[]>;
+  cleanup(): Promise<void>;
+}
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const ROTATED = 'whsec_rotatedRotatedRotatedRotated0000';
+
+export function sealedSecretsContract(name: string, store: () => Promise<SealedStore>): void {
+  describe(`${name}: webhook secrets at rest`, () => {
+    it('seals secrets under the key, reads them back, and rotates to a new key on the next write', async () => {
+      const s = await store();
+      try {
+        const first = randomBytes(32);
+        const second = randomBytes(32);
+        let catalog = await s.open(keySealer(first));
+        const quota = { per_second: null, per_day: null };
+        await catalog.createTenant({ id: 'ten_s', name: 'S', default_from: null, quota });
+        await catalog.createWebhook({
+          id: 'whk_s',
+          tenant_id: 'ten_s',
+          url: 'https://h.example.com/',
+          events: ['email.sent'],
+          secret: SECRET,
+        });
+        expect((await catalog.getWebhook('ten_s', 'whk_s'))!.secret).toBe(SECRET);
+        const [stored] = await s.rawSecrets();
+        expect(stored).not.toContain(SECRET);
+        expect(stored).toMatch(new RegExp(`^sealed:v1:${keyId(first)}:`));
+        await catalog.close();
+
+        // The second key is current; the first still opens what it sealed.
+        catalog = await s.open(keySealer(second, [first]));
+        expect((await catalog.webhooksFor('ten_s', 'email.sent')).map((w) => w.secret)).toEqual([SECRET]);
+        await catalog.rotateWebhookSecret('ten_s', 'whk_s', ROTATED, new Date(Date.now() + 60_000).toISOString());
+        const rotated = (await catalog.listWebhooks('ten_s'))[0]!;
+        expect([rotated.secret, rotated.previous_secret]).toEqual([ROTATED, SECRET]);
+        const raw = await s.rawSecrets();
+        expect(raw.every((v) => v!.startsWith(`sealed:v1:${keyId(second)}:`))).toBe(true);
+        expect(raw.join()).not.toContain('whsec_');
+        await catalog.close();
+
+        // Without the key, a sealed secret is an error, not a wrong signature.
+        catalog = await s.open(plainSealer);
+        await expect(catalog.getWebhook('ten_s', 'whk_s')).rejects.toThrow(/GATEPOST_ENCRYPTION_KEY is not set/);
+        await catalog.close();
+      } finally {
+        await s.cleanup();
+      }
+    });
+  });
+}
