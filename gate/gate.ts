@@ -157,7 +157,7 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
       id: idempotencyKey ? derivedId('msg', tenant.id, idempotencyKey) : newId('msg'),
       args: {
         tenant_id: tenant.id,
-        sandbox: key.kind === 'sandbox' || draft.sandbox === true,
+        sandbox: key.sandbox || draft.sandbox === true,
         stream: draft.stream ?? 'transactional',
         ingress,
         request_hash: requestHash,

@@ -69,7 +69,11 @@ export function buildOpenApi(routes: AnyRoute[], version: string, compat: Compat
       summary: r.summary,
       tags: [r.tag],
       operationId: operationId(r.method, r.url),
-      ...(r.auth === 'none' ? { security: [] } : r.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),
+      ...(r.access === 'none'
+        ? { security: [] }
+        : r.access === 'admin'
+          ? { security: [{ adminToken: [] }] }
+          : { 'x-permission': r.access }),
       ...(parameters.length ? { parameters } : {}),
       ...(body
         ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(body, 'input') } } } }

@@ -58,6 +58,8 @@ export interface RestServer {
   drain(): Promise<void>;
   /** Every method and URL Fastify serves, as registered (HEAD twins of GET routes left out). */
   served: { method: string; url: string }[];
+  /** The native routes, with what each needs. */
+  routes: AnyRoute[];
 }
 
 export function restServer(deps: RestDeps): RestServer {
@@ -117,5 +119,5 @@ export function restServer(deps: RestDeps): RestServer {
     app.server.closeAllConnections();
     await closed;
   }
-  return { app, served, drain };
+  return { app, served, routes, drain };
 }
