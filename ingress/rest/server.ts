@@ -4,6 +4,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate } from '../../gate/gate.ts';
 import type { Invoker } from '../../runtime/runtime.port.ts';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../config/config.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
 import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
@@ -33,6 +34,8 @@ export interface RestDeps {
   /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS); by default nothing non-public is allowed. */
   webhookGuard?: SsrfGuard;
   adminToken: string | null;
+  /** How long a client may take; the defaults of config.ts when not given. */
+  http?: HttpLimits;
   ready: () => boolean;
   version: string;
   log: (message: string, error?: unknown) => void;
@@ -63,7 +66,22 @@ export interface RestServer {
 }
 
 export function restServer(deps: RestDeps): RestServer {
-  const app = Fastify({ logger: false, bodyLimit: MAX_BODY_BYTES, return503OnClosing: true });
+  const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: MAX_BODY_BYTES,
+    return503OnClosing: true,
+    // A connection silent this long is closed, whether it sent nothing yet or waits mid-request.
+    connectionTimeout: limits.requestTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.idleTimeoutMs,
+    // Node checks the headers and request timeouts on this interval (30 s by default, which
+    // would let a slow client hold a connection well past a shorter limit).
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+  });
   const served: RestServer['served'] = [];
   let underWay = 0;
   const answered = () => underWay--;
