@@ -1,5 +1,6 @@
-// The HTTP server closes connections of clients that hold them: slow headers, a silent
-// connection, an idle keep-alive connection (issue 20 item 10). Each test waits for the close.
+// The HTTP server's limits on clients: failed authentications per client address (issue 20
+// item 7), and connections held open by slow headers, silence or an idle keep-alive connection
+// (item 10; each such test waits for the close).
 import { once } from 'node:events';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -9,23 +10,28 @@ import { EmbeddedRuntime } from '../../runtime/embedded/runtime.sqlite.ts';
 import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { KeyRing } from '../../tenancy/keys.ts';
 import { tempDir } from '../../test/harness/gatepost.harness.ts';
+import { createTenant } from '../../tenancy/tenants.ts';
+import { AUTH_FAILURES_PER_MINUTE } from './route.ts';
 import { restServer, type RestServer } from './server.ts';
 
 let server: RestServer;
 let catalog: SqliteCatalog;
 let runtime: EmbeddedRuntime;
 let port: number;
+let live: string;
 
 beforeAll(async () => {
   const dir = tempDir('limits');
   catalog = new SqliteCatalog(join(dir, 'catalog.db'));
   runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
+  const keys = new KeyRing(catalog);
+  live = (await keys.issue((await createTenant(catalog, { name: 't' })).id, 'live', null)).secret;
   server = restServer({
     gate: createGate({ invoker: runtime, catalog }),
     invoker: runtime,
     catalog,
-    keys: new KeyRing(catalog),
-    adminToken: null,
+    keys,
+    adminToken: 'an-admin-token-of-at-least-32-characters',
     http: { headersTimeoutMs: 300, requestTimeoutMs: 600, idleTimeoutMs: 200 },
     ready: () => true,
     version: '0.0.0-test',
@@ -65,5 +71,44 @@ describe('HTTP timeouts', () => {
     socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
     await once(socket, 'close');
     expect(received()).toMatch(/^HTTP\/1.1 200 /);
+  });
+});
+
+describe('failed authentications', () => {
+  const templates = (remoteAddress: string, key: string) =>
+    server.app.inject({ method: 'GET', url: '/v1/templates', remoteAddress, headers: { authorization: `Bearer ${key}` } });
+
+  it('are limited per client address: past the limit even the right key is refused, with Retry-After', async () => {
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i++) {
+      expect((await templates('192.0.2.1', 'gp_live_wrong')).statusCode).toBe(401);
+    }
+    const refused = await templates('192.0.2.1', live);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ error: { code: 'rate_limited' } });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // Another address is not affected, nor does a right key count.
+    for (let i = 0; i <= AUTH_FAILURES_PER_MINUTE; i++) expect((await templates('192.0.2.2', live)).statusCode).toBe(200);
+  });
+
+  it('count across scopes, and each answers in its own format', async () => {
+    const admin = () =>
+      server.app.inject({
+        method: 'GET',
+        url: '/v1/admin/tenants',
+        remoteAddress: '192.0.2.3',
+        headers: { authorization: 'Bearer guess' },
+      });
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i++) expect((await admin()).statusCode).toBe(401);
+    expect((await admin()).statusCode).toBe(429);
+    const styleP = await server.app.inject({
+      method: 'POST',
+      url: '/email',
+      remoteAddress: '192.0.2.3',
+      headers: { 'x-postmark-server-token': live, 'content-type': 'application/json' },
+      payload: {},
+    });
+    expect(styleP.statusCode).toBe(429);
+    expect(styleP.json()).toMatchObject({ ErrorCode: 429 });
+    expect(styleP.headers['retry-after']).toBeDefined();
   });
 });

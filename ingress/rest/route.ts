@@ -1,5 +1,6 @@
 // One way to declare a REST route: its zod schemas validate the request, describe it in the
 // OpenAPI document, and type the handler. Coded errors become the wire format here, at the edge.
+import type {} from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
@@ -136,11 +137,45 @@ function checkAdmin(adminToken: string, request: FastifyRequest): void {
   }
 }
 
+/** Failed authentications one client address may make a minute; then 429 until the minute is over. */
+export const AUTH_FAILURES_PER_MINUTE = 20;
+
+/**
+ * Installs a scope's authentication as an onRequest hook that counts failures (a missing or
+ * wrong key or token) per client address with @fastify/rate-limit, registered on the server:
+ * past the limit, every request of that address is refused before its credentials are looked at,
+ * so a right guess is refused too. Every scope shares one count.
+ */
+export function authenticateIn(scope: FastifyInstance, authenticate: (request: FastifyRequest) => Promise<void>): void {
+  // No options: the plugin's own (server.ts), and so its one store.
+  const failures = scope.createRateLimit();
+  scope.addHook('onRequest', async (request) => {
+    const seen = await failures(request, { increment: false });
+    if (!seen.isAllowed && seen.remaining === 0) {
+      throw new GatepostError(
+        'rate_limited',
+        `Too many failed authentications from this address; retry in ${seen.ttlInSeconds} s.`,
+        { retryAfter: seen.ttlInSeconds },
+      );
+    }
+    try {
+      await authenticate(request);
+    } catch (error) {
+      if (error instanceof GatepostError && (error.code === 'missing_api_key' || error.code === 'invalid_api_key')) {
+        await failures(request);
+      }
+      throw error;
+    }
+  });
+}
+
 /**
  * The one check of what a key may do, for every keyed route of every scope: the route's config
  * names the permission, the scope's authentication hook has set request.sender.
  */
 export async function permissionHook(request: FastifyRequest): Promise<void> {
+  // No route: the scope's not-found handler answers, whatever the key may do.
+  if (request.is404) return;
   const { permission } = request.routeOptions.config;
   if (!permission || !request.sender) throw new Error(`route ${request.routeOptions.url} has no permission or no sender`);
   requirePermission(request.sender.key, permission);
@@ -178,7 +213,7 @@ export function registerRoutes(app: FastifyInstance, routes: AnyRoute[], deps: R
   app.decorateRequest('sender', null);
   for (const def of routes.filter((r) => r.access === 'none')) serve(app, def);
   app.register(async (keyed) => {
-    keyed.addHook('onRequest', async (request) => {
+    authenticateIn(keyed, async (request) => {
       request.sender = await authenticateKey(deps.keys, request);
     });
     keyed.addHook('onRequest', permissionHook);
@@ -188,7 +223,7 @@ export function registerRoutes(app: FastifyInstance, routes: AnyRoute[], deps: R
   // The admin API exists only with a token.
   if (!adminToken) return;
   app.register(async (admin) => {
-    admin.addHook('onRequest', async (request) => checkAdmin(adminToken, request));
+    authenticateIn(admin, async (request) => checkAdmin(adminToken, request));
     for (const def of routes.filter((r) => r.access === 'admin')) serve(admin, def);
   });
 }

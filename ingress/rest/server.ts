@@ -1,5 +1,6 @@
 // The HTTP server of the native API: Fastify, every route of ingress/rest, and the mapping of
 // every failure to the native error body.
+import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate } from '../../gate/gate.ts';
@@ -11,7 +12,7 @@ import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { adminRoutes } from './admin.route.ts';
 import { emailRoutes } from './emails.route.ts';
 import { messageRoutes } from './messages.route.ts';
-import { registerRoutes, sendError, type AnyRoute } from './route.ts';
+import { AUTH_FAILURES_PER_MINUTE, registerRoutes, sendError, type AnyRoute } from './route.ts';
 import { sandboxRoutes } from './sandbox.route.ts';
 import { suppressionRoutes } from './suppressions.route.ts';
 import { systemRoutes } from './system.route.ts';
@@ -103,6 +104,8 @@ export function restServer(deps: RestDeps): RestServer {
     deps,
     compat.flatMap((c) => c.operations),
   );
+  // Used only by the authentication hooks (authenticateIn), to count failures per client address.
+  app.register(rateLimit, { global: false, max: AUTH_FAILURES_PER_MINUTE, timeWindow: 60_000 });
   registerRoutes(app, routes, { keys: deps.keys, adminToken: deps.adminToken });
   // Each style in its own encapsulated scope: its parsers and error handler stay its own.
   for (const c of compat) app.register(c.plugin);

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { GatepostError, invalid } from '../../../errors/errors.catalog.ts';
 import { ItemRefused, type Sender } from '../../../gate/gate.ts';
 import type { KeyRing } from '../../../tenancy/keys.ts';
-import { permissionHook } from '../../rest/route.ts';
+import { permissionHook, authenticateIn } from '../../rest/route.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
 import { admitAllOrNothing, admittedHeaders, idempotencyKeyOf } from '../compat.admission.ts';
 import { codedError } from '../compat.errors.ts';
@@ -64,7 +64,7 @@ export function styleM(deps: CompatDeps): CompatIngress {
       return { id: `<${admitted.responses[0]!.id}@${request.params.domain}>`, message: 'Queued. Thank you.' };
     }
 
-    app.addHook('onRequest', async (request) => {
+    authenticateIn(app, async (request) => {
       request.sender = await authenticate(deps.keys, request);
     });
     app.addHook('onRequest', permissionHook);

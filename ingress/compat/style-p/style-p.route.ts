@@ -5,7 +5,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import type { BatchResult, SendDraft, Sender } from '../../../gate/gate.ts';
 import type { KeyRing } from '../../../tenancy/keys.ts';
-import { idempotencyKeyHeader, parseOrThrow, permissionHook } from '../../rest/route.ts';
+import { idempotencyKeyHeader, parseOrThrow, permissionHook, authenticateIn } from '../../rest/route.ts';
 import type { CompatDeps } from '../compat.ingress.ts';
 import { POSTMARK, stylePFailure, wireFailure, type StylePFailure } from './style-p.errors.ts';
 import { allReplayed, draftsOf, resultOf, type StylePSource } from './style-p.map.ts';
@@ -100,7 +100,7 @@ export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsyn
   return async (app) => {
     await app.register(
       async (scope) => {
-        scope.addHook('onRequest', async (request) => {
+        authenticateIn(scope, async (request) => {
           request.sender = await authenticate(keys, request);
         });
         scope.addHook('onRequest', permissionHook);

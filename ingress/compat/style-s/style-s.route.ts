@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import { ItemRefused } from '../../../gate/gate.ts';
-import { authenticateKey, permissionHook, zodDetails } from '../../rest/route.ts';
+import { authenticateIn, authenticateKey, permissionHook, zodDetails } from '../../rest/route.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
 import { admitAllOrNothing, admittedHeaders, idempotencyKeyOf } from '../compat.admission.ts';
 import { codedError } from '../compat.errors.ts';
@@ -28,7 +28,7 @@ export function styleS(deps: CompatDeps): CompatIngress {
     app.setErrorHandler((error, _request, reply) =>
       sendSendGridError(reply, codedError(error, 'Content-Type should be application/json.', deps.log)),
     );
-    app.addHook('onRequest', async (request) => {
+    authenticateIn(app, async (request) => {
       request.sender = await authenticateKey(deps.keys, request);
     });
     app.addHook('onRequest', permissionHook);
