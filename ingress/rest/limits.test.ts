@@ -112,3 +112,25 @@ describe('failed authentications', () => {
     expect(styleP.headers['retry-after']).toBeDefined();
   });
 });
+
+describe("Fastify's own refusals (issue 20 item 9)", () => {
+  it('answers a path segment too long for the router in the native error format', async () => {
+    const res = await server.app.inject({
+      method: 'GET',
+      url: `/v1/messages/msg_${'a'.repeat(196)}`,
+      headers: { authorization: `Bearer ${live}` },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: { code: 'invalid_request', message: expect.stringContaining('characters') } });
+  });
+
+  it('answers a URL that cannot be decoded in the native error format', async () => {
+    const res = await server.app.inject({
+      method: 'GET',
+      url: '/v1/templates/%E0%A4%A',
+      headers: { authorization: `Bearer ${live}` },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: { code: 'invalid_request' } });
+  });
+});

@@ -27,6 +27,9 @@ const DRAIN_MS = 30_000;
 /** Request bodies larger than this are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
+/** The longest path segment the router matches (Fastify's maxParamLength default). */
+const MAX_PATH_SEGMENT = 100;
+
 export interface RestDeps {
   gate: Gate;
   invoker: Invoker;
@@ -82,6 +85,18 @@ export function restServer(deps: RestDeps): RestServer {
       headersTimeout: limits.headersTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
     },
+    // The router's refusals (a path segment over its 100 characters, a URL that does not
+    // decode) come before any route or scope: in the native format, not Fastify's own body.
+    frameworkErrors: (error, _request, reply) =>
+      sendError(
+        reply,
+        new GatepostError(
+          'invalid_request',
+          error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? `A path segment is over ${MAX_PATH_SEGMENT} characters.`
+            : 'The URL is not validly percent-encoded.',
+        ),
+      ),
   });
   const served: RestServer['served'] = [];
   let underWay = 0;

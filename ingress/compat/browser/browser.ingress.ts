@@ -29,17 +29,24 @@ async function readForm(request: FastifyRequest): Promise<BrowserSend> {
   }
   const fields: [string, string][] = [];
   let files = 0;
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      let bytes = 0;
-      for await (const chunk of part.file) bytes += (chunk as Buffer).length;
-      // A file input left empty is sent as a part with no name and no bytes: no attachment.
-      if (part.filename !== '' || bytes > 0) files++;
-    } else if (part.valueTruncated || part.fieldnameTruncated) {
-      throw new GatepostError('message_too_large', `The form field ${part.fieldname} is over ${FORM_LIMITS.fieldSize} bytes`);
-    } else {
-      fields.push([part.fieldname, String(part.value)]);
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        let bytes = 0;
+        for await (const chunk of part.file) bytes += (chunk as Buffer).length;
+        // A file input left empty is sent as a part with no name and no bytes: no attachment.
+        if (part.filename !== '' || bytes > 0) files++;
+      } else if (part.valueTruncated || part.fieldnameTruncated) {
+        throw new GatepostError('message_too_large', `The form field ${part.fieldname} is over ${FORM_LIMITS.fieldSize} bytes`);
+      } else {
+        fields.push([part.fieldname, String(part.value)]);
+      }
     }
+  } catch (error) {
+    // The multipart parser's own errors (a body cut short, a bad boundary) carry no status:
+    // the client sent a malformed form. @fastify/multipart's limits carry theirs.
+    if (error instanceof GatepostError || (error as FastifyError).statusCode) throw error;
+    throw new GatepostError('invalid_request', `The form body is not valid multipart/form-data: ${(error as Error).message}`);
   }
   return fromForm(fields, files);
 }
