@@ -10,6 +10,7 @@ import { GatepostError } from '../../../errors/errors.catalog.ts';
 import { browserRate } from '../../../tenancy/keys.ts';
 import { idempotencyKeyHeader, parseOrThrow } from '../../rest/route.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
+import { formError } from '../compat.errors.ts';
 import { MESSAGE_ID_HEADER, sendRefusal, sendText } from './browser.answer.ts';
 import { allowReading, checkOrigin, preflight, withholdReading } from './browser.cors.ts';
 import { fromForm, fromJson, type BrowserSend } from './browser.map.ts';
@@ -43,10 +44,7 @@ async function readForm(request: FastifyRequest): Promise<BrowserSend> {
       }
     }
   } catch (error) {
-    // The multipart parser's own errors (a body cut short, a bad boundary) carry no status:
-    // the client sent a malformed form. @fastify/multipart's limits carry theirs.
-    if (error instanceof GatepostError || (error as FastifyError).statusCode) throw error;
-    throw new GatepostError('invalid_request', `The form body is not valid multipart/form-data: ${(error as Error).message}`);
+    throw formError(error);
   }
   return fromForm(fields, files);
 }
