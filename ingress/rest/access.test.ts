@@ -134,6 +134,32 @@ describe('a sandbox key (issue 20 item 1)', () => {
   });
 });
 
+describe('a public key in sandbox mode', () => {
+  it('sends through the browser SDK endpoint, and its message is captured, not delivered', async () => {
+    const made = await call('POST', '/v1/templates', keys.full, {
+      slug: 'try-out',
+      to: 'inbox@shop.example',
+      subject: 'From {{name}}',
+      html: '<p>{{name}}</p>',
+    });
+    expect(made.statusCode).toBe(201);
+    const sent = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1.0/email/send',
+      headers: { 'content-type': 'application/json' },
+      payload: {
+        user_id: keys.publicSandbox,
+        service_id: 'default_service',
+        template_id: 'try-out',
+        template_params: { name: 'Ann' },
+      },
+    });
+    expect(sent.statusCode).toBe(200);
+    const id = sent.headers['gatepost-message-id'] as string;
+    expect((await call('GET', `/v1/messages/${id}`, keys.full)).json()).toMatchObject({ id, sandbox: true });
+  });
+});
+
 describe('the admin API', () => {
   it('makes keys with their scope and sandbox mode, and refuses what a kind cannot have', async () => {
     const tenant = (
