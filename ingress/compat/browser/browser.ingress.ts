@@ -8,7 +8,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import { browserRate } from '../../../tenancy/keys.ts';
-import { idempotencyKeyHeader, parseOrThrow } from '../../rest/route.ts';
+import { idempotencyKeyHeader } from '../../rest/route.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
 import { formError } from '../compat.errors.ts';
 import { MESSAGE_ID_HEADER, sendRefusal, sendText } from './browser.answer.ts';
