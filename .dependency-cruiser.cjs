@@ -99,13 +99,6 @@ module.exports = {
       'Ingresses parse, authenticate and call the gate: never the embedded runtime, Dapr, or an actor.',
     ),
     {
-      name: 'ingress-config-types',
-      comment: 'An ingress is handed its settings: it takes only their types from config/, never reads the environment.',
-      severity: 'error',
-      from: source('ingress/'),
-      to: { path: '^config/', dependencyTypesNot: ['type-only'] },
-    },
-    {
       name: 'composition',
       comment: 'Only app/ and main.ts compose everything: no service folder imports them.',
       severity: 'error',

@@ -134,6 +134,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         keys,
         webhookGuard: guard,
         adminToken: config.adminToken,
+        http: config.http,
         ready: () => ready,
         version: VERSION,
         log,

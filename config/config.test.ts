@@ -82,3 +82,25 @@ describe('loadConfig: SMTP submission limits', () => {
     expect(() => loadConfig({ GATEPOST_SMTP_MAX_CLIENTS: 'many' })).toThrow(/GATEPOST_SMTP_MAX_CLIENTS must be/);
   });
 });
+
+describe('loadConfig: the admin token and the HTTP limits', () => {
+  it('refuses an admin token under 32 characters, naming the rule', () => {
+    expect(() => loadConfig({ GATEPOST_ADMIN_TOKEN: 'abc' })).toThrow(
+      /GATEPOST_ADMIN_TOKEN must be at least 32 characters \(it has 3\)/,
+    );
+    expect(loadConfig({ GATEPOST_ADMIN_TOKEN: 'x'.repeat(32) }).adminToken).toBe('x'.repeat(32));
+    expect(loadConfig({ GATEPOST_ADMIN_TOKEN: '' }).adminToken).toBeNull();
+  });
+
+  it('reads the HTTP timeouts, and refuses zero', () => {
+    expect(loadConfig({}).http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 5_000 });
+    expect(
+      loadConfig({
+        GATEPOST_HTTP_HEADERS_TIMEOUT: '2s',
+        GATEPOST_HTTP_REQUEST_TIMEOUT: '1m',
+        GATEPOST_HTTP_IDLE_TIMEOUT: '500ms',
+      }).http,
+    ).toEqual({ headersTimeoutMs: 2_000, requestTimeoutMs: 60_000, idleTimeoutMs: 500 });
+    expect(() => loadConfig({ GATEPOST_HTTP_IDLE_TIMEOUT: '0s' })).toThrow(/GATEPOST_HTTP_IDLE_TIMEOUT/);
+  });
+});

@@ -3,6 +3,31 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { parseKey } from '../lib/sealed.ts';
 
+/** The shortest GATEPOST_ADMIN_TOKEN accepted: 32 characters (`openssl rand -hex 16`). */
+export const MIN_ADMIN_TOKEN = 32;
+
+/** How long the HTTP server waits on a client before it closes the connection. */
+export interface HttpLimits {
+  /** From a connection's first byte to the end of a request's headers (GATEPOST_HTTP_HEADERS_TIMEOUT). */
+  headersTimeoutMs: number;
+  /** For a whole request to arrive, and for a silent connection (GATEPOST_HTTP_REQUEST_TIMEOUT). */
+  requestTimeoutMs: number;
+  /** A keep-alive connection with no request under way (GATEPOST_HTTP_IDLE_TIMEOUT). */
+  idleTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 5_000 };
+
+function adminTokenOf(value: string | undefined): string | null {
+  if (!value) return null;
+  if (value.length < MIN_ADMIN_TOKEN) {
+    throw new Error(
+      `GATEPOST_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN} characters (it has ${value.length}): make one with "openssl rand -hex 16"`,
+    );
+  }
+  return value;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -19,7 +44,9 @@ export interface Config {
   appPort: number;
   pubsub: string;
   databaseUrl: string | null;
+  /** Enables the admin API; at least MIN_ADMIN_TOKEN characters, so it cannot be guessed. */
   adminToken: string | null;
+  http: HttpLimits;
   smtpRelay: string | null;
   /** SMTP submission (roles that serve the API): where it listens; port 0 picks a free port. */
   smtpPort: number;
@@ -106,6 +133,14 @@ function portOf(name: string, value: string | undefined, fallback: number): numb
   return port;
 }
 
+/** A timeout: a duration (30s), never zero (it would wait for ever). */
+function limit(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const ms = oneDuration(name, value);
+  if (ms <= 0) throw new Error(`${name} must be a duration above zero, not ${value}`);
+  return ms;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const runtime = env.GATEPOST_RUNTIME ?? 'embedded';
   if (runtime !== 'embedded' && runtime !== 'dapr') throw new Error(`GATEPOST_RUNTIME must be embedded or dapr, not ${runtime}`);
@@ -136,7 +171,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appPort: portOf('APP_PORT', env.APP_PORT, 3001),
     pubsub: env.GATEPOST_PUBSUB ?? 'pubsub',
     databaseUrl: env.DATABASE_URL || null,
-    adminToken: env.GATEPOST_ADMIN_TOKEN || null,
+    adminToken: adminTokenOf(env.GATEPOST_ADMIN_TOKEN),
+    http: {
+      headersTimeoutMs: limit(
+        'GATEPOST_HTTP_HEADERS_TIMEOUT',
+        env.GATEPOST_HTTP_HEADERS_TIMEOUT,
+        DEFAULT_HTTP_LIMITS.headersTimeoutMs,
+      ),
+      requestTimeoutMs: limit(
+        'GATEPOST_HTTP_REQUEST_TIMEOUT',
+        env.GATEPOST_HTTP_REQUEST_TIMEOUT,
+        DEFAULT_HTTP_LIMITS.requestTimeoutMs,
+      ),
+      idleTimeoutMs: limit('GATEPOST_HTTP_IDLE_TIMEOUT', env.GATEPOST_HTTP_IDLE_TIMEOUT, DEFAULT_HTTP_LIMITS.idleTimeoutMs),
+    },
     smtpRelay: env.GATEPOST_SMTP_RELAY || null,
     smtpPort: portOf('GATEPOST_SMTP_PORT', env.GATEPOST_SMTP_PORT, 2587),
     smtpHost: env.GATEPOST_SMTP_HOST ?? host,

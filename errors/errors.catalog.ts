@@ -11,6 +11,11 @@ export const errorCatalog = {
   },
   invalid_api_key: { status: 401, smtp: [535, '5.7.8'], message: 'The API key is unknown or has been revoked.' },
   key_not_allowed: { status: 403, smtp: [550, '5.7.1'], message: 'This key may not be used here.' },
+  insufficient_scope: {
+    status: 403,
+    smtp: [550, '5.7.1'],
+    message: 'This key may not do this: a sandbox key or a sending_access key only sends and reads messages.',
+  },
   origin_not_allowed: {
     status: 403,
     smtp: [550, '5.7.1'],

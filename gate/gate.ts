@@ -256,7 +256,7 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
 
 /** A send is captured, never delivered, from a sandbox key or in a provider's test mode. */
 function capturesOnly(key: ApiKey, draft: SendDraft): boolean {
-  return key.kind === 'sandbox' || draft.sandbox === true;
+  return key.sandbox || draft.sandbox === true;
 }
 
 /**

@@ -173,13 +173,23 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         const t = await newTenant();
         const hash = unique('hash');
         const key = await catalog.createKey(
-          { id: unique('key'), tenant_id: t.id, kind: 'live', name: 'CI', prefix: 'gp_live_ab' },
+          {
+            id: unique('key'),
+            tenant_id: t.id,
+            kind: 'live',
+            scope: 'full_access',
+            sandbox: false,
+            name: 'CI',
+            prefix: 'gp_live_ab',
+          },
           hash,
         );
         expect(key).toEqual({
           id: key.id,
           tenant_id: t.id,
           kind: 'live',
+          scope: 'full_access',
+          sandbox: false,
           name: 'CI',
           prefix: 'gp_live_ab',
           created_at: expect.stringMatching(ISO),
@@ -196,20 +206,30 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         const [a, b] = [await newTenant(), await newTenant()];
         const stem = unique('key');
         const keys = [];
-        for (const [suffix, kind] of [
-          ['z', 'live'],
-          ['m', 'sandbox'],
-          ['a', 'public'],
+        for (const [suffix, kind, scope, sandbox] of [
+          ['z', 'live', 'sending_access', false],
+          ['m', 'sandbox', 'sending_access', true],
+          ['a', 'public', 'sending_access', true],
         ] as const) {
           keys.push(
-            await catalog.createKey({ id: `${stem}_${suffix}`, tenant_id: a.id, kind, name: null, prefix: suffix }, unique('h')),
+            await catalog.createKey(
+              { id: `${stem}_${suffix}`, tenant_id: a.id, kind, scope, sandbox, name: null, prefix: suffix },
+              unique('h'),
+            ),
           );
         }
         const other = await catalog.createKey(
-          { id: unique('key'), tenant_id: b.id, kind: 'live', name: null, prefix: 'b' },
+          { id: unique('key'), tenant_id: b.id, kind: 'live', scope: 'full_access', sandbox: false, name: null, prefix: 'b' },
           unique('h'),
         );
         expect(await catalog.listKeys(a.id)).toEqual([...keys].sort(byCreation));
+        expect((await catalog.listKeys(a.id)).map((k) => [k.kind, k.scope, k.sandbox])).toEqual(
+          expect.arrayContaining([
+            ['live', 'sending_access', false],
+            ['sandbox', 'sending_access', true],
+            ['public', 'sending_access', true],
+          ]),
+        );
         expect(await catalog.listKeys(b.id)).toEqual([other]);
         expect(await catalog.listKeys(unique('ten'))).toEqual([]);
       });
@@ -218,7 +238,15 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         const [t, stranger] = [await newTenant(), await newTenant()];
         const hash = unique('hash');
         const key = await catalog.createKey(
-          { id: unique('key'), tenant_id: t.id, kind: 'sandbox', name: 'dev', prefix: 'gp_test_x' },
+          {
+            id: unique('key'),
+            tenant_id: t.id,
+            kind: 'sandbox',
+            scope: 'sending_access',
+            sandbox: true,
+            name: 'dev',
+            prefix: 'gp_test_x',
+          },
           hash,
         );
 
@@ -244,6 +272,8 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
             id: unique('key'),
             tenant_id: t.id,
             kind: 'public',
+            scope: 'sending_access',
+            sandbox: false,
             name: 'site',
             prefix: 'gp_public_ab',
             allowed_origins: origins,
@@ -260,7 +290,15 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         const [t, stranger] = [await newTenant(), await newTenant()];
         const hash = unique('hash');
         const key = await catalog.createKey(
-          { id: unique('key'), tenant_id: t.id, kind: 'public', name: 'site', prefix: 'gp_public_cd' },
+          {
+            id: unique('key'),
+            tenant_id: t.id,
+            kind: 'public',
+            scope: 'sending_access',
+            sandbox: false,
+            name: 'site',
+            prefix: 'gp_public_cd',
+          },
           hash,
         );
         const origins = await catalog.updateKey(t.id, key.id, { allowed_origins: ['https://a.example'] });
@@ -285,7 +323,15 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
       it('keeps both of two concurrent key updates of different fields', async () => {
         const t = await newTenant();
         const key = await catalog.createKey(
-          { id: unique('key'), tenant_id: t.id, kind: 'sandbox', name: 'dev', prefix: 'gp_sandbox_ef' },
+          {
+            id: unique('key'),
+            tenant_id: t.id,
+            kind: 'sandbox',
+            scope: 'sending_access',
+            sandbox: true,
+            name: 'dev',
+            prefix: 'gp_sandbox_ef',
+          },
           unique('hash'),
         );
         await Promise.all([

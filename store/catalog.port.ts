@@ -4,6 +4,12 @@
 
 export type KeyKind = 'live' | 'sandbox' | 'public';
 
+/**
+ * What a key may do beyond its kind (tenancy/permissions.ts): `full_access` manages resources,
+ * `sending_access` sends and reads messages. Only a live key may have full access.
+ */
+export type KeyScope = 'full_access' | 'sending_access';
+
 export interface Quota {
   /** Sends per second; null: no limit. */
   per_second: number | null;
@@ -23,6 +29,9 @@ export interface ApiKey {
   id: string;
   tenant_id: string;
   kind: KeyKind;
+  scope: KeyScope;
+  /** Its sends are captured, never delivered: every sandbox key, and a public key made to try the browser SDK out. */
+  sandbox: boolean;
   name: string | null;
   /** The first characters of the key, enough to recognise it; the key itself is never stored. */
   prefix: string;
@@ -42,14 +51,20 @@ export interface BrowserRateLimit {
   per_ip: number | null;
 }
 
-/** A key to store: its browser settings default to any origin and the default rates. */
-export type NewKey = Omit<ApiKey, 'created_at' | 'revoked_at' | 'allowed_origins' | 'rate_limit'> &
-  Partial<Pick<ApiKey, 'allowed_origins' | 'rate_limit'>>;
+/** A key to store: by default a live key has full access, only a sandbox key captures, and browser settings are open. */
+export type NewKey = Omit<ApiKey, 'created_at' | 'revoked_at' | 'scope' | 'sandbox' | 'allowed_origins' | 'rate_limit'> &
+  Partial<Pick<ApiKey, 'scope' | 'sandbox' | 'allowed_origins' | 'rate_limit'>>;
 
-/** The record of a key as issued: browser settings default to any origin and the default rates. */
+/** The record of a key as issued, with NewKey's defaults. */
 export function keyRecord(k: NewKey, created_at: string): ApiKey {
-  const { allowed_origins = [], rate_limit = { per_key: null, per_ip: null }, ...fields } = k;
-  return { ...fields, created_at, revoked_at: null, allowed_origins, rate_limit };
+  const {
+    scope = k.kind === 'live' ? 'full_access' : 'sending_access',
+    sandbox = k.kind === 'sandbox',
+    allowed_origins = [],
+    rate_limit = { per_key: null, per_ip: null },
+    ...fields
+  } = k;
+  return { ...fields, scope, sandbox, created_at, revoked_at: null, allowed_origins, rate_limit };
 }
 
 /** What can change on a key after it is issued. */

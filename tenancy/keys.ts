@@ -34,11 +34,11 @@ export class KeyRing {
     tenantId: string,
     kind: KeyKind,
     name: string | null,
-    browser: Partial<Pick<ApiKey, 'allowed_origins' | 'rate_limit'>> = {},
+    settings: Partial<Pick<ApiKey, 'scope' | 'sandbox' | 'allowed_origins' | 'rate_limit'>> = {},
   ): Promise<{ key: ApiKey; secret: string }> {
     const secret = `${KEY_PREFIX[kind]}${randomToken(24)}`;
     const key = await this.catalog.createKey(
-      { id: newId('key'), tenant_id: tenantId, kind, name, prefix: secret.slice(0, KEY_PREFIX[kind].length + 6), ...browser },
+      { id: newId('key'), tenant_id: tenantId, kind, name, prefix: secret.slice(0, KEY_PREFIX[kind].length + 6), ...settings },
       sha256Hex(secret),
     );
     return { key, secret };

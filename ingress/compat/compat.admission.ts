@@ -14,14 +14,6 @@ export const MESSAGE_IDS_HEADER = 'Gatepost-Message-Ids';
  */
 export const MAX_LISTED_IDS = 100;
 
-/** A resolved key that may send here: public keys are for the browser SDK only. */
-export function sendingKey(sender: Sender): Sender {
-  if (sender.key.kind === 'public') {
-    throw new GatepostError('key_not_allowed', 'A public key (gp_public_) can only be used by the browser SDK endpoints.');
-  }
-  return sender;
-}
-
 /**
  * The request's `Idempotency-Key` header (a Gatepost extension: neither provider has one). Each
  * message of the request gets a key derived from it, so a retried request sends nothing twice.

@@ -24,6 +24,16 @@ export function codedError(error: unknown, contentType: string, log: (message: s
   return new GatepostError('internal_error');
 }
 
+/**
+ * A failure while reading a multipart body: the parser's own errors (a body cut short, a bad
+ * boundary) carry no status, and mean the client sent a malformed form (a 400, not a 500);
+ * @fastify/multipart's limits and coded errors carry theirs and pass as they are.
+ */
+export function formError(error: unknown): unknown {
+  if (error instanceof GatepostError || (error as FastifyError).statusCode) return error;
+  return new GatepostError('invalid_request', `The body is not valid multipart/form-data: ${(error as Error).message}`);
+}
+
 /** The headers every refusal carries, whatever the style: its code, and when to retry. */
 export function refusalHeaders(reply: FastifyReply, error: GatepostError): void {
   reply.header(ERROR_CODE_HEADER, error.code);

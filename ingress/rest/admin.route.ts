@@ -1,7 +1,7 @@
 // /v1/admin: tenants, their quotas and their keys. Present only when GATEPOST_ADMIN_TOKEN is set.
 import { GatepostError, invalid } from '../../errors/errors.catalog.ts';
 import { parseMailbox } from '../../mail/address.ts';
-import type { ApiKey, Catalog, KeyKind } from '../../store/catalog.port.ts';
+import type { ApiKey, Catalog, KeyKind, KeyScope } from '../../store/catalog.port.ts';
 import { BROWSER_KINDS, type KeyRing } from '../../tenancy/keys.ts';
 import { createTenant } from '../../tenancy/tenants.ts';
 import { ErrorBody, route, type AnyRoute } from './route.ts';
@@ -24,6 +24,28 @@ function checkBrowserSettings(kind: KeyKind, body: { allowed_origins?: unknown; 
   }
 }
 
+/** What a new key may do: a scope only a live key chooses, capture only a public key chooses. */
+function capabilities(body: { kind: KeyKind; scope?: KeyScope; sandbox?: boolean }): Pick<ApiKey, 'scope' | 'sandbox'> {
+  const problems = [
+    ...(body.scope !== undefined && body.kind !== 'live'
+      ? [{ field: 'scope', message: `only a live key has a scope; a ${body.kind} key has sending_access` }]
+      : []),
+    ...(body.sandbox !== undefined && body.kind !== 'public'
+      ? [
+          {
+            field: 'sandbox',
+            message: `only a public key chooses; a ${body.kind} key is ${body.kind === 'sandbox' ? 'always' : 'never'} a sandbox key`,
+          },
+        ]
+      : []),
+  ];
+  if (problems.length > 0) throw invalid(problems);
+  return {
+    scope: body.kind === 'live' ? (body.scope ?? 'full_access') : 'sending_access',
+    sandbox: body.kind === 'sandbox' || body.sandbox === true,
+  };
+}
+
 /** The settings a create or update names: rate_limit fields not given keep their current value. */
 function browserSettings(
   body: { allowed_origins?: string[]; rate_limit?: { per_key?: number | null; per_ip?: number | null } },
@@ -42,7 +64,7 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
     return t;
   };
   const noKey = (p: { id: string; keyId: string }) => new GatepostError('not_found', `No key ${p.keyId} for tenant ${p.id}.`);
-  const admin = { tag: 'Admin', auth: 'admin' as const };
+  const admin = { tag: 'Admin', access: 'admin' as const };
   return [
     route({
       ...admin,
@@ -104,7 +126,7 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
       method: 'POST',
       url: '/v1/admin/tenants/:id/keys',
       summary:
-        'Create an API key (live, sandbox or public; the last two may carry allowed_origins and rate_limit); the key is shown only in this answer',
+        'Create an API key: live (scope full_access, the default, or sending_access), sandbox, or public (sandbox: true for trying the browser SDK out); sandbox and public keys may carry allowed_origins and rate_limit. The key is shown only in this answer',
       params: IdParam,
       body: KeyCreate,
       responses: {
@@ -112,13 +134,19 @@ export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
           description: 'The key record and, once, the key itself in `key`.',
           schema: KeyView.extend({ key: KeyView.shape.id }),
         },
-        400: { description: 'Invalid, or browser settings on a live key.', schema: ErrorBody },
+        400: {
+          description: 'Invalid, browser settings on a live key, a scope on a key not live, or sandbox on a key not public.',
+          schema: ErrorBody,
+        },
         404: { description: 'No such tenant.', schema: ErrorBody },
       },
       handler: async ({ params, body }) => {
         await tenantOr404(params.id);
         checkBrowserSettings(body.kind, body);
-        const { key, secret } = await keys.issue(params.id, body.kind, body.name ?? null, browserSettings(body));
+        const { key, secret } = await keys.issue(params.id, body.kind, body.name ?? null, {
+          ...capabilities(body),
+          ...browserSettings(body),
+        });
         return { status: 201, body: { ...key, key: secret } };
       },
     }),

@@ -74,7 +74,7 @@ export function emailRoutes(gate: Gate): AnyRoute[] {
       url: '/v1/emails',
       tag: 'Emails',
       summary: 'Send an email',
-      auth: 'key',
+      access: 'send',
       body: SendRequest,
       responses: {
         202: {
@@ -101,7 +101,7 @@ export function emailRoutes(gate: Gate): AnyRoute[] {
       url: '/v1/emails/batch',
       tag: 'Emails',
       summary: 'Send up to 500 emails; each passes the gate on its own',
-      auth: 'key',
+      access: 'send',
       body: BatchRequest,
       bodyDoc: BatchRequestDoc,
       responses: {

@@ -1,8 +1,10 @@
-// GET /v1/messages/:id: a message and its full event history, for its own tenant only.
+// GET /v1/messages/:id: a message and its full event history, for its own tenant only (and, to a
+// sandbox key, only a sandbox message).
 import { actor, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { messageActor } from '../../actors/message/message.actor.ts';
 import { timelineOf } from '../../actors/message/message.state.ts';
+import { mayReadMessage } from '../../tenancy/permissions.ts';
 import { ErrorBody, route, type AnyRoute } from './route.ts';
 import { IdParam, MessageView } from './schemas.ts';
 
@@ -13,11 +15,14 @@ export function messageRoutes(invoker: Invoker): AnyRoute[] {
       url: '/v1/messages/:id',
       tag: 'Messages',
       summary: 'Get a message and its timeline',
-      auth: 'key',
+      access: 'read_messages',
       params: IdParam,
       responses: {
         200: { description: 'The message with every event so far, oldest first.', schema: MessageView },
-        404: { description: 'No message with this id belongs to this tenant.', schema: ErrorBody },
+        404: {
+          description: 'No message with this id belongs to this tenant (or, for a sandbox key, it is a live message).',
+          schema: ErrorBody,
+        },
       },
       handler: async ({ params, sender }) => {
         const notFound = new GatepostError('not_found', `No message ${params.id} exists for this tenant.`);
@@ -27,7 +32,8 @@ export function messageRoutes(invoker: Invoker): AnyRoute[] {
           .catch((error: unknown) => {
             throw error instanceof GatepostError && error.code === 'not_found' ? notFound : error;
           });
-        if (record.tenant_id !== sender.tenant.id) throw notFound;
+        // A sandbox key is told of no live message, as of another tenant's.
+        if (record.tenant_id !== sender.tenant.id || !mayReadMessage(sender.key, record)) throw notFound;
         return {
           status: 200,
           body: {

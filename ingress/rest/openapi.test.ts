@@ -89,6 +89,13 @@ describe('GET /openapi.json', () => {
     const batch = doc.paths['/v1/emails/batch'].post.requestBody.content['application/json'].schema;
     expect(batch).toMatchObject({ type: 'array', maxItems: 500 });
     expect(batch.items.properties.to).toBeDefined();
+    // Every keyed route documents its permission's refusal, every authenticated one its 401 and 429.
+    expect(doc.paths['/v1/templates/{slug}'].patch.responses['403'].description).toContain('`manage`');
+    expect(
+      doc.paths['/v1/templates/{slug}'].patch.responses['403'].content['application/json'].schema.properties.error.properties.code
+        .enum,
+    ).toContain('insufficient_scope');
+    expect(Object.keys(doc.paths['/v1/admin/tenants'].get.responses)).toEqual(expect.arrayContaining(['401', '429']));
     expect(doc.paths['/v1/messages/{id}'].get.parameters).toEqual([
       expect.objectContaining({ name: 'id', in: 'path', required: true }),
     ]);

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document, built from the same route definitions and zod schemas that serve
 // and validate the requests.
 import { z } from 'zod';
-import type { AnyRoute } from './route.ts';
+import { ErrorBody, type Access, type AnyRoute } from './route.ts';
 import type { CompatOperation } from '../compat/compat.ingress.ts';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
@@ -49,6 +49,28 @@ function compatOperation(op: CompatOperation): Record<string, unknown> {
   };
 }
 
+/** The answers of a route's authentication hooks, for every route that has them (a route's own description wins). */
+function authResponses(access: Access): Record<number, { description: string; schema: z.ZodType }> {
+  if (access === 'none') return {};
+  const answers: Record<number, { description: string; schema: z.ZodType }> = {
+    401: {
+      description: access === 'admin' ? 'No admin token, or a wrong one.' : 'No key, or an unknown or revoked one.',
+      schema: ErrorBody as z.ZodType,
+    },
+    429: {
+      description: 'Too many failed authentications from this client address; see Retry-After.',
+      schema: ErrorBody as z.ZodType,
+    },
+  };
+  if (access !== 'admin') {
+    answers[403] = {
+      description: `The key does not hold the \`${access}\` permission (insufficient_scope), or is a public key (key_not_allowed); see docs/security.md.`,
+      schema: ErrorBody as z.ZodType,
+    };
+  }
+  return answers;
+}
+
 export function buildOpenApi(routes: AnyRoute[], version: string, compat: CompatOperation[] = []): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of compat) (paths[openApiPath(op.url)] ??= {})[op.method.toLowerCase()] = compatOperation(op);
@@ -69,13 +91,17 @@ export function buildOpenApi(routes: AnyRoute[], version: string, compat: Compat
       summary: r.summary,
       tags: [r.tag],
       operationId: operationId(r.method, r.url),
-      ...(r.auth === 'none' ? { security: [] } : r.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),
+      ...(r.access === 'none'
+        ? { security: [] }
+        : r.access === 'admin'
+          ? { security: [{ adminToken: [] }] }
+          : { 'x-permission': r.access }),
       ...(parameters.length ? { parameters } : {}),
       ...(body
         ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(body, 'input') } } } }
         : {}),
       responses: Object.fromEntries(
-        Object.entries(r.responses).map(([status, res]) => [
+        Object.entries({ ...authResponses(r.access), ...r.responses }).map(([status, res]) => [
           status,
           {
             description: res.description,

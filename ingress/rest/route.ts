@@ -1,20 +1,34 @@
 // One way to declare a REST route: its zod schemas validate the request, describe it in the
 // OpenAPI document, and type the handler. Coded errors become the wire format here, at the edge.
+import type {} from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { GatepostError, errorCatalog, type ErrorDetail } from '../../errors/errors.catalog.ts';
 import type { Sender } from '../../gate/gate.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
+import { requirePermission, type Permission } from '../../tenancy/permissions.ts';
 import { IdempotencyKey } from './schemas.ts';
 
-export type Auth = 'key' | 'admin' | 'none';
+/** Who may call a route: a key holding the permission, the admin token, or anyone. */
+export type Access = Permission | 'admin' | 'none';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The key's sender, set by the authentication hook of a keyed scope; null elsewhere. */
+    sender: Sender | null;
+  }
+  interface FastifyContextConfig {
+    /** The permission a keyed route needs, checked by permissionHook. */
+    permission?: Permission;
+  }
+}
 
 export interface RouteContext<B, P, Q> {
   body: B;
   params: P;
   query: Q;
-  /** The authenticated sender; present on routes with auth 'key'. */
+  /** The authenticated sender; present on routes a key calls. */
   sender: Sender;
   request: FastifyRequest;
 }
@@ -30,7 +44,7 @@ export interface RouteDef<B extends z.ZodType, P extends z.ZodType, Q extends z.
   url: string;
   summary: string;
   tag: string;
-  auth: Auth;
+  access: Access;
   body?: B;
   /** Documents the body when validation is looser than the contract (a batch validates items one by one). */
   bodyDoc?: z.ZodType;
@@ -123,37 +137,93 @@ function checkAdmin(adminToken: string, request: FastifyRequest): void {
   }
 }
 
+/** Failed authentications one client address may make a minute; then 429 until the minute is over. */
+export const AUTH_FAILURES_PER_MINUTE = 20;
+
+/**
+ * Installs a scope's authentication as an onRequest hook that counts failures (a missing or
+ * wrong key or token) per client address with @fastify/rate-limit, registered on the server:
+ * past the limit, every request of that address is refused before its credentials are looked at,
+ * so a right guess is refused too. Every scope shares one count.
+ */
+export function authenticateIn(scope: FastifyInstance, authenticate: (request: FastifyRequest) => Promise<void>): void {
+  // No options: the plugin's own (server.ts), and so its one store.
+  const failures = scope.createRateLimit();
+  scope.addHook('onRequest', async (request) => {
+    const seen = await failures(request, { increment: false });
+    if (!seen.isAllowed && seen.remaining === 0) {
+      throw new GatepostError(
+        'rate_limited',
+        `Too many failed authentications from this address; retry in ${seen.ttlInSeconds} s.`,
+        { retryAfter: seen.ttlInSeconds },
+      );
+    }
+    try {
+      await authenticate(request);
+    } catch (error) {
+      if (error instanceof GatepostError && (error.code === 'missing_api_key' || error.code === 'invalid_api_key')) {
+        await failures(request);
+      }
+      throw error;
+    }
+  });
+}
+
+/**
+ * The one check of what a key may do, for every keyed route of every scope: the route's config
+ * names the permission, the scope's authentication hook has set request.sender.
+ */
+export async function permissionHook(request: FastifyRequest): Promise<void> {
+  // No route: the scope's not-found handler answers, whatever the key may do.
+  if (request.is404) return;
+  const { permission } = request.routeOptions.config;
+  if (!permission || !request.sender) throw new Error(`route ${request.routeOptions.url} has no permission or no sender`);
+  requirePermission(request.sender.key, permission);
+}
+
+function serve(app: FastifyInstance, def: AnyRoute): void {
+  app.route({
+    method: def.method,
+    url: def.url,
+    ...(def.access !== 'admin' && def.access !== 'none' ? { config: { permission: def.access } } : {}),
+    handler: async (request, reply) => {
+      const ctx: RouteContext<unknown, unknown, unknown> = {
+        body: def.body ? parseOrThrow(def.body, request.body, 'body') : request.body,
+        params: def.params ? parseOrThrow(def.params, request.params, 'path') : request.params,
+        query: def.query ? parseOrThrow(def.query, request.query, 'query') : request.query,
+        get sender(): Sender {
+          if (!request.sender) throw new Error(`route ${def.url} has no key authentication`);
+          return request.sender;
+        },
+        request,
+      };
+      const result = await def.handler(ctx);
+      if (result.headers) reply.headers(result.headers);
+      reply.code(result.status);
+      return result.body === undefined ? reply.send() : reply.send(result.body);
+    },
+  });
+}
+
+/**
+ * Each kind of access in its own encapsulated scope, whose onRequest hooks authenticate (and, for
+ * keys, check the route's permission) before the body is read.
+ */
 export function registerRoutes(app: FastifyInstance, routes: AnyRoute[], deps: RouteDeps): void {
-  for (const def of routes) {
-    if (def.auth === 'admin' && !deps.adminToken) continue; // the admin API exists only with a token
-    app.route({
-      method: def.method,
-      url: def.url,
-      handler: async (request, reply) => {
-        let sender: Sender | undefined;
-        if (def.auth === 'key') {
-          sender = await authenticateKey(deps.keys, request);
-          if (sender.key.kind === 'public') {
-            throw new GatepostError('key_not_allowed', 'A public key can only be used by the browser SDK endpoints.');
-          }
-        } else if (def.auth === 'admin') {
-          checkAdmin(deps.adminToken!, request);
-        }
-        const ctx: RouteContext<unknown, unknown, unknown> = {
-          body: def.body ? parseOrThrow(def.body, request.body, 'body') : request.body,
-          params: def.params ? parseOrThrow(def.params, request.params, 'path') : request.params,
-          query: def.query ? parseOrThrow(def.query, request.query, 'query') : request.query,
-          get sender(): Sender {
-            if (!sender) throw new Error(`route ${def.url} has no key authentication`);
-            return sender;
-          },
-          request,
-        };
-        const result = await def.handler(ctx);
-        if (result.headers) reply.headers(result.headers);
-        reply.code(result.status);
-        return result.body === undefined ? reply.send() : reply.send(result.body);
-      },
+  app.decorateRequest('sender', null);
+  for (const def of routes.filter((r) => r.access === 'none')) serve(app, def);
+  app.register(async (keyed) => {
+    authenticateIn(keyed, async (request) => {
+      request.sender = await authenticateKey(deps.keys, request);
     });
-  }
+    keyed.addHook('onRequest', permissionHook);
+    for (const def of routes.filter((r) => r.access !== 'admin' && r.access !== 'none')) serve(keyed, def);
+  });
+  const { adminToken } = deps;
+  // The admin API exists only with a token.
+  if (!adminToken) return;
+  app.register(async (admin) => {
+    authenticateIn(admin, async (request) => checkAdmin(adminToken, request));
+    for (const def of routes.filter((r) => r.access === 'admin')) serve(admin, def);
+  });
 }

@@ -16,7 +16,7 @@ export function sandboxRoutes(catalog: Catalog): AnyRoute[] {
       url: '/v1/sandbox/messages',
       tag: 'Sandbox',
       summary: 'List captured sandbox messages',
-      auth: 'key',
+      access: 'read_captures',
       query: PageQuery,
       responses: { 200: { description: 'Captured messages, rendered, newest first.', schema: pageOf(CapturedView) } },
       handler: async ({ query, sender }) => {
@@ -29,7 +29,7 @@ export function sandboxRoutes(catalog: Catalog): AnyRoute[] {
       url: '/v1/sandbox/messages/:id',
       tag: 'Sandbox',
       summary: 'Get one captured message',
-      auth: 'key',
+      access: 'read_captures',
       params: IdParam,
       responses: {
         200: { description: 'The captured message.', schema: CapturedView },

@@ -260,9 +260,18 @@ const BrowserKeySettings = {
     .optional(),
 };
 
+const KeyScopeEnum = z.enum(['full_access', 'sending_access']);
+
 export const KeyCreate = z
   .object({
     kind: z.enum(['live', 'sandbox', 'public']),
+    scope: KeyScopeEnum.optional().meta({
+      description: 'A live key only: full_access (the default) manages resources; sending_access sends and reads messages.',
+    }),
+    sandbox: z.boolean().optional().meta({
+      description:
+        'A public key only: true makes a key for trying the browser SDK out, whose sends are captured and never delivered.',
+    }),
     name: z.string().max(200).nullable().optional(),
     ...BrowserKeySettings,
   })
@@ -277,6 +286,8 @@ export const KeyView = z.object({
   id: z.string(),
   tenant_id: z.string(),
   kind: z.enum(['live', 'sandbox', 'public']),
+  scope: KeyScopeEnum.meta({ description: 'full_access for a live key made so; sending_access for every other key.' }),
+  sandbox: z.boolean().meta({ description: 'Its sends are captured, never delivered.' }),
   name: z.string().nullable(),
   prefix: z.string(),
   created_at: z.string(),

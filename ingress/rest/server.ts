@@ -1,16 +1,18 @@
 // The HTTP server of the native API: Fastify, every route of ingress/rest, and the mapping of
 // every failure to the native error body.
+import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate } from '../../gate/gate.ts';
 import type { Invoker } from '../../runtime/runtime.port.ts';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../config/config.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
 import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { adminRoutes } from './admin.route.ts';
 import { emailRoutes } from './emails.route.ts';
 import { messageRoutes } from './messages.route.ts';
-import { registerRoutes, sendError, type AnyRoute } from './route.ts';
+import { AUTH_FAILURES_PER_MINUTE, registerRoutes, sendError, type AnyRoute } from './route.ts';
 import { sandboxRoutes } from './sandbox.route.ts';
 import { suppressionRoutes } from './suppressions.route.ts';
 import { systemRoutes } from './system.route.ts';
@@ -25,6 +27,9 @@ const DRAIN_MS = 30_000;
 /** Request bodies larger than this are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
+/** The longest path segment the router matches (Fastify's maxParamLength default). */
+const MAX_PATH_SEGMENT = 100;
+
 export interface RestDeps {
   gate: Gate;
   invoker: Invoker;
@@ -33,6 +38,8 @@ export interface RestDeps {
   /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS); by default nothing non-public is allowed. */
   webhookGuard?: SsrfGuard;
   adminToken: string | null;
+  /** How long a client may take; the defaults of config.ts when not given. */
+  http?: HttpLimits;
   ready: () => boolean;
   version: string;
   log: (message: string, error?: unknown) => void;
@@ -58,10 +65,39 @@ export interface RestServer {
   drain(): Promise<void>;
   /** Every method and URL Fastify serves, as registered (HEAD twins of GET routes left out). */
   served: { method: string; url: string }[];
+  /** The native routes, with what each needs. */
+  routes: AnyRoute[];
 }
 
 export function restServer(deps: RestDeps): RestServer {
-  const app = Fastify({ logger: false, bodyLimit: MAX_BODY_BYTES, return503OnClosing: true });
+  const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: MAX_BODY_BYTES,
+    return503OnClosing: true,
+    // A connection silent this long is closed, whether it sent nothing yet or waits mid-request.
+    connectionTimeout: limits.requestTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.idleTimeoutMs,
+    // Node checks the headers and request timeouts on this interval (30 s by default, which
+    // would let a slow client hold a connection well past a shorter limit).
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+    // The router's refusals (a path segment over its 100 characters, a URL that does not
+    // decode) come before any route or scope: in the native format, not Fastify's own body.
+    frameworkErrors: (error, _request, reply) =>
+      sendError(
+        reply,
+        new GatepostError(
+          'invalid_request',
+          error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? `A path segment is over ${MAX_PATH_SEGMENT} characters.`
+            : 'The URL is not validly percent-encoded.',
+        ),
+      ),
+  });
   const served: RestServer['served'] = [];
   let underWay = 0;
   const answered = () => underWay--;
@@ -83,6 +119,8 @@ export function restServer(deps: RestDeps): RestServer {
     deps,
     compat.flatMap((c) => c.operations),
   );
+  // Used only by the authentication hooks (authenticateIn), to count failures per client address.
+  app.register(rateLimit, { global: false, max: AUTH_FAILURES_PER_MINUTE, timeWindow: 60_000 });
   registerRoutes(app, routes, { keys: deps.keys, adminToken: deps.adminToken });
   // Each style in its own encapsulated scope: its parsers and error handler stay its own.
   for (const c of compat) app.register(c.plugin);
@@ -117,5 +155,5 @@ export function restServer(deps: RestDeps): RestServer {
     app.server.closeAllConnections();
     await closed;
   }
-  return { app, served, drain };
+  return { app, served, routes, drain };
 }

@@ -24,7 +24,7 @@ export function suppressionRoutes(invoker: Invoker, catalog: Catalog): AnyRoute[
       url: '/v1/suppressions',
       tag: 'Suppressions',
       summary: 'List suppressed addresses',
-      auth: 'key',
+      access: 'manage',
       query: PageQuery,
       responses: { 200: { description: 'A page of suppressions, by address.', schema: pageOf(SuppressionView) } },
       handler: async ({ query, sender }) => {
@@ -37,7 +37,7 @@ export function suppressionRoutes(invoker: Invoker, catalog: Catalog): AnyRoute[
       url: '/v1/suppressions',
       tag: 'Suppressions',
       summary: 'Suppress an address',
-      auth: 'key',
+      access: 'manage',
       body: SuppressionCreate,
       responses: {
         201: { description: 'The suppression in force (an existing one keeps its first reason).', schema: SuppressionView },
@@ -53,7 +53,7 @@ export function suppressionRoutes(invoker: Invoker, catalog: Catalog): AnyRoute[
       url: '/v1/suppressions/:address',
       tag: 'Suppressions',
       summary: 'Is this address suppressed?',
-      auth: 'key',
+      access: 'manage',
       params: AddressParam,
       responses: {
         200: { description: 'The suppression in force.', schema: SuppressionView },
@@ -70,7 +70,7 @@ export function suppressionRoutes(invoker: Invoker, catalog: Catalog): AnyRoute[
       url: '/v1/suppressions/:address',
       tag: 'Suppressions',
       summary: 'Remove an address from the suppression list',
-      auth: 'key',
+      access: 'manage',
       params: AddressParam,
       responses: { 204: { description: 'Removed.' }, 404: { description: 'The address was not suppressed.', schema: ErrorBody } },
       handler: async ({ params, sender }) => {

@@ -17,7 +17,7 @@ export function systemRoutes(opts: {
       url: '/healthz',
       tag: 'System',
       summary: 'Health: 200 once sends are accepted, 503 while starting or draining',
-      auth: 'none',
+      access: 'none',
       responses: {
         200: { description: 'Accepting sends.', schema: z.object({ status: z.literal('ok') }) },
         503: { description: 'Not accepting sends.', schema: z.object({ status: z.literal('unavailable') }) },
@@ -30,7 +30,7 @@ export function systemRoutes(opts: {
       url: '/openapi.json',
       tag: 'System',
       summary: 'This OpenAPI document',
-      auth: 'none',
+      access: 'none',
       responses: { 200: { description: 'OpenAPI 3.1.' } },
       handler: async () => {
         document ??= buildOpenApi(opts.routes(), opts.version, opts.compat);

@@ -35,7 +35,7 @@ export function templateRoutes(catalog: Catalog): AnyRoute[] {
       url: '/v1/templates',
       tag: 'Templates',
       summary: 'Create a template',
-      auth: 'key',
+      access: 'manage',
       body: TemplateCreate,
       responses: {
         201: { description: 'The template.', schema: TemplateView },
@@ -62,7 +62,7 @@ export function templateRoutes(catalog: Catalog): AnyRoute[] {
       url: '/v1/templates',
       tag: 'Templates',
       summary: 'List templates',
-      auth: 'key',
+      access: 'read_templates',
       responses: { 200: { description: 'Every template of the tenant, by slug.', schema: listOf(TemplateView) } },
       handler: async ({ sender }) => ({ status: 200, body: { data: (await catalog.listTemplates(sender.tenant.id)).map(view) } }),
     }),
@@ -71,7 +71,7 @@ export function templateRoutes(catalog: Catalog): AnyRoute[] {
       url: '/v1/templates/:slug',
       tag: 'Templates',
       summary: 'Get a template',
-      auth: 'key',
+      access: 'read_templates',
       params: SlugParam,
       responses: {
         200: { description: 'The template.', schema: TemplateView },
@@ -88,7 +88,7 @@ export function templateRoutes(catalog: Catalog): AnyRoute[] {
       url: '/v1/templates/:slug',
       tag: 'Templates',
       summary: 'Update a template',
-      auth: 'key',
+      access: 'manage',
       params: SlugParam,
       body: TemplateUpdate,
       responses: {
@@ -109,7 +109,7 @@ export function templateRoutes(catalog: Catalog): AnyRoute[] {
       url: '/v1/templates/:slug',
       tag: 'Templates',
       summary: 'Delete a template',
-      auth: 'key',
+      access: 'manage',
       params: SlugParam,
       responses: { 204: { description: 'Deleted.' }, 404: { description: 'No such slug.', schema: ErrorBody } },
       handler: async ({ params, sender }) => {

@@ -104,7 +104,7 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
       url: '/v1/webhooks',
       tag,
       summary: 'Create a webhook endpoint',
-      auth: 'key',
+      access: 'manage',
       body: WebhookCreate,
       responses: {
         201: { description: 'The endpoint, with its secret (shown this once).', schema: WebhookCreated },
@@ -129,7 +129,7 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
       url: '/v1/webhooks',
       tag,
       summary: 'List webhook endpoints',
-      auth: 'key',
+      access: 'manage',
       responses: { 200: { description: 'Every endpoint of the tenant, oldest first.', schema: listOf(WebhookView) } },
       handler: async ({ sender }) => ({ status: 200, body: { data: (await catalog.listWebhooks(sender.tenant.id)).map(view) } }),
     }),
@@ -138,7 +138,7 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
       url: '/v1/webhooks/:id',
       tag,
       summary: 'Get a webhook endpoint',
-      auth: 'key',
+      access: 'manage',
       params: WebhookParams,
       responses: {
         200: { description: 'The endpoint (never its secret).', schema: WebhookView },
@@ -151,7 +151,7 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
       url: '/v1/webhooks/:id',
       tag,
       summary: 'Update a webhook endpoint (url, events, enabled)',
-      auth: 'key',
+      access: 'manage',
       params: WebhookParams,
       body: WebhookUpdate,
       responses: {
@@ -178,7 +178,7 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
       url: '/v1/webhooks/:id',
       tag,
       summary: 'Delete a webhook endpoint',
-      auth: 'key',
+      access: 'manage',
       params: WebhookParams,
       responses: {
         204: { description: 'Deleted: nothing more is delivered to it.' },
@@ -195,7 +195,7 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
       url: '/v1/webhooks/:id/rotate',
       tag,
       summary: 'Rotate the signing secret',
-      auth: 'key',
+      access: 'manage',
       params: WebhookParams,
       responses: {
         200: { description: 'The new secret (shown this once); the previous one keeps signing for 24 hours.', schema: Rotated },
@@ -213,7 +213,7 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
       url: '/v1/webhooks/:id/test',
       tag,
       summary: `Send a test event (type ${TEST_EVENT_TYPE})`,
-      auth: 'key',
+      access: 'manage',
       params: WebhookParams,
       responses: {
         202: {
@@ -241,7 +241,7 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
       url: '/v1/webhooks/:id/deliveries',
       tag,
       summary: 'Recent delivery attempts',
-      auth: 'key',
+      access: 'manage',
       params: WebhookParams,
       query: DeliveriesQuery,
       responses: {
@@ -258,7 +258,7 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
       url: '/v1/webhooks/:id/deliveries/:evt/retry',
       tag,
       summary: 'Redeliver a failed event by hand',
-      auth: 'key',
+      access: 'manage',
       params: DeliveryParams,
       responses: {
         202: {

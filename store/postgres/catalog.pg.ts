@@ -68,7 +68,7 @@ const toTenant = ({ quota, ...row }: TenantRow): Tenant => ({
 });
 
 const KEY_COLUMNS =
-  'id, tenant_id, kind, name, prefix, created_at, revoked_at, allowed_origins, ' +
+  'id, tenant_id, kind, scope, sandbox, name, prefix, created_at, revoked_at, allowed_origins, ' +
   "json_build_object('per_key', rate_per_key, 'per_ip', rate_per_ip) AS rate_limit";
 
 // Stored as from_addr and to_addr (FROM and TO are SQL keywords), read back under their API names.
@@ -248,12 +248,14 @@ export class PgCatalog implements Catalog {
   async createKey(k: NewKey, hash: string): Promise<ApiKey> {
     const key = keyRecord(k, now());
     await this.query(
-      `INSERT INTO api_keys (id, tenant_id, kind, name, prefix, hash, created_at, allowed_origins, rate_per_key, rate_per_ip)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      `INSERT INTO api_keys (id, tenant_id, kind, scope, sandbox, name, prefix, hash, created_at, allowed_origins, rate_per_key, rate_per_ip)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         key.id,
         key.tenant_id,
         key.kind,
+        key.scope,
+        key.sandbox,
         key.name,
         key.prefix,
         hash,

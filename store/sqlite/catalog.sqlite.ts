@@ -44,16 +44,19 @@ interface TenantRow {
   created_at: string;
 }
 
-const KEY_COLUMNS = 'id, tenant_id, kind, name, prefix, created_at, revoked_at, allowed_origins, rate_per_key, rate_per_ip';
+const KEY_COLUMNS =
+  'id, tenant_id, kind, scope, sandbox, name, prefix, created_at, revoked_at, allowed_origins, rate_per_key, rate_per_ip';
 
-type KeyRow = Omit<ApiKey, 'allowed_origins' | 'rate_limit'> & {
+type KeyRow = Omit<ApiKey, 'sandbox' | 'allowed_origins' | 'rate_limit'> & {
+  sandbox: number;
   allowed_origins: string;
   rate_per_key: number | null;
   rate_per_ip: number | null;
 };
 
-const toKey = ({ allowed_origins, rate_per_key, rate_per_ip, ...row }: KeyRow): ApiKey => ({
+const toKey = ({ sandbox, allowed_origins, rate_per_key, rate_per_ip, ...row }: KeyRow): ApiKey => ({
   ...row,
+  sandbox: sandbox === 1,
   allowed_origins: JSON.parse(allowed_origins) as string[],
   rate_limit: { per_key: rate_per_key, per_ip: rate_per_ip },
 });
@@ -149,12 +152,14 @@ export class SqliteCatalog implements Catalog {
   async createKey(k: NewKey, hash: string): Promise<ApiKey> {
     const key = keyRecord(k, now());
     this.sql(
-      `INSERT INTO api_keys (id, tenant_id, kind, name, prefix, hash, created_at, allowed_origins, rate_per_key, rate_per_ip)
-         VALUES (@id, @tenant_id, @kind, @name, @prefix, @hash, @created_at, @allowed_origins, @rate_per_key, @rate_per_ip)`,
+      `INSERT INTO api_keys (id, tenant_id, kind, scope, sandbox, name, prefix, hash, created_at, allowed_origins, rate_per_key, rate_per_ip)
+         VALUES (@id, @tenant_id, @kind, @scope, @sandbox, @name, @prefix, @hash, @created_at, @allowed_origins, @rate_per_key, @rate_per_ip)`,
     ).run({
       id: key.id,
       tenant_id: key.tenant_id,
       kind: key.kind,
+      scope: key.scope,
+      sandbox: key.sandbox ? 1 : 0,
       name: key.name,
       prefix: key.prefix,
       hash,

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Which runtime the end-to-end tests start: `embedded` (default) or `dapr`. */
 export const TEST_RUNTIME = process.env.GATEPOST_TEST_RUNTIME === 'dapr' ? 'dapr' : 'embedded';
-export const ADMIN_TOKEN = 'test-admin-token';
+export const ADMIN_TOKEN = 'test-admin-token-of-32-characters';
 
 export interface StartOptions {
   dataDir?: string;

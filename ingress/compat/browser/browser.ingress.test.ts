@@ -142,3 +142,17 @@ describe('answers', () => {
     expect(key.body).toMatch(/^Invalid Idempotency-Key header/);
   });
 });
+
+describe('a malformed multipart body (issue 20 item 9)', () => {
+  it('is a 400 in the browser style, not a 500', async () => {
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1.0/email/send-form',
+      headers: { 'content-type': 'multipart/form-data; boundary=XYZ' },
+      payload: '--XYZ\r\nContent-Disposition: form-data; name="user_id"\r\n\r\nabc\r\n--XY',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.headers['gatepost-error-code']).toBe('invalid_request');
+  });
+});

@@ -8,8 +8,9 @@ import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import { browserRate } from '../../../tenancy/keys.ts';
-import { idempotencyKeyHeader, parseOrThrow } from '../../rest/route.ts';
+import { idempotencyKeyHeader } from '../../rest/route.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
+import { formError } from '../compat.errors.ts';
 import { MESSAGE_ID_HEADER, sendRefusal, sendText } from './browser.answer.ts';
 import { allowReading, checkOrigin, preflight, withholdReading } from './browser.cors.ts';
 import { fromForm, fromJson, type BrowserSend } from './browser.map.ts';
@@ -29,17 +30,21 @@ async function readForm(request: FastifyRequest): Promise<BrowserSend> {
   }
   const fields: [string, string][] = [];
   let files = 0;
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      let bytes = 0;
-      for await (const chunk of part.file) bytes += (chunk as Buffer).length;
-      // A file input left empty is sent as a part with no name and no bytes: no attachment.
-      if (part.filename !== '' || bytes > 0) files++;
-    } else if (part.valueTruncated || part.fieldnameTruncated) {
-      throw new GatepostError('message_too_large', `The form field ${part.fieldname} is over ${FORM_LIMITS.fieldSize} bytes`);
-    } else {
-      fields.push([part.fieldname, String(part.value)]);
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        let bytes = 0;
+        for await (const chunk of part.file) bytes += (chunk as Buffer).length;
+        // A file input left empty is sent as a part with no name and no bytes: no attachment.
+        if (part.filename !== '' || bytes > 0) files++;
+      } else if (part.valueTruncated || part.fieldnameTruncated) {
+        throw new GatepostError('message_too_large', `The form field ${part.fieldname} is over ${FORM_LIMITS.fieldSize} bytes`);
+      } else {
+        fields.push([part.fieldname, String(part.value)]);
+      }
     }
+  } catch (error) {
+    throw formError(error);
   }
   return fromForm(fields, files);
 }

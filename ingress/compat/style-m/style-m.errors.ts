@@ -18,6 +18,7 @@ const table: Record<ErrorCode, Answer> = {
   missing_api_key: { status: 401, message: 'Forbidden' },
   invalid_api_key: { status: 401, message: 'Forbidden' },
   key_not_allowed: { status: 403 },
+  insufficient_scope: { status: 403 },
   origin_not_allowed: { status: 403 },
   not_found: { status: 404 },
   template_exists: { status: 400 },

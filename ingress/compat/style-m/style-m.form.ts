@@ -2,6 +2,7 @@
 // parameter, and the number of files it carried (attachments, to be refused by the gate).
 import type { FastifyRequest } from 'fastify';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
+import { formError } from '../compat.errors.ts';
 
 /** The most bytes of parameter values one multipart request may carry (the JSON body limit too). */
 export const MAX_FORM_BYTES = 16 * 1024 * 1024;
@@ -39,27 +40,31 @@ export async function readForm(request: FastifyRequest, { mime = false } = {}): 
     return form;
   }
   let bytes = 0;
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      // Read to the end (the next part comes after it). The MIME message is kept; any other file
-      // is an attachment, counted.
-      const isMime = mime && part.fieldname === MIME_PARAMETER;
-      const chunks: Buffer[] = [];
-      for await (const chunk of part.file as AsyncIterable<Buffer>) {
-        if (!isMime) continue;
-        bytes += chunk.length;
-        if (bytes > MAX_FORM_BYTES) throw tooLarge();
-        chunks.push(chunk);
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        // Read to the end (the next part comes after it). The MIME message is kept; any other file
+        // is an attachment, counted.
+        const isMime = mime && part.fieldname === MIME_PARAMETER;
+        const chunks: Buffer[] = [];
+        for await (const chunk of part.file as AsyncIterable<Buffer>) {
+          if (!isMime) continue;
+          bytes += chunk.length;
+          if (bytes > MAX_FORM_BYTES) throw tooLarge();
+          chunks.push(chunk);
+        }
+        if (!isMime) form.attachments++;
+        else if (part.file.truncated) throw tooLarge();
+        else form.mime = Buffer.concat(chunks);
+        continue;
       }
-      if (!isMime) form.attachments++;
-      else if (part.file.truncated) throw tooLarge();
-      else form.mime = Buffer.concat(chunks);
-      continue;
+      const value = String(part.value);
+      bytes += Buffer.byteLength(value);
+      if (part.valueTruncated || bytes > MAX_FORM_BYTES) throw tooLarge();
+      put(part.fieldname, value);
     }
-    const value = String(part.value);
-    bytes += Buffer.byteLength(value);
-    if (part.valueTruncated || bytes > MAX_FORM_BYTES) throw tooLarge();
-    put(part.fieldname, value);
+  } catch (error) {
+    throw formError(error);
   }
   return form;
 }

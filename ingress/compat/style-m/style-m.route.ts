@@ -7,8 +7,9 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { GatepostError, invalid } from '../../../errors/errors.catalog.ts';
 import { ItemRefused, type Sender } from '../../../gate/gate.ts';
 import type { KeyRing } from '../../../tenancy/keys.ts';
+import { permissionHook, authenticateIn } from '../../rest/route.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
-import { admitAllOrNothing, admittedHeaders, idempotencyKeyOf, sendingKey } from '../compat.admission.ts';
+import { admitAllOrNothing, admittedHeaders, idempotencyKeyOf } from '../compat.admission.ts';
 import { codedError } from '../compat.errors.ts';
 import { MAX_FORM_BYTES, readForm } from './style-m.form.ts';
 import { parseMessage } from '../../smtp/submission.drafts.ts';
@@ -28,7 +29,7 @@ async function authenticate(keys: KeyRing, request: FastifyRequest): Promise<Sen
   const credentials = m ? Buffer.from(m[1]!, 'base64').toString() : '';
   const colon = credentials.indexOf(':');
   if (colon < 0 || credentials.slice(0, colon) !== 'api') throw new GatepostError('invalid_api_key');
-  return sendingKey(await keys.resolve(credentials.slice(colon + 1)));
+  return keys.resolve(credentials.slice(colon + 1));
 }
 
 export function styleM(deps: CompatDeps): CompatIngress {
@@ -66,14 +67,20 @@ export function styleM(deps: CompatDeps): CompatIngress {
       return { id: `<${admitted.responses[0]!.id}@${request.params.domain}>`, message: 'Queued. Thank you.' };
     }
 
-    app.post<{ Params: { domain: string } }>(URL, async (request, reply) => {
-      const sender = await authenticate(deps.keys, request);
+    authenticateIn(app, async (request) => {
+      request.sender = await authenticate(deps.keys, request);
+    });
+    app.addHook('onRequest', permissionHook);
+    const send = { config: { permission: 'send' as const } };
+
+    app.post<{ Params: { domain: string } }>(URL, send, async (request, reply) => {
+      const sender = request.sender!;
       const form = await readForm(request);
       return queue(request, reply, sender, itemsOf(messageParameters(form), form.attachments));
     });
 
-    app.post<{ Params: { domain: string } }>(URL_MIME, async (request, reply) => {
-      const sender = await authenticate(deps.keys, request);
+    app.post<{ Params: { domain: string } }>(URL_MIME, send, async (request, reply) => {
+      const sender = request.sender!;
       const form = await readForm(request, { mime: true });
       const parameters = mimeParameters(form);
       if (!form.mime?.length) throw invalid([{ field: 'message', message: 'is missing' }]);

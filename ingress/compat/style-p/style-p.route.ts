@@ -5,7 +5,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import type { BatchResult, SendDraft, Sender } from '../../../gate/gate.ts';
 import type { KeyRing } from '../../../tenancy/keys.ts';
-import { idempotencyKeyHeader, parseOrThrow } from '../../rest/route.ts';
+import { idempotencyKeyHeader, parseOrThrow, permissionHook, authenticateIn } from '../../rest/route.ts';
 import type { CompatDeps } from '../compat.ingress.ts';
 import { POSTMARK, stylePFailure, wireFailure, type StylePFailure } from './style-p.errors.ts';
 import { allReplayed, draftsOf, resultOf, type StylePSource } from './style-p.map.ts';
@@ -24,11 +24,7 @@ async function authenticate(keys: KeyRing, request: FastifyRequest): Promise<Sen
   if (given.size > 1) {
     throw new GatepostError('invalid_api_key', 'X-Postmark-Server-Token and X-Compat-Server-Token hold different keys.');
   }
-  const sender = await keys.resolve([...given][0]!);
-  if (sender.key.kind === 'public') {
-    throw new GatepostError('key_not_allowed', 'A public key only works with the browser SDK; use a live or sandbox key.');
-  }
-  return sender;
+  return keys.resolve([...given][0]!);
 }
 
 function refuse(reply: FastifyReply, { status, body, retryAfter }: StylePFailure): FastifyReply {
@@ -45,8 +41,6 @@ const sourceOf = (templated: boolean, raw: unknown): StylePSource =>
     : { templated, message: parseOrThrow(StylePMessage, raw, 'body') };
 
 export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsync {
-  const senders = new WeakMap<FastifyRequest, Sender>();
-
   function answer(reply: FastifyReply, outcomes: BatchResult[], body: unknown): FastifyReply {
     if (allReplayed(outcomes)) reply.header('Idempotent-Replayed', 'true');
     return reply.code(200).send(body);
@@ -57,7 +51,7 @@ export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsyn
     const key = idempotencyKeyHeader(request);
     const drafts = draftsOf(source);
     const outcomes = await gate.admitAll({
-      sender: senders.get(request)!,
+      sender: request.sender!,
       ingress: 'style_p',
       items: drafts.map((draft, j) => ({ draft, idempotencyKey: derivedKey(key, j) })),
       batchKey: key,
@@ -93,7 +87,7 @@ export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsyn
     const outcomes =
       items.length === 0
         ? []
-        : await gate.admitAll({ sender: senders.get(request)!, ingress: 'style_p', items, batchKey: key, refusals: 'per_item' });
+        : await gate.admitAll({ sender: request.sender!, ingress: 'style_p', items, batchKey: key, refusals: 'per_item' });
     let at = 0;
     const results = parsed.map((p) => {
       if ('refused' in p) return stylePFailure(p.refused).body;
@@ -106,7 +100,10 @@ export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsyn
   return async (app) => {
     await app.register(
       async (scope) => {
-        scope.addHook('onRequest', async (request) => void senders.set(request, await authenticate(keys, request)));
+        authenticateIn(scope, async (request) => {
+          request.sender = await authenticate(keys, request);
+        });
+        scope.addHook('onRequest', permissionHook);
         scope.setErrorHandler((error, _request, reply) => {
           if (error instanceof GatepostError) return refuse(reply, stylePFailure(error));
           const wire = wireFailure(error as FastifyError);
@@ -125,10 +122,13 @@ export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsyn
             ),
           ),
         );
-        scope.post('', (request, reply) => sendOne(request, reply, sourceOf(false, request.body)));
-        scope.post('/withTemplate', (request, reply) => sendOne(request, reply, sourceOf(true, request.body)));
-        scope.post('/batch', (request, reply) => sendBatch(request, reply, parseOrThrow(BatchOf, request.body, 'body'), false));
-        scope.post('/batchWithTemplates', (request, reply) =>
+        const send = { config: { permission: 'send' as const } };
+        scope.post('', send, (request, reply) => sendOne(request, reply, sourceOf(false, request.body)));
+        scope.post('/withTemplate', send, (request, reply) => sendOne(request, reply, sourceOf(true, request.body)));
+        scope.post('/batch', send, (request, reply) =>
+          sendBatch(request, reply, parseOrThrow(BatchOf, request.body, 'body'), false),
+        );
+        scope.post('/batchWithTemplates', send, (request, reply) =>
           sendBatch(request, reply, parseOrThrow(TemplatedBatchOf, request.body, 'body').Messages, true),
         );
       },

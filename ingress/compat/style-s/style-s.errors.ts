@@ -22,6 +22,7 @@ const table: Record<ErrorCode, Answer> = {
   missing_api_key: { status: 401, message: 'authorization required' },
   invalid_api_key: { status: 401, message: 'The provided authorization grant is invalid, expired, or revoked' },
   key_not_allowed: { status: 403 },
+  insufficient_scope: { status: 403 },
   origin_not_allowed: { status: 403 },
   not_found: { status: 404 },
   template_exists: { status: 400 },

@@ -4,9 +4,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import { ItemRefused } from '../../../gate/gate.ts';
-import { authenticateKey, zodDetails } from '../../rest/route.ts';
+import { authenticateIn, authenticateKey, permissionHook, zodDetails } from '../../rest/route.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
-import { admitAllOrNothing, admittedHeaders, idempotencyKeyOf, sendingKey } from '../compat.admission.ts';
+import { admitAllOrNothing, admittedHeaders, idempotencyKeyOf } from '../compat.admission.ts';
 import { codedError } from '../compat.errors.ts';
 import { inRequestTerms, itemsOf, sandboxMode } from './style-s.map.ts';
 import { sendSendGridError } from './style-s.errors.ts';
@@ -28,8 +28,12 @@ export function styleS(deps: CompatDeps): CompatIngress {
     app.setErrorHandler((error, _request, reply) =>
       sendSendGridError(reply, codedError(error, 'Content-Type should be application/json.', deps.log)),
     );
-    app.post(URL, async (request, reply) => {
-      const sender = sendingKey(await authenticateKey(deps.keys, request));
+    authenticateIn(app, async (request) => {
+      request.sender = await authenticateKey(deps.keys, request);
+    });
+    app.addHook('onRequest', permissionHook);
+    app.post(URL, { config: { permission: 'send' } }, async (request, reply) => {
+      const sender = request.sender!;
       const mail = parseMail(request.body);
       const items = itemsOf(mail);
       const admitted = await admitAllOrNothing(deps.gate, {
