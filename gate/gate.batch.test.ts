@@ -119,7 +119,7 @@ describe('Gate.admitAll', () => {
   it('keeps a sandbox batch and a live one under the same key apart: neither replays the other', async () => {
     const { runtime, ready } = await start();
     const gate = createGate({ invoker: runtime, catalog });
-    const sandboxSender: Sender = { ...sender, key: { ...sender.key, kind: 'sandbox' } };
+    const sandboxSender: Sender = { ...sender, key: { ...sender.key, kind: 'sandbox', sandbox: true } };
     const captured = await gate.admitAll({
       sender: sandboxSender,
       ingress: 'style_p',

@@ -14,15 +14,21 @@ CREATE TABLE tenants (
 );
 
 -- Keys are stored as SHA-256 hashes: they are long random strings, so a slow hash adds nothing.
+-- scope, sandbox and the browser settings as in sqlite/migrations/001_catalog.sql.
 CREATE TABLE api_keys (
-  id         text COLLATE "C" PRIMARY KEY,
-  tenant_id  text COLLATE "C" NOT NULL REFERENCES tenants (id),
-  kind       text NOT NULL CHECK (kind IN ('live', 'sandbox', 'public')),
-  name       text,
-  prefix     text NOT NULL,
-  hash       text NOT NULL UNIQUE,
-  created_at timestamptz(3) NOT NULL,
-  revoked_at timestamptz(3)
+  id              text COLLATE "C" PRIMARY KEY,
+  tenant_id       text COLLATE "C" NOT NULL REFERENCES tenants (id),
+  kind            text NOT NULL CHECK (kind IN ('live', 'sandbox', 'public')),
+  scope           text NOT NULL CHECK (scope IN ('full_access', 'sending_access')),
+  sandbox         boolean NOT NULL,
+  name            text,
+  prefix          text NOT NULL,
+  hash            text NOT NULL UNIQUE,
+  created_at      timestamptz(3) NOT NULL,
+  revoked_at      timestamptz(3),
+  allowed_origins text[] NOT NULL,
+  rate_per_key    integer,
+  rate_per_ip     integer
 );
 CREATE INDEX api_keys_tenant ON api_keys (tenant_id, created_at, id);
 
@@ -63,3 +69,21 @@ CREATE TABLE captures (
   PRIMARY KEY (tenant_id, message_id)
 );
 CREATE INDEX captures_recent ON captures (tenant_id, captured_at DESC, message_id DESC);
+
+-- Webhook endpoints, as in sqlite/migrations/001_catalog.sql, in PostgreSQL's types (secrets
+-- sealed with GATEPOST_ENCRYPTION_KEY when it is set).
+CREATE TABLE webhooks (
+  id                         text COLLATE "C" PRIMARY KEY,
+  tenant_id                  text COLLATE "C" NOT NULL REFERENCES tenants (id),
+  url                        text NOT NULL,
+  events                     text[] NOT NULL,
+  enabled                    boolean NOT NULL,
+  disabled_reason            text CHECK (disabled_reason IN ('manual', 'gone', 'failing')),
+  disabled_at                timestamptz(3),
+  secret                     text NOT NULL,
+  previous_secret            text,
+  previous_secret_expires_at timestamptz(3),
+  created_at                 timestamptz(3) NOT NULL,
+  updated_at                 timestamptz(3) NOT NULL
+);
+CREATE INDEX webhooks_tenant ON webhooks (tenant_id, created_at, id);
