@@ -120,7 +120,8 @@ const ingresses: Ingress[] = [
       const subject = a.subject ?? 'Gate';
       const slug = `gate-${createHash('sha256').update(`${a.to}\n${subject}`).digest('hex').slice(0, 16)}`;
       const body = { slug, subject, html: '<p>gate</p>', to: a.to };
-      const made = await suite.gp.request('POST', '/v1/templates', { key: a.key, body });
+      // Templates are managed with the tenant's live key: a sandbox key only sends and reads.
+      const made = await suite.gp.request('POST', '/v1/templates', { key: suite.gp.liveKeyOf.get(a.key) ?? a.key, body });
       expect([201, 409]).toContain(made.status);
       // A page never holds a live key: a live send from a browser uses the tenant's public key.
       const fields = { user_id: suite.gp.publicKeyOf.get(a.key) ?? a.key, service_id: 'default_service', template_id: slug };

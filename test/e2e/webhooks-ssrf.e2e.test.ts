@@ -40,12 +40,13 @@ afterAll(async () => {
 });
 
 const create = (url: string, events = ['email.sent']) =>
-  gp.request('POST', '/v1/webhooks', { key: t.sandbox, body: { url, events } });
+  gp.request('POST', '/v1/webhooks', { key: t.live, body: { url, events } });
 const sendSandbox = () =>
   gp.request('POST', '/v1/emails', { key: t.sandbox, body: { to: 'ssrf@example.com', subject: 's', html: '<p>h</p>' } });
 const attempts = async (id: string): Promise<any[]> => {
-  const res = await gp.request('GET', `/v1/webhooks/${id}/deliveries`, { key: t.sandbox });
-  if (res.status !== 200) throw new Error(`GET /v1/webhooks/${id}/deliveries answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const res = await gp.request('GET', `/v1/webhooks/${id}/deliveries`, { key: t.live });
+  if (res.status !== 200)
+    throw new Error(`GET /v1/webhooks/${id}/deliveries answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body.data;
 };
 /** The newest attempt, once there are more than `seen`. */
@@ -77,7 +78,7 @@ describe('the SSRF guard', () => {
     expect(dns.queries).toContain('private.test A');
     expect(v4.connections).toBe(0);
     expect(v6.connections).toBe(0);
-    expect((await gp.request('GET', '/v1/webhooks', { key: t.sandbox })).body.data).toEqual([]);
+    expect((await gp.request('GET', '/v1/webhooks', { key: t.live })).body.data).toEqual([]);
 
     // Names that resolve to a public address are taken; their DNS answers move later.
     for (const name of ['rebind', 'meta']) {
@@ -124,7 +125,7 @@ describe('the SSRF guard', () => {
     gp.setEnv({ GATEPOST_WEBHOOK_ALLOW: '' });
     await gp.restart();
     for (const name of ['rebind', 'meta', 'private']) {
-      const res = await gp.request('PATCH', `/v1/webhooks/${stored[name]}`, { key: t.sandbox, body: { events: ['email.sent'] } });
+      const res = await gp.request('PATCH', `/v1/webhooks/${stored[name]}`, { key: t.live, body: { events: ['email.sent'] } });
       expect(res.status).toBe(200);
     }
     const seen: Record<string, number> = {};

@@ -294,14 +294,14 @@ describe('a restart in the middle of a retry schedule', () => {
       answers.set('/restart', (n) => (n === 1 ? 500 : 200));
       const w = (
         await gp2.request('POST', '/v1/webhooks', {
-          key: t.sandbox,
+          key: t.live,
           body: { url: `${receiver.url}/restart`, events: ['email.sent'] },
         })
       ).body;
       await gp2.request('POST', '/v1/emails', { key: t.sandbox, body: { to: 'r@example.com', subject: 's', html: '<p>h</p>' } });
       // A fresh Gatepost: on Dapr its actors are first placed now, which a busy machine makes slow.
       const first = await eventually(async () => {
-        const l = (await gp2.request('GET', `/v1/webhooks/${w.id}/deliveries`, { key: t.sandbox })).body.data;
+        const l = (await gp2.request('GET', `/v1/webhooks/${w.id}/deliveries`, { key: t.live })).body.data;
         return l[0]?.result === 'retrying' ? l[0] : undefined;
       }, 30_000);
       const due = Date.parse(first.next_attempt_at);
@@ -313,7 +313,7 @@ describe('a restart in the middle of a retry schedule', () => {
       // Not before its time, though Gatepost was down in between.
       expect(b!.at).toBeGreaterThanOrEqual(due);
       await eventually(async () => {
-        const l = (await gp2.request('GET', `/v1/webhooks/${w.id}/deliveries`, { key: t.sandbox })).body.data;
+        const l = (await gp2.request('GET', `/v1/webhooks/${w.id}/deliveries`, { key: t.live })).body.data;
         return l[0]?.result === 'delivered';
       });
     } finally {

@@ -36,6 +36,8 @@ export class GatepostClient {
    * live key can send the same tenant's mail from a browser (which never takes a live key).
    */
   readonly publicKeyOf = new Map<string, string>();
+  /** The live (full access) key of the tenant of a live or sandbox key: the one that manages its templates and webhooks. */
+  readonly liveKeyOf = new Map<string, string>();
 
   constructor(public url = '') {}
 
@@ -82,6 +84,7 @@ export class GatepostClient {
       publicKey: await key('public'),
     };
     this.publicKeyOf.set(keys.live, keys.publicKey);
+    this.liveKeyOf.set(keys.live, keys.live).set(keys.sandbox, keys.live);
     return keys;
   }
 }
