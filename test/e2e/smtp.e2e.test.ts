@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { observe, uniqueAddress as unique } from '../harness/compat.harness.ts';
 import { TEST_RUNTIME, eventually, startGatepost, tempDir } from '../harness/gatepost.harness.ts';
+import { laterMailArrived } from '../harness/later.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 import { dialog, selfSignedCert, submission } from '../harness/submission.harness.ts';
 
@@ -16,9 +17,9 @@ const idsIn = (reply: string) => reply.match(/msg_[0-9a-z]{26}/g) ?? [];
 const { receivedFor } = observe(suite);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** How many mails reached the relay for each address, after a moment for any stray one to arrive. */
+/** How many mails reached the relay for each address, once a later mail has arrived (so a stray one would have too). */
 async function deliveriesTo(...addresses: string[]): Promise<number[]> {
-  await sleep(500);
+  await laterMailArrived(suite);
   return addresses.map((a) => suite.relay.received.filter((r) => r.to.includes(a)).length);
 }
 
