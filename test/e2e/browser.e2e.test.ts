@@ -7,6 +7,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../harness/gatepost.harness.ts';
 import { launchChromium, openPage, startPageServer, type Chromium, type PageServer } from '../harness/browser.harness.ts';
+import { laterMailArrived } from '../harness/later.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
 const suite = gatepostWithRelay();
@@ -95,19 +96,14 @@ const delivered = (subject: string) =>
   });
 
 /**
- * Lets Gatepost deliver what it committed: a marker sent now through the same tenant is waited
+ * Lets Gatepost deliver what it committed: a later mail sent now through the same tenant is waited
  * for, so a message committed before it has had its chance to reach the relay.
  */
-async function settle(live: string): Promise<void> {
-  const marker = unique('marker');
-  const res = await suite.gp.request('POST', '/v1/emails', {
-    key: live,
-    body: { to: 'marker@example.com', subject: marker, html: '<p>marker</p>' },
+const settle = (live: string) =>
+  laterMailArrived(suite, async (to) => {
+    const res = await suite.gp.request('POST', '/v1/emails', { key: live, body: { to, subject: 'Later', html: '<p>later</p>' } });
+    expect(res.status).toBe(202);
   });
-  expect(res.status).toBe(202);
-  await delivered(marker);
-  await new Promise((r) => setTimeout(r, 200));
-}
 
 /** Nothing reached the relay for `subject`. */
 async function nothingDelivered(live: string, subject: string): Promise<void> {

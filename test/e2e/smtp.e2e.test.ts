@@ -3,10 +3,12 @@
 // reply to each refusal, with nothing half-accepted.
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { observe, uniqueAddress as unique } from '../harness/compat.harness.ts';
 import { TEST_RUNTIME, eventually, startGatepost, tempDir } from '../harness/gatepost.harness.ts';
+import { laterMailArrived } from '../harness/later.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 import { dialog, selfSignedCert, submission } from '../harness/submission.harness.ts';
 
@@ -14,11 +16,21 @@ const suite = gatepostWithRelay();
 
 const idsIn = (reply: string) => reply.match(/msg_[0-9a-z]{26}/g) ?? [];
 const { receivedFor } = observe(suite);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** How many mails reached the relay for each address, after a moment for any stray one to arrive. */
+/** Whether a new connection to the port on loopback is refused (one accepted is closed again). */
+const connectionRefused = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+
+/** How many mails reached the relay for each address, once a later mail has arrived (so a stray one would have too). */
 async function deliveriesTo(...addresses: string[]): Promise<number[]> {
-  await sleep(500);
+  await laterMailArrived(suite);
   return addresses.map((a) => suite.relay.received.filter((r) => r.to.includes(a)).length);
 }
 
@@ -438,7 +450,8 @@ describe('SMTP submission while Gatepost drains', () => {
       expect(await d.say('DATA')).toMatch(/^354 /);
       d.send('From: app@sender.example\r\nTo: drain@example.com\r\nSubject: Drain\r\n\r\nunder way');
       const exit = gp.stop();
-      await sleep(300);
+      // The drain has begun once the port refuses new connections.
+      await eventually(() => connectionRefused(gp.smtpPort));
       const queued = await d.say('.');
       expect(queued).toMatch(/^250 2\.0\.0 Queued as msg_/);
       expect(await d.read()).toBe('421 4.3.2 Gatepost is shutting down; try again shortly.');

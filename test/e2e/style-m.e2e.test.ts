@@ -7,6 +7,7 @@ import Mailgun from 'mailgun.js';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../harness/gatepost.harness.ts';
 import { observe, refusalOf, uniqueAddress } from '../harness/compat.harness.ts';
+import { laterMailArrived } from '../harness/later.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
 const suite = gatepostWithRelay();
@@ -25,7 +26,7 @@ interface MailgunError {
   type: string;
 }
 
-const { receivedFor, delivered, settle, sent, captured, allCaptured } = observe(suite);
+const { receivedFor, delivered, sent, captured, allCaptured } = observe(suite);
 const refusal = (send: Promise<unknown>) => refusalOf<MailgunError>(send);
 const idOf = (mailgunId: string) => /^<(msg_[0-9a-z]{26})@/.exec(mailgunId)![1]!;
 const send = (key: string, data: Record<string, unknown>) => mailgun(key).messages.create(DOMAIN, data as MessageData);
@@ -111,7 +112,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
     );
     expect(error).toMatchObject({ status: 400, type: 'MailgunAPIError' });
     expect(error.details).toContain(`${gone} is suppressed`);
-    await settle();
+    await laterMailArrived(suite);
     expect(delivered(a) + delivered(gone) + delivered(c)).toBe(0);
   });
 
@@ -122,7 +123,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
     );
     expect(error.status).toBe(400);
     expect(error.details).toBe("'to' parameter is invalid: not a valid email address (not-an-address)");
-    await settle();
+    await laterMailArrived(suite);
     expect(delivered(a) + delivered(c)).toBe(0);
   });
 
@@ -137,7 +138,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
       );
       expect(error).toMatchObject({ status: 400, details: 'Attachments are not supported; the message was not sent.' });
     }
-    await settle();
+    await laterMailArrived(suite);
     expect(delivered(to)).toBe(0);
   });
 
@@ -177,7 +178,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
     expect([byKey.status, byMode.status]).toEqual([200, 200]);
     expect((await captured(suite.tenant.sandbox, viaKey)).subject).toBe('Sandboxed');
     expect((await captured(suite.tenant.live, viaMode)).subject).toBe('Test mode');
-    await settle();
+    await laterMailArrived(suite);
     expect(delivered(viaKey) + delivered(viaMode)).toBe(0);
   });
 
@@ -264,7 +265,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     await receivedFor(a);
     await receivedFor(b);
-    await settle();
+    await laterMailArrived(suite);
     expect([delivered(a), delivered(b)]).toEqual([1, 1]);
   });
 
@@ -344,7 +345,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages.mime', () => {
       expect(JSON.parse(libmime.decodeWords(String(m.parsed.headers.get('x-mailgun-variables'))))).toEqual({ order: '4711' });
     }
     expect(ma.to).toEqual([a]);
-    await settle();
+    await laterMailArrived(suite);
     expect(delivered(shownTo)).toBe(0);
     const t = await sent(idOf(result.id!));
     expect(t.to).toBe(a);
@@ -359,7 +360,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages.mime', () => {
     const capture = await captured(suite.tenant.live, to);
     expect(capture.subject).toBe('Raw hello');
     expect(capture.text?.trim()).toBe('Hello from MIME.');
-    await settle();
+    await laterMailArrived(suite);
     expect(delivered(to)).toBe(0);
   });
 
@@ -396,7 +397,7 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages.mime', () => {
     });
     expect(missing.status).toBe(400);
     expect((missing.body as { message: string }).message).toBe("'message' parameter is missing");
-    await settle();
+    await laterMailArrived(suite);
     expect(delivered(to)).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import { Errors } from 'postmark';
 import { describe, expect, it } from 'vitest';
 import { observe, uniqueAddress as unique } from '../harness/compat.harness.ts';
 import { eventually } from '../harness/gatepost.harness.ts';
+import { laterMailArrived } from '../harness/later.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 import { stylePClient } from '../harness/style-p.harness.ts';
 
@@ -12,8 +13,6 @@ const suite = gatepostWithRelay();
 const uniques = <T extends string[]>(...names: T) => names.map((name) => unique(name)) as { [K in keyof T]: string };
 const { receivedFor, sent: timeline } = observe(suite);
 const allFor = (to: string) => suite.relay.received.filter((r) => r.to.includes(to));
-/** Long enough for a queued message to reach the relay, for checks that nothing did. */
-const settle = () => new Promise((r) => setTimeout(r, 500));
 const client = (key = suite.tenant.live, opts = {}) => stylePClient(suite.gp, key, opts);
 
 /** The error a rejected call raised. */
@@ -131,7 +130,7 @@ describe('POST /email through the official client', () => {
     expect(error).toMatchObject({ statusCode: 422, code: 406 });
     expect((error as Errors.InactiveRecipientsError).recipients).toEqual([to]);
     // One To refused refuses the whole send: no message to the other address either.
-    await settle();
+    await laterMailArrived(suite);
     expect(allFor(other)).toEqual([]);
     expect(allFor(to)).toEqual([]);
   });
@@ -150,7 +149,7 @@ describe('POST /email through the official client', () => {
     expect(error).toBeInstanceOf(Errors.InvalidEmailRequestError);
     expect(error).toMatchObject({ statusCode: 422, code: 300 });
     expect(error.message).toMatch(/attachments/i);
-    await settle();
+    await laterMailArrived(suite);
     expect(allFor(to)).toEqual([]);
   });
 
@@ -220,7 +219,7 @@ describe('POST /email through the official client', () => {
     );
     expect(widened).toMatchObject({ statusCode: 422, code: 300 });
     await receivedFor(to);
-    await settle();
+    await laterMailArrived(suite);
     expect(allFor(to)).toHaveLength(1);
     expect(allFor(extra)).toEqual([]);
     expect((await timeline(first.MessageID)).idempotency_key).toBe(`${key}:0`);
@@ -247,7 +246,7 @@ describe('POST /email/batch through the official client', () => {
       const mail = await receivedFor(results[i]!.To!);
       expect(mail.messageId).toBe(`<${results[i]!.MessageID}@sender.example>`);
     }
-    await settle();
+    await laterMailArrived(suite);
     for (const to of [gone, attach, bad]) expect(allFor(to)).toEqual([]);
   });
 
@@ -262,7 +261,7 @@ describe('POST /email/batch through the official client', () => {
     const again = await batch();
     expect(again.map((r) => r.MessageID)).toEqual(first.map((r) => r.MessageID));
     for (const to of tos) await receivedFor(to);
-    await settle();
+    await laterMailArrived(suite);
     for (const to of tos) expect(allFor(to)).toHaveLength(1);
     expect((await timeline(first[2]!.MessageID!)).idempotency_key).toBe(`${key}:2:0`);
   });
@@ -272,7 +271,7 @@ describe('POST /email/batch through the official client', () => {
     const messages = Array.from({ length: 501 }, () => ({ From: 'shop@sender.example', To: to, Subject: 'x', HtmlBody: 'x' }));
     const error = await failure(client().sendEmailBatch(messages));
     expect(error).toMatchObject({ statusCode: 422, code: 410 });
-    await settle();
+    await laterMailArrived(suite);
     expect(allFor(to)).toEqual([]);
   });
 });
@@ -328,7 +327,7 @@ describe('templates through the official client', () => {
     expect(results.map((r) => r.ErrorCode)).toEqual([0, 1101, 0]);
     expect((await receivedFor(t1)).parsed.subject).toBe('Receipt 1');
     expect((await receivedFor(t3)).parsed.subject).toBe('Receipt 3');
-    await settle();
+    await laterMailArrived(suite);
     expect(allFor(t2)).toEqual([]);
   });
 });

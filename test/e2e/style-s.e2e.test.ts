@@ -6,6 +6,7 @@ import { MailService, type MailDataRequired, type ResponseError } from '@sendgri
 import { describe, expect, it, vi } from 'vitest';
 import { eventually } from '../harness/gatepost.harness.ts';
 import { observe, refusalOf, uniqueAddress } from '../harness/compat.harness.ts';
+import { laterMailArrived } from '../harness/later.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
 const suite = gatepostWithRelay();
@@ -23,7 +24,7 @@ function sendgrid(key: string): MailService {
   return mail;
 }
 
-const { receivedFor, delivered, settle, sent, captured, allCaptured } = observe(suite);
+const { receivedFor, delivered, sent, captured, allCaptured } = observe(suite);
 const refusal = (send: Promise<unknown>) => refusalOf<ResponseError>(send);
 
 describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
@@ -120,7 +121,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
     expect(error.response.body).toEqual({
       errors: [{ message: expect.stringContaining(gone), field: 'personalizations.0.to.1.email', help: null }],
     });
-    await settle();
+    await laterMailArrived(suite);
     expect(delivered(a) + delivered(gone) + delivered(c)).toBe(0);
   });
 
@@ -139,7 +140,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
     expect(res.body).toEqual({
       errors: [{ message: 'not a valid email address', field: 'personalizations.1.to.0.email', help: null }],
     });
-    await settle();
+    await laterMailArrived(suite);
     expect(delivered(a) + delivered(c)).toBe(0);
 
     const bad = await suite.gp.request('POST', '/v3/mail/send', {
@@ -182,7 +183,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
     expect(error.response.body).toEqual({
       errors: [{ message: 'Attachments are not supported; the message was not sent.', field: 'attachments', help: null }],
     });
-    await settle();
+    await laterMailArrived(suite);
     expect(delivered(to)).toBe(0);
   });
 
@@ -225,7 +226,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
     expect((await captured(suite.tenant.live, viaMode)).subject).toBe('Sandboxed 2');
     const t = await suite.gp.request('GET', `/v1/messages/${byMode.headers['x-message-id']}`, { key: suite.tenant.live });
     expect(t.body.sandbox).toBe(true);
-    await settle();
+    await laterMailArrived(suite);
     expect(delivered(viaKey) + delivered(viaMode)).toBe(0);
   });
 
@@ -283,7 +284,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     await receivedFor(a);
     await receivedFor(b);
-    await settle();
+    await laterMailArrived(suite);
     expect([delivered(a), delivered(b)]).toEqual([1, 1]);
 
     const other = await suite.gp.request('POST', '/v3/mail/send', {
