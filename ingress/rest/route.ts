@@ -95,7 +95,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, whe
   return result.data;
 }
 
-/** The request's `Idempotency-Key` header, checked as the native API checks it; undefined when absent. */
+/** The request's `Idempotency-Key` header, the one parser of it for every HTTP ingress; undefined when absent. */
 export function idempotencyKeyHeader(request: FastifyRequest): string | undefined {
   const raw = request.headers['idempotency-key'];
   return raw === undefined ? undefined : parseOrThrow(IdempotencyKey, raw, 'Idempotency-Key header');

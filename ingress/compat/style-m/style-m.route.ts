@@ -7,9 +7,9 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { GatepostError, invalid } from '../../../errors/errors.catalog.ts';
 import { ItemRefused, type Sender } from '../../../gate/gate.ts';
 import type { KeyRing } from '../../../tenancy/keys.ts';
-import { permissionHook, authenticateIn } from '../../rest/route.ts';
+import { idempotencyKeyHeader, permissionHook, authenticateIn } from '../../rest/route.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
-import { admitAllOrNothing, admittedHeaders, idempotencyKeyOf } from '../compat.admission.ts';
+import { admitAllOrNothing, admittedHeaders } from '../compat.admission.ts';
 import { codedError } from '../compat.errors.ts';
 import { MAX_FORM_BYTES, readForm } from './style-m.form.ts';
 import { parseMessage } from '../../smtp/submission.drafts.ts';
@@ -57,7 +57,7 @@ export function styleM(deps: CompatDeps): CompatIngress {
         sender,
         ingress: 'style_m',
         items,
-        idempotencyKey: idempotencyKeyOf(request),
+        idempotencyKey: idempotencyKeyHeader(request),
       }).catch((error: unknown) => {
         throw error instanceof ItemRefused ? inRequestTerms(error, items[error.item]!) : error;
       });

@@ -4,9 +4,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import { ItemRefused } from '../../../gate/gate.ts';
-import { authenticateIn, authenticateKey, permissionHook, zodDetails } from '../../rest/route.ts';
+import { authenticateIn, authenticateKey, idempotencyKeyHeader, permissionHook, zodDetails } from '../../rest/route.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
-import { admitAllOrNothing, admittedHeaders, idempotencyKeyOf } from '../compat.admission.ts';
+import { admitAllOrNothing, admittedHeaders } from '../compat.admission.ts';
 import { codedError } from '../compat.errors.ts';
 import { inRequestTerms, itemsOf, sandboxMode } from './style-s.map.ts';
 import { sendSendGridError } from './style-s.errors.ts';
@@ -40,7 +40,7 @@ export function styleS(deps: CompatDeps): CompatIngress {
         sender,
         ingress: 'style_s',
         items,
-        idempotencyKey: idempotencyKeyOf(request),
+        idempotencyKey: idempotencyKeyHeader(request),
       }).catch((error: unknown) => {
         throw error instanceof ItemRefused ? inRequestTerms(error, items[error.item]!) : error;
       });
