@@ -23,22 +23,6 @@ const CATALOG_PORT = '^store/catalog\\.port\\.ts$';
 const ACTOR_CLIENTS = '^actors/[^/]+/[^/]+\\.actor\\.ts$';
 const ACTOR_STATES = '^actors/[^/]+/[^/]+\\.state\\.ts$';
 
-/**
- * KNOWN VIOLATIONS, to delete after the lead merges issue 19's branches: each is an import that
- * breaks a rule only because another branch is moving it away right now. Nothing else is excepted.
- */
-const knownViolations = [
-  // Ingress stops importing actor internals (routes; WebhookLanes moves to webhooks/; the
-  // lifecycle and admission types come from events/ and the gate).
-  ['ingress/rest/messages.route.ts', 'actors/message/message.actor.ts', 'ingress'],
-  ['ingress/rest/messages.route.ts', 'actors/message/message.state.ts', 'ingress'],
-  ['ingress/rest/suppressions.route.ts', 'actors/recipient/recipient.actor.ts', 'ingress'],
-  ['ingress/rest/webhooks.route.ts', 'actors/webhook/webhook.actor.ts', 'ingress'],
-  ['ingress/rest/webhooks.route.ts', 'actors/webhook/webhook.state.ts', 'ingress'],
-  ['ingress/smtp/submission.replies.ts', 'actors/message/message.state.ts', 'ingress'],
-  ['ingress/compat/style-p/style-p.map.ts', 'actors/message/message.state.ts', 'ingress'],
-].map(([from, to, rule]) => ({ type: 'dependency', from, to, rule: { name: rule, severity: 'error' } }));
-
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -118,6 +102,5 @@ module.exports = {
     exclude: { path: '^(dist|data)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    knownViolations,
   },
 };

@@ -27,6 +27,46 @@ export interface EventEnvelope {
   data: { message_id: string } & Record<string, unknown>;
 }
 
+/** An event as its message's record keeps it: the envelope without the message id, which is the record's. */
+export interface StoredEvent {
+  id: string;
+  type: EventType;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/** The envelope of a stored event of message `messageId`. */
+export function envelopeOf(messageId: string, event: StoredEvent): EventEnvelope {
+  return { ...event, data: { message_id: messageId, ...event.data } };
+}
+
+/** A message's timeline, every event in its envelope, oldest first. */
+export function timelineOf(message: { id: string; events: StoredEvent[] }): EventEnvelope[] {
+  return message.events.map((e) => envelopeOf(message.id, e));
+}
+
+/** Event kinds a webhook endpoint may subscribe to (spec part 6). */
+export const WEBHOOK_EVENT_TYPES = [
+  'email.sent',
+  'email.bounced',
+  'email.opened',
+  'email.clicked',
+  'email.complained',
+  'email.unsubscribed',
+  'email.inbound',
+] as const;
+
+/** The type of the event POST /v1/webhooks/:id/test sends (not subscribable: every endpoint gets it when asked). */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+/** The event envelope of spec part 2, as a webhook delivers it (any event type, the test event too). */
+export interface WebhookEnvelope {
+  id: string;
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
 /** What is published on `email.events` for each lifecycle event: the envelope, and whose it is. */
 export interface EmailEvent {
   tenant_id: string;

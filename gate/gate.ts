@@ -18,6 +18,9 @@ import { recipientActor, recipientActorId } from '../actors/recipient/recipient.
 import type { ApiKey, Catalog, Tenant } from '../store/catalog.port.ts';
 import { checkAttachments, checkHeaders, checkSendAt } from '../mail/policy.ts';
 
+/** What an admission answers, and a message's streams: the ingresses speak of them too. */
+export type { AdmitResult, Stream };
+
 /** Where a send came in; it lands on the message's timeline. */
 export type Ingress = 'api' | 'api_batch' | 'smtp' | 'style_p' | 'style_s' | 'style_m' | 'browser';
 

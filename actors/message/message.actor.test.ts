@@ -8,7 +8,8 @@ import { eventually, harness, type Harness } from '../../runtime/embedded/runtim
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
 import { MESSAGE_ACTOR, MESSAGE_READY, messageActor } from './message.actor.ts';
-import { timelineOf, type AdmitArgs, type MessageReady, type MessageRecord } from './message.state.ts';
+import type { AdmitArgs, MessageReady, MessageRecord } from './message.state.ts';
+import { timelineOf } from '../../events/email.event.ts';
 import { admitArgs } from './message.testkit.ts';
 
 let h: Harness;

@@ -14,7 +14,6 @@ import { tenantActor } from '../tenant/tenant.actor.ts';
 import { batchActor } from '../batch/batch.actor.ts';
 import {
   RETENTION_MS,
-  envelopeOf,
   messageView,
   responseOf,
   type AdmitArgs,
@@ -25,10 +24,16 @@ import {
   type MessageReady,
   type MessageOutcomes,
   type MessageRecord,
-  type StoredEvent,
 } from './message.state.ts';
 import type { RenderedContent } from '../../mail/content.ts';
-import { EMAIL_EVENTS, LIFECYCLE_EVENTS, type EmailEvent, type EventType } from '../../events/email.event.ts';
+import {
+  EMAIL_EVENTS,
+  LIFECYCLE_EVENTS,
+  envelopeOf,
+  type EmailEvent,
+  type EventType,
+  type StoredEvent,
+} from '../../events/email.event.ts';
 
 export const MESSAGE_ACTOR = 'MessageActor';
 /** Published when a message is due for delivery (a MessageReady). */

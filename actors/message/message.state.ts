@@ -1,30 +1,12 @@
 // The state a MessageActor keeps, and the events on a message's timeline.
 import type { RenderedContent } from '../../mail/content.ts';
 import type { Quota } from '../../store/catalog.port.ts';
-import type { EventEnvelope, EventType } from '../../events/email.event.ts';
+import type { StoredEvent } from '../../events/email.event.ts';
 
 export type Stream = 'transactional' | 'broadcast';
 
 /** `held`: admitted as part of a batch whose outcome is not decided yet (see actors/batch). */
 export type MessageStatus = 'held' | 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced';
-
-/** An event as its message's record keeps it: the envelope without the message id, which is the record's. */
-export interface StoredEvent {
-  id: string;
-  type: EventType;
-  created_at: string;
-  data: Record<string, unknown>;
-}
-
-/** The envelope of a stored event of message `messageId`. */
-export function envelopeOf(messageId: string, event: StoredEvent): EventEnvelope {
-  return { ...event, data: { message_id: messageId, ...event.data } };
-}
-
-/** The message's timeline, every event in its envelope, oldest first. */
-export function timelineOf(record: MessageRecord): EventEnvelope[] {
-  return record.events.map((e) => envelopeOf(record.id, e));
-}
 
 export interface AdmitResponse {
   id: string;

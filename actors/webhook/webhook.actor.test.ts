@@ -13,12 +13,13 @@ import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { startReceiver, type Receiver } from '../../test/harness/receiver.harness.ts';
 import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { messageActor } from '../message/message.actor.ts';
-import { timelineOf } from '../message/message.state.ts';
+import { timelineOf } from '../../events/email.event.ts';
 import { LIFECYCLE_EVENTS } from '../../events/email.event.ts';
 import { admitArgs } from '../message/message.testkit.ts';
 import { WEBHOOK_ACTOR, webhookClient } from './webhook.actor.ts';
 import { signingSecrets } from '../../webhooks/webhook.signing.ts';
-import type { AttemptLogEntry, WebhookEnvelope } from './webhook.state.ts';
+import type { AttemptLogEntry } from './webhook.state.ts';
+import type { WebhookEnvelope } from '../../events/email.event.ts';
 
 let h: Harness;
 let catalog: SqliteCatalog;

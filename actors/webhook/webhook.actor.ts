@@ -13,6 +13,7 @@
 import { actor, defineActor, type ActorDefinition, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Catalog, WebhookDisabledReason } from '../../store/catalog.port.ts';
+import type { WebhookEnvelope } from '../../events/email.event.ts';
 import { messageActor } from '../message/message.actor.ts';
 import {
   eventKey,
@@ -33,11 +34,13 @@ import {
   type EventState,
   type TimelineNote,
   type WebhookDue,
-  type WebhookEnvelope,
   type WebhookMeta,
 } from './webhook.state.ts';
 
 export const WEBHOOK_ACTOR = 'WebhookActor';
+
+/** How many attempts an endpoint's log keeps: its deliveries list answers at most this many. */
+export { LOG_SIZE };
 
 /** Told again this long after the timeline could not be told. */
 const TIMELINE_RETRY_MS = 5_000;

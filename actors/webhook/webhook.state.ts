@@ -3,6 +3,7 @@
 // (how many attempts were logged, and since when the endpoint has been failing). One key per
 // event, not one list, so a turn writes only what it changes, however many events wait.
 
+import type { WebhookEnvelope } from '../../events/email.event.ts';
 import type { messageActor } from '../message/message.actor.ts';
 
 type MessageMethods = (typeof messageActor)['methods'];
@@ -12,28 +13,6 @@ export const WEBHOOK_DUE = 'webhook.due';
 
 /** Spec part 8: at most 15 attempts per event. */
 export const MAX_ATTEMPTS = 15;
-
-/** Subscribable event kinds (spec part 6). */
-export const WEBHOOK_EVENT_TYPES = [
-  'email.sent',
-  'email.bounced',
-  'email.opened',
-  'email.clicked',
-  'email.complained',
-  'email.unsubscribed',
-  'email.inbound',
-] as const;
-
-/** The type of the event POST /v1/webhooks/:id/test sends (not subscribable: every endpoint gets it when asked). */
-export const TEST_EVENT_TYPE = 'webhook.test';
-
-/** The event envelope of spec part 2, as delivered. */
-export interface WebhookEnvelope {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
 
 export interface WebhookDue {
   endpoint_id: string;

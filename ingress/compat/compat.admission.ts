@@ -1,10 +1,9 @@
 // What the provider styles that fan one request out into several messages (Style S, Style M)
-// share: the sending key, the request's idempotency key, the all-or-nothing admission of the
-// messages, and the Gatepost headers that tell a client more than the provider's answer can.
+// share: the all-or-nothing admission of the messages, each keyed from the request's
+// Idempotency-Key header (a Gatepost extension: neither provider has one), and the Gatepost
+// headers that tell a client more than the provider's answer can.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate, Ingress, SendDraft, Sender } from '../../gate/gate.ts';
-import { IdempotencyKey } from '../rest/schemas.ts';
 
 /** Every message a request made, in order, comma-separated: the provider's answer names one. */
 export const MESSAGE_IDS_HEADER = 'Gatepost-Message-Ids';
@@ -13,22 +12,6 @@ export const MESSAGE_IDS_HEADER = 'Gatepost-Message-Ids';
  * 16 KB (Node's default), and a request may make 1000 messages. Beyond, the header is left out.
  */
 export const MAX_LISTED_IDS = 100;
-
-/**
- * The request's `Idempotency-Key` header (a Gatepost extension: neither provider has one). Each
- * message of the request gets a key derived from it, so a retried request sends nothing twice.
- */
-export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
-  const raw = request.headers['idempotency-key'];
-  if (raw === undefined) return undefined;
-  const parsed = IdempotencyKey.safeParse(raw);
-  if (!parsed.success) {
-    throw new GatepostError('invalid_request', 'The Idempotency-Key header is invalid.', {
-      details: [{ field: 'Idempotency-Key', message: parsed.error.issues[0]!.message }],
-    });
-  }
-  return parsed.data;
-}
 
 export interface FannedOut {
   draft: SendDraft;

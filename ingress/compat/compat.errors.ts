@@ -1,28 +1,15 @@
-// Failures as the provider styles (Style S, Style M) see them before their own table maps them:
-// every failure of a request becomes a coded GatepostError, and every refusal carries its code in
-// a header, which the providers' bodies have no room for (the browser SDK's answers too).
+// What the provider styles share about failures: a malformed multipart body is the client's fault,
+// and every refusal carries its code in a header, which the providers' bodies have no room for
+// (the browser SDK's answers too). Any failure becomes a coded error in ingress/rest/route.ts's
+// codedError, for every ingress.
 import type { FastifyError, FastifyReply } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 
+/** Style S's and Style M's words for a body, a file or a number of parts over its limit. */
+export const BODY_TOO_LARGE = 'The request body is larger than Gatepost accepts.';
+
 /** On every refusal: the Gatepost error code (docs/errors.md). */
 export const ERROR_CODE_HEADER = 'Gatepost-Error-Code';
-
-/**
- * Any failure of a request as a coded error. `contentType` says, in the style's words, what
- * body it takes, for a request sent with another.
- */
-export function codedError(error: unknown, contentType: string, log: (message: string, error?: unknown) => void): GatepostError {
-  if (error instanceof GatepostError) return error;
-  const e = error as FastifyError;
-  // The body, a file or the number of parts is over its limit.
-  if (e.statusCode === 413) {
-    return new GatepostError('message_too_large', 'The request body is larger than Gatepost accepts.');
-  }
-  if (e.statusCode === 415) return new GatepostError('invalid_request', contentType);
-  if (e.statusCode && e.statusCode < 500) return new GatepostError('invalid_request', e.message);
-  log('request failed', error);
-  return new GatepostError('internal_error');
-}
 
 /**
  * A failure while reading a multipart body: the parser's own errors (a body cut short, a bad

@@ -1,9 +1,8 @@
 // GET /v1/messages/:id: a message and its full event history, for its own tenant only (and, to a
 // sandbox key, only a sandbox message).
-import { actor, type Invoker } from '../../runtime/runtime.port.ts';
+import type { Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
-import { messageActor } from '../../actors/message/message.actor.ts';
-import { timelineOf } from '../../actors/message/message.state.ts';
+import { readMessage } from '../../gate/messages.ts';
 import { mayReadMessage } from '../../tenancy/permissions.ts';
 import { ErrorBody, route, type AnyRoute } from './route.ts';
 import { IdParam, MessageView } from './schemas.ts';
@@ -27,11 +26,9 @@ export function messageRoutes(invoker: Invoker): AnyRoute[] {
       handler: async ({ params, sender }) => {
         const notFound = new GatepostError('not_found', `No message ${params.id} exists for this tenant.`);
         if (!/^msg_[0-9a-z]{26}$/.test(params.id)) throw notFound;
-        const { record, content } = await actor(invoker, messageActor, params.id)
-          .get(undefined)
-          .catch((error: unknown) => {
-            throw error instanceof GatepostError && error.code === 'not_found' ? notFound : error;
-          });
+        const { record, content, events } = await readMessage(invoker, params.id).catch((error: unknown) => {
+          throw error instanceof GatepostError && error.code === 'not_found' ? notFound : error;
+        });
         // A sandbox key is told of no live message, as of another tenant's.
         if (record.tenant_id !== sender.tenant.id || !mayReadMessage(sender.key, record)) throw notFound;
         return {
@@ -49,7 +46,7 @@ export function messageRoutes(invoker: Invoker): AnyRoute[] {
             message_id_header: record.message_id_header,
             created_at: record.created_at,
             send_at: record.send_at,
-            events: timelineOf(record),
+            events,
           },
         };
       },

@@ -1,7 +1,7 @@
 // One way to declare a REST route: its zod schemas validate the request, describe it in the
 // OpenAPI document, and type the handler. Coded errors become the wire format here, at the edge.
 import type {} from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { GatepostError, errorCatalog, type ErrorDetail } from '../../errors/errors.catalog.ts';
@@ -95,10 +95,38 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, whe
   return result.data;
 }
 
-/** The request's `Idempotency-Key` header, checked as the native API checks it; undefined when absent. */
+/** The request's `Idempotency-Key` header, the one parser of it for every HTTP ingress; undefined when absent. */
 export function idempotencyKeyHeader(request: FastifyRequest): string | undefined {
   const raw = request.headers['idempotency-key'];
   return raw === undefined ? undefined : parseOrThrow(IdempotencyKey, raw, 'Idempotency-Key header');
+}
+
+/** How an ingress words Fastify's own refusals, in its callers' terms. */
+export interface RefusalWords {
+  /** A body (or, in a form, a file or the number of parts) over its limit. */
+  tooLarge: string;
+  /** A body sent with a content type the ingress does not take: what it takes. */
+  contentType: string;
+  /** A body that is not valid JSON; without it, Fastify's own message. */
+  invalidJson?: string;
+}
+
+/**
+ * The one error mapper of every HTTP ingress: any failure of a request as a coded error, which
+ * each ingress then puts on the wire with its own table. A failure that is nobody's fault but
+ * Gatepost's is logged and becomes internal_error.
+ */
+export function codedError(error: unknown, words: RefusalWords, log: (message: string, error?: unknown) => void): GatepostError {
+  if (error instanceof GatepostError) return error;
+  const e = error as FastifyError;
+  if (e.statusCode === 413) return new GatepostError('message_too_large', words.tooLarge);
+  if (e.statusCode === 415) return new GatepostError('invalid_request', words.contentType);
+  if (words.invalidJson && (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')) {
+    return new GatepostError('invalid_request', words.invalidJson);
+  }
+  if (e.statusCode && e.statusCode < 500) return new GatepostError('invalid_request', e.message);
+  log('request failed', error);
+  return new GatepostError('internal_error');
 }
 
 export function sendError(reply: FastifyReply, error: GatepostError): FastifyReply {

@@ -1,7 +1,7 @@
 // The HTTP server of the native API: Fastify, every route of ingress/rest, and the mapping of
 // every failure to the native error body.
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate } from '../../gate/gate.ts';
 import type { Invoker } from '../../runtime/runtime.port.ts';
@@ -12,7 +12,7 @@ import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { adminRoutes } from './admin.route.ts';
 import { emailRoutes } from './emails.route.ts';
 import { messageRoutes } from './messages.route.ts';
-import { AUTH_FAILURES_PER_MINUTE, registerRoutes, sendError, type AnyRoute } from './route.ts';
+import { AUTH_FAILURES_PER_MINUTE, codedError, registerRoutes, sendError, type AnyRoute } from './route.ts';
 import { sandboxRoutes } from './sandbox.route.ts';
 import { suppressionRoutes } from './suppressions.route.ts';
 import { systemRoutes } from './system.route.ts';
@@ -128,23 +128,19 @@ export function restServer(deps: RestDeps): RestServer {
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new GatepostError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
   );
-  app.setErrorHandler((error: FastifyError, _request, reply) => {
-    if (error instanceof GatepostError) return sendError(reply, error);
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendError(reply, new GatepostError('message_too_large', `The request body is over ${MAX_BODY_BYTES} bytes.`));
-    }
-    if (error.statusCode === 415) {
-      return sendError(
-        reply,
-        new GatepostError('invalid_request', 'Send the body as JSON with "Content-Type: application/json".'),
-      );
-    }
-    if (error.statusCode && error.statusCode < 500) {
-      return sendError(reply, new GatepostError('invalid_request', error.message));
-    }
-    deps.log('request failed', error);
-    return sendError(reply, new GatepostError('internal_error'));
-  });
+  app.setErrorHandler((error, _request, reply) =>
+    sendError(
+      reply,
+      codedError(
+        error,
+        {
+          tooLarge: `The request body is over ${MAX_BODY_BYTES} bytes.`,
+          contentType: 'Send the body as JSON with "Content-Type: application/json".',
+        },
+        deps.log,
+      ),
+    ),
+  );
   async function drain(): Promise<void> {
     const closed = app.close();
     // Node closes idle keep-alive connections at once, but a connection holding no request

@@ -1,9 +1,9 @@
 // /v1/suppressions: the addresses a tenant will not send to. The recipient actors hold the truth
 // (the gate asks them); the list is their index in the catalog and follows within moments.
-import { actor, type Invoker } from '../../runtime/runtime.port.ts';
+import type { Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError, invalid } from '../../errors/errors.catalog.ts';
 import { isValidAddress, normalizeAddress } from '../../mail/address.ts';
-import { recipientActor, recipientActorId } from '../../actors/recipient/recipient.actor.ts';
+import { suppressions } from '../../gate/suppressions.ts';
 import type { Catalog, Suppression } from '../../store/catalog.port.ts';
 import { ErrorBody, route, type AnyRoute } from './route.ts';
 import { AddressParam, PageQuery, SuppressionCreate, SuppressionView, pageOf } from './schemas.ts';
@@ -17,7 +17,7 @@ function address(raw: string): string {
 }
 
 export function suppressionRoutes(invoker: Invoker, catalog: Catalog): AnyRoute[] {
-  const recipient = (tenantId: string, a: string) => actor(invoker, recipientActor, recipientActorId(tenantId, a));
+  const recipients = suppressions(invoker);
   return [
     route({
       method: 'GET',
@@ -44,7 +44,10 @@ export function suppressionRoutes(invoker: Invoker, catalog: Catalog): AnyRoute[
         400: { description: 'Not a valid address.', schema: ErrorBody },
       },
       handler: async ({ body, sender }) => {
-        const s = await recipient(sender.tenant.id, address(body.address)).suppress({ reason: body.reason, detail: body.detail });
+        const s = await recipients.suppress(sender.tenant.id, address(body.address), {
+          reason: body.reason,
+          detail: body.detail,
+        });
         return { status: 201, body: view(s) };
       },
     }),
@@ -60,7 +63,7 @@ export function suppressionRoutes(invoker: Invoker, catalog: Catalog): AnyRoute[
         404: { description: 'The address is not suppressed.', schema: ErrorBody },
       },
       handler: async ({ params, sender }) => {
-        const s = await recipient(sender.tenant.id, address(params.address)).check(undefined);
+        const s = await recipients.check(sender.tenant.id, address(params.address));
         if (!s) throw new GatepostError('not_found', `${params.address} is not suppressed.`);
         return { status: 200, body: view(s) };
       },
@@ -74,7 +77,7 @@ export function suppressionRoutes(invoker: Invoker, catalog: Catalog): AnyRoute[
       params: AddressParam,
       responses: { 204: { description: 'Removed.' }, 404: { description: 'The address was not suppressed.', schema: ErrorBody } },
       handler: async ({ params, sender }) => {
-        if (!(await recipient(sender.tenant.id, address(params.address)).unsuppress(undefined))) {
+        if (!(await recipients.unsuppress(sender.tenant.id, address(params.address)))) {
           throw new GatepostError('not_found', `${params.address} is not suppressed.`);
         }
         return { status: 204 };

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import type { Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
-import { webhookClient } from '../../actors/webhook/webhook.actor.ts';
-import { LOG_SIZE, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, type WebhookEnvelope } from '../../actors/webhook/webhook.state.ts';
+import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, type WebhookEnvelope } from '../../events/email.event.ts';
+import { DELIVERY_LOG_SIZE, webhookDeliveries } from '../../gate/webhooks.ts';
 import type { Catalog, WebhookEndpoint } from '../../store/catalog.port.ts';
 import type { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { newSecret, signingSecrets } from '../../webhooks/webhook.signing.ts';
@@ -74,7 +74,7 @@ const DeliveryView = z.object({
 
 const WebhookParams = z.object({ id: z.string().min(1).max(128) });
 const DeliveryParams = z.object({ id: z.string().min(1).max(128), evt: z.string().min(1).max(128) });
-const DeliveriesQuery = z.object({ limit: z.coerce.number().int().min(1).max(LOG_SIZE).default(LOG_SIZE) });
+const DeliveriesQuery = z.object({ limit: z.coerce.number().int().min(1).max(DELIVERY_LOG_SIZE).default(DELIVERY_LOG_SIZE) });
 
 const view = (w: WebhookEndpoint) => ({
   id: w.id,
@@ -90,7 +90,8 @@ const view = (w: WebhookEndpoint) => ({
 });
 
 export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard: SsrfGuard }): AnyRoute[] {
-  const { invoker, catalog, guard } = deps;
+  const { catalog, guard } = deps;
+  const endpoints = webhookDeliveries(deps.invoker);
   const notFound = (id: string) => new GatepostError('not_found', `No webhook endpoint ${id} exists for this tenant.`);
   const load = async (tenantId: string, id: string) => {
     const w = /^whk_[0-9a-z]{26}$/.test(id) ? await catalog.getWebhook(tenantId, id) : null;
@@ -169,7 +170,7 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
         });
         if (!w) throw notFound(params.id);
         // Enabled (again): its failures so far no longer count towards disabling it.
-        if (body.enabled === true) await webhookClient(invoker, w.id).reset(undefined);
+        if (body.enabled === true) await endpoints.reset(w.id);
         return { status: 200, body: view(w) };
       },
     }),
@@ -186,7 +187,7 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
       },
       handler: async ({ params, sender }) => {
         if (!(await catalog.deleteWebhook(sender.tenant.id, params.id))) throw notFound(params.id);
-        await webhookClient(invoker, params.id).forget(undefined);
+        await endpoints.forget(params.id);
         return { status: 204 };
       },
     }),
@@ -232,7 +233,7 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
           created_at: new Date().toISOString(),
           data: { endpoint_id: w.id, message: 'A test event from Gatepost, signed like every delivery.' },
         };
-        await webhookClient(invoker, w.id).enqueue({ tenant_id: sender.tenant.id, event });
+        await endpoints.enqueue(w.id, sender.tenant.id, event);
         return { status: 202, body: { event } };
       },
     }),
@@ -245,12 +246,12 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
       params: WebhookParams,
       query: DeliveriesQuery,
       responses: {
-        200: { description: `The last attempts (up to ${LOG_SIZE}), newest first.`, schema: listOf(DeliveryView) },
+        200: { description: `The last attempts (up to ${DELIVERY_LOG_SIZE}), newest first.`, schema: listOf(DeliveryView) },
         404: { description: 'No such endpoint.', schema: ErrorBody },
       },
       handler: async ({ params, query, sender }) => {
         await load(sender.tenant.id, params.id);
-        return { status: 200, body: { data: await webhookClient(invoker, params.id).deliveries({ limit: query.limit }) } };
+        return { status: 200, body: { data: await endpoints.deliveries(params.id, query.limit) } };
       },
     }),
     route({
@@ -273,7 +274,7 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
         if (!/^evt_[0-9a-z]{26}$/.test(params.evt)) {
           throw new GatepostError('not_found', `No failed delivery of ${params.evt} is kept for this endpoint.`);
         }
-        await webhookClient(invoker, params.id).redeliver({ event_id: params.evt });
+        await endpoints.redeliver(params.id, params.evt);
         return { status: 202, body: { event_id: params.evt, status: 'pending' } };
       },
     }),

@@ -3,7 +3,7 @@
 // table for this edge; the few replies that are SMTP mechanics, not refusals of a message, are
 // here too.
 import { GatepostError, errorCatalog, type ErrorCode } from '../../errors/errors.catalog.ts';
-import type { AdmitResult } from '../../actors/message/message.state.ts';
+import type { AdmitResult } from '../../gate/gate.ts';
 
 export interface SmtpReply {
   code: number;

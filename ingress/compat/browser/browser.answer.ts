@@ -33,6 +33,7 @@ const ANSWERS: Partial<Record<ErrorCode, Answer>> = {
   },
   rate_limited: { status: 429, text: () => 'Too Many Requests' },
   quota_exceeded: { status: 429, text: () => 'Too Many Requests' },
+  internal_error: { status: 500, text: () => 'Internal Server Error' },
 };
 
 export function sendText(reply: FastifyReply, status: number, text: string): FastifyReply {

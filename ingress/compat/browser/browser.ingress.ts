@@ -5,10 +5,10 @@
 // the mail. Each request: parse, resolve the key, check the origin against the key's allow-list,
 // take from the rate limits, then the gate (which refuses any address a browser draft might name).
 import multipart from '@fastify/multipart';
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import { browserRate } from '../../../tenancy/keys.ts';
-import { idempotencyKeyHeader } from '../../rest/route.ts';
+import { codedError, idempotencyKeyHeader } from '../../rest/route.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
 import { formError } from '../compat.errors.ts';
 import { MESSAGE_ID_HEADER, sendRefusal, sendText } from './browser.answer.ts';
@@ -49,22 +49,12 @@ async function readForm(request: FastifyRequest): Promise<BrowserSend> {
   return fromForm(fields, files);
 }
 
-/** Fastify's own refusals (bad JSON, wrong content type, too large), as coded errors. */
-function coded(error: FastifyError): GatepostError {
-  if (error instanceof GatepostError) return error;
-  if (error.statusCode === 413) return new GatepostError('message_too_large', 'The request is too large');
-  if (error.statusCode === 415) {
-    return new GatepostError(
-      'invalid_request',
-      'The send endpoint takes JSON (Content-Type: application/json); send-form takes multipart/form-data',
-    );
-  }
-  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-    return new GatepostError('invalid_request', 'The request body is not valid JSON');
-  }
-  if (error.statusCode && error.statusCode < 500) return new GatepostError('invalid_request', error.message);
-  return new GatepostError('internal_error', 'Internal Server Error');
-}
+/** How the browser SDK words Fastify's own refusals (bad JSON, wrong content type, too large). */
+const REFUSAL_WORDS = {
+  tooLarge: 'The request is too large',
+  contentType: 'The send endpoint takes JSON (Content-Type: application/json); send-form takes multipart/form-data',
+  invalidJson: 'The request body is not valid JSON',
+};
 
 export function browserIngress(deps: CompatDeps): CompatIngress {
   const limiter = new BrowserRateLimiter();
@@ -88,10 +78,9 @@ export function browserIngress(deps: CompatDeps): CompatIngress {
   const plugin: FastifyPluginAsync = async (app) => {
     await app.register(multipart, { limits: FORM_LIMITS });
     app.addHook('onRequest', async (request, reply) => allowReading(request, reply));
-    app.setErrorHandler((error: FastifyError, _request, reply) => {
-      const refusal = coded(error);
+    app.setErrorHandler((error, _request, reply) => {
+      const refusal = codedError(error, REFUSAL_WORDS, deps.log);
       if (refusal.code === 'origin_not_allowed') withholdReading(reply);
-      if (refusal.code === 'internal_error') deps.log('browser SDK send failed', error);
       return sendRefusal(reply, refusal);
     });
     for (const url of [SEND_URL, SEND_FORM_URL]) app.options(url, async (request, reply) => preflight(request, reply));

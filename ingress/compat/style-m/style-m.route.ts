@@ -7,10 +7,10 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { GatepostError, invalid } from '../../../errors/errors.catalog.ts';
 import { ItemRefused, type Sender } from '../../../gate/gate.ts';
 import type { KeyRing } from '../../../tenancy/keys.ts';
-import { permissionHook, authenticateIn } from '../../rest/route.ts';
+import { codedError, idempotencyKeyHeader, permissionHook, authenticateIn } from '../../rest/route.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
-import { admitAllOrNothing, admittedHeaders, idempotencyKeyOf } from '../compat.admission.ts';
-import { codedError } from '../compat.errors.ts';
+import { admitAllOrNothing, admittedHeaders } from '../compat.admission.ts';
+import { BODY_TOO_LARGE } from '../compat.errors.ts';
 import { MAX_FORM_BYTES, readForm } from './style-m.form.ts';
 import { parseMessage } from '../../smtp/submission.drafts.ts';
 import { inRequestTerms, itemsOf, messageParameters, mimeItemsOf, mimeParameters, type MailgunItem } from './style-m.map.ts';
@@ -41,7 +41,14 @@ export function styleM(deps: CompatDeps): CompatIngress {
     app.setErrorHandler((error, _request, reply) =>
       sendMailgunError(
         reply,
-        codedError(error, 'Send the message as multipart/form-data or application/x-www-form-urlencoded.', deps.log),
+        codedError(
+          error,
+          {
+            tooLarge: BODY_TOO_LARGE,
+            contentType: 'Send the message as multipart/form-data or application/x-www-form-urlencoded.',
+          },
+          deps.log,
+        ),
       ),
     );
     /** Admits the request's messages, all or none, and answers as Mailgun does. */
@@ -57,7 +64,7 @@ export function styleM(deps: CompatDeps): CompatIngress {
         sender,
         ingress: 'style_m',
         items,
-        idempotencyKey: idempotencyKeyOf(request),
+        idempotencyKey: idempotencyKeyHeader(request),
       }).catch((error: unknown) => {
         throw error instanceof ItemRefused ? inRequestTerms(error, items[error.item]!) : error;
       });

@@ -2,8 +2,7 @@
 // gate's outcomes back to Style P results.
 import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { invalid, type ErrorDetail } from '../../../errors/errors.catalog.ts';
-import type { BatchResult, SendDraft } from '../../../gate/gate.ts';
-import type { Stream } from '../../../actors/message/message.state.ts';
+import type { BatchResult, SendDraft, Stream } from '../../../gate/gate.ts';
 import { htmlFromText } from '../../../mail/content.ts';
 import { controlCharacterProblems } from '../../../mail/address.ts';
 import { stylePFailure } from './style-p.errors.ts';

@@ -4,10 +4,17 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import { ItemRefused } from '../../../gate/gate.ts';
-import { authenticateIn, authenticateKey, permissionHook, zodDetails } from '../../rest/route.ts';
+import {
+  authenticateIn,
+  authenticateKey,
+  codedError,
+  idempotencyKeyHeader,
+  permissionHook,
+  zodDetails,
+} from '../../rest/route.ts';
 import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
-import { admitAllOrNothing, admittedHeaders, idempotencyKeyOf } from '../compat.admission.ts';
-import { codedError } from '../compat.errors.ts';
+import { admitAllOrNothing, admittedHeaders } from '../compat.admission.ts';
+import { BODY_TOO_LARGE } from '../compat.errors.ts';
 import { inRequestTerms, itemsOf, sandboxMode } from './style-s.map.ts';
 import { sendSendGridError } from './style-s.errors.ts';
 import { EmptyBody, SendGridErrorBody, SendGridMail } from './style-s.schema.ts';
@@ -26,7 +33,10 @@ function parseMail(body: unknown): SendGridMail {
 export function styleS(deps: CompatDeps): CompatIngress {
   const plugin: FastifyPluginAsync = async (app) => {
     app.setErrorHandler((error, _request, reply) =>
-      sendSendGridError(reply, codedError(error, 'Content-Type should be application/json.', deps.log)),
+      sendSendGridError(
+        reply,
+        codedError(error, { tooLarge: BODY_TOO_LARGE, contentType: 'Content-Type should be application/json.' }, deps.log),
+      ),
     );
     authenticateIn(app, async (request) => {
       request.sender = await authenticateKey(deps.keys, request);
@@ -40,7 +50,7 @@ export function styleS(deps: CompatDeps): CompatIngress {
         sender,
         ingress: 'style_s',
         items,
-        idempotencyKey: idempotencyKeyOf(request),
+        idempotencyKey: idempotencyKeyHeader(request),
       }).catch((error: unknown) => {
         throw error instanceof ItemRefused ? inRequestTerms(error, items[error.item]!) : error;
       });
