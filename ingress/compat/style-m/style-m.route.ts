@@ -104,6 +104,7 @@ export function styleM(deps: CompatDeps): CompatIngress {
   };
   return {
     plugin,
+    refuseUrl: sendMailgunError,
     operations: [
       {
         method: 'POST',
