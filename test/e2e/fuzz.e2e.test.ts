@@ -43,7 +43,15 @@ interface Operation {
 /** Whose error format a route answers in, by the tag the document gives it. */
 type Style = 'native' | 'P' | 'S' | 'M' | 'browser';
 const styleOf = (tag: string): Style =>
-  tag.startsWith('Style P') ? 'P' : tag.startsWith('Style S') ? 'S' : tag.startsWith('Style M') ? 'M' : tag.startsWith('Browser') ? 'browser' : 'native';
+  tag.startsWith('Style P')
+    ? 'P'
+    : tag.startsWith('Style S')
+      ? 'S'
+      : tag.startsWith('Style M')
+        ? 'M'
+        : tag.startsWith('Browser')
+          ? 'browser'
+          : 'native';
 
 function operations(doc: { paths: Record<string, Record<string, any>> }): Operation[] {
   const ops: Operation[] = [];
@@ -99,14 +107,28 @@ function sample(schema: Schema, name = ''): unknown {
 const nasty = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
-  fc.constantFrom('__proto__', 'constructor', 'prototype', '{{#each x}}{{/each}}', '{{>p}}', '\r\nBcc: v@example.com', '\u0000', '\ud800', '../../etc/passwd', '%00', 'a@b', '<script>', ''),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    '{{#each x}}{{/each}}',
+    '{{>p}}',
+    '\r\nBcc: v@example.com',
+    '\u0000',
+    '\ud800',
+    '../../etc/passwd',
+    '%00',
+    'a@b',
+    '<script>',
+    '',
+  ),
   fc.integer({ min: 1, max: 70_000 }).map((n) => 'a'.repeat(n)),
 );
 const nastyNumber = fc.constantFrom(0, -1, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, 2 ** 31, 0.5, -0);
 /** Arrays or objects nested deeper than any limit (text, since JSON.stringify would overflow on deep ones). */
-const deep = fc.integer({ min: 30, max: 5000 }).chain((n) =>
-  fc.constantFrom('{"a":'.repeat(n) + '1' + '}'.repeat(n), '['.repeat(n) + ']'.repeat(n)),
-);
+const deep = fc
+  .integer({ min: 30, max: 5000 })
+  .chain((n) => fc.constantFrom('{"a":'.repeat(n) + '1' + '}'.repeat(n), '['.repeat(n) + ']'.repeat(n)));
 const anyValue = fc.oneof(fc.jsonValue({ maxDepth: 4 }), nasty, nastyNumber, fc.constant(null));
 
 /** Sets a key as a plain own property, so `__proto__` becomes a key in the JSON as a client would send it. */
@@ -159,18 +181,38 @@ function bodies(base: unknown, form: boolean): fc.Arbitrary<Body> {
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }).map(body) },
     {
       weight: 1,
-      arbitrary: fc.constantFrom('', '{', '{"a":1,}', 'null', '[]', '"x"', '{"__proto__":{"admin":true}}', '\ufeff{}', 'a=1&a=2&&=').map(body),
+      arbitrary: fc
+        .constantFrom('', '{', '{"a":1,}', 'null', '[]', '"x"', '{"__proto__":{"admin":true}}', '\ufeff{}', 'a=1&a=2&&=')
+        .map(body),
     },
   );
 }
 
 const contentTypes = (type: string) =>
-  fc.constantFrom(type, type, type, `${type}; charset=utf-8`, 'text/plain', 'application/json; charset=latin1', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/xml', 'application/json;;;', '*/*');
-const idempotencyKey = fc.option(fc.oneof(fc.string({ maxLength: 300 }), fc.constantFrom('k', ' ', 'a'.repeat(256), 'ключ', 'fuzz-replay')), {
-  freq: 3,
-});
+  fc.constantFrom(
+    type,
+    type,
+    type,
+    `${type}; charset=utf-8`,
+    'text/plain',
+    'application/json; charset=latin1',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data',
+    'application/xml',
+    'application/json;;;',
+    '*/*',
+  );
+const idempotencyKey = fc.option(
+  fc.oneof(fc.string({ maxLength: 300 }), fc.constantFrom('k', ' ', 'a'.repeat(256), 'ключ', 'fuzz-replay')),
+  {
+    freq: 3,
+  },
+);
 /** A path parameter: usually a plausible id, sometimes anything (encoded, as a client library would). */
-const param = fc.oneof(fc.constantFrom('msg_00000000000000000000000000', 'tpl_x', 'ann@example.com', 'x'), nasty.filter((s) => s.length > 0 && s.length < 2000));
+const param = fc.oneof(
+  fc.constantFrom('msg_00000000000000000000000000', 'tpl_x', 'ann@example.com', 'x'),
+  nasty.filter((s) => s.length > 0 && s.length < 2000),
+);
 
 /** Every UTF-8 byte percent-encoded (encodeURIComponent throws on a lone surrogate; Buffer writes U+FFFD for it). */
 const percentEncoded = (s: string) => [...Buffer.from(s)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
@@ -266,10 +308,32 @@ describe('every endpoint of the OpenAPI document', () => {
 
 /** A command a client might send, well-formed or not. */
 const smtpCommand = fc.oneof(
-  fc.tuple(fc.constantFrom('EHLO', 'HELO', 'ehlo', 'HeLo'), fc.oneof(fc.constantFrom('client.example', '[127.0.0.1]', ''), nasty)).map(([v, a]) => `${v} ${a}`),
-  fc.oneof(fc.constantFrom('<a@sender.example>', '<>', '<a@sender.example> SIZE=99999999999', '<a@b> BODY=8BITMIME SMTPUTF8', 'a@b'), nasty).map((a) => `MAIL FROM:${a}`),
+  fc
+    .tuple(fc.constantFrom('EHLO', 'HELO', 'ehlo', 'HeLo'), fc.oneof(fc.constantFrom('client.example', '[127.0.0.1]', ''), nasty))
+    .map(([v, a]) => `${v} ${a}`),
+  fc
+    .oneof(
+      fc.constantFrom('<a@sender.example>', '<>', '<a@sender.example> SIZE=99999999999', '<a@b> BODY=8BITMIME SMTPUTF8', 'a@b'),
+      nasty,
+    )
+    .map((a) => `MAIL FROM:${a}`),
   fc.oneof(fc.constantFrom('<ann@example.com>', '<>', '<postmaster>', '<"a b"@example.com>'), nasty).map((a) => `RCPT TO:${a}`),
-  fc.constantFrom('DATA', 'RSET', 'NOOP', 'HELP', 'VRFY ann', 'EXPN list', 'STARTTLS', 'AUTH PLAIN', 'AUTH LOGIN', 'AUTH CRAM-MD5', 'AUTH XOAUTH2 x', 'BDAT 10', '', ' '),
+  fc.constantFrom(
+    'DATA',
+    'RSET',
+    'NOOP',
+    'HELP',
+    'VRFY ann',
+    'EXPN list',
+    'STARTTLS',
+    'AUTH PLAIN',
+    'AUTH LOGIN',
+    'AUTH CRAM-MD5',
+    'AUTH XOAUTH2 x',
+    'BDAT 10',
+    '',
+    ' ',
+  ),
   fc.string({ unit: 'binary', maxLength: 60 }).map((s) => `AUTH PLAIN ${Buffer.from(s).toString('base64')}`),
   fc.string({ unit: 'binary', maxLength: 80 }),
   fc.integer({ min: 1000, max: 20_000 }).map((n) => `NOOP ${'x'.repeat(n)}`),
