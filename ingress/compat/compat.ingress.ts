@@ -2,7 +2,8 @@
 // as an encapsulated Fastify plugin, with its own authentication, body parsers and error format
 // (the imitated provider's, so that its official client works unchanged), and how those routes
 // appear in the OpenAPI document.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { GatepostError } from '../../errors/errors.catalog.ts';
 import type { z } from 'zod';
 import type { Gate } from '../../gate/gate.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
@@ -32,4 +33,9 @@ export interface CompatOperation {
 export interface CompatIngress {
   plugin: FastifyPluginAsync;
   operations: CompatOperation[];
+  /**
+   * For a style whose URLs take path parameters: answers the router's refusal of one (over its
+   * length, or not validly percent-encoded), which comes before any scope's error handler.
+   */
+  refuseUrl?: (reply: FastifyReply, error: GatepostError) => FastifyReply;
 }

@@ -59,6 +59,12 @@ export function restRoutes(deps: RestDeps, compat: CompatOperation[]): AnyRoute[
   return routes;
 }
 
+/** A route's URL (`/v3/:domain/messages`) as a pattern its request paths match, whatever a parameter holds. */
+function urlPattern(url: string): RegExp {
+  const escaped = url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]*');
+  return new RegExp(`^${escaped}$`);
+}
+
 export interface RestServer {
   app: FastifyInstance;
   /** Stops taking requests, answers every request under way, then closes every connection. */
@@ -71,6 +77,7 @@ export interface RestServer {
 
 export function restServer(deps: RestDeps): RestServer {
   const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
+  const compat = compatIngresses(deps);
   const app = Fastify({
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
@@ -86,17 +93,19 @@ export function restServer(deps: RestDeps): RestServer {
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
     },
     // The router's refusals (a path segment over its 100 characters, a URL that does not
-    // decode) come before any route or scope: in the native format, not Fastify's own body.
-    frameworkErrors: (error, _request, reply) =>
-      sendError(
-        reply,
-        new GatepostError(
-          'invalid_request',
-          error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-            ? `A path segment is over ${MAX_PATH_SEGMENT} characters.`
-            : 'The URL is not validly percent-encoded.',
-        ),
-      ),
+    // decode) come before any route or scope: in the format of the style whose URL it is (the
+    // native one by default), not Fastify's own body.
+    frameworkErrors: (error, request, reply) => {
+      const refused = new GatepostError(
+        'invalid_request',
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `A path segment is over ${MAX_PATH_SEGMENT} characters.`
+          : 'The URL is not validly percent-encoded.',
+      );
+      const path = request.url.split('?')[0]!;
+      const style = compat.find((c) => c.refuseUrl && c.operations.some((o) => urlPattern(o.url).test(path)));
+      return style?.refuseUrl ? style.refuseUrl(reply, refused) : sendError(reply, refused);
+    },
   });
   const served: RestServer['served'] = [];
   let underWay = 0;
@@ -114,7 +123,6 @@ export function restServer(deps: RestDeps): RestServer {
   });
   // JSON only: a text/plain body would otherwise reach validation as a string.
   app.removeContentTypeParser('text/plain');
-  const compat = compatIngresses(deps);
   const routes = restRoutes(
     deps,
     compat.flatMap((c) => c.operations),

@@ -55,3 +55,40 @@ describe('a malformed multipart body', () => {
     expect(res.headers['gatepost-error-code']).toBe('invalid_request');
   });
 });
+
+// Found by the fuzz suite: the router refuses these before Style M's scope sees the request.
+describe('a domain the router refuses', () => {
+  const post = (domain: string) =>
+    server.app.inject({
+      method: 'POST',
+      url: `/v3/${domain}/messages`,
+      headers: {
+        authorization: `Basic ${Buffer.from(`api:${live}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: 'from=a%40shop.example&to=b%40example.com&subject=s&text=t',
+    });
+
+  it("is a 400 in Mailgun's format when it is over 100 characters", async () => {
+    const res = await post('a'.repeat(101));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ message: 'A path segment is over 100 characters.' });
+    expect(res.headers['gatepost-error-code']).toBe('invalid_request');
+  });
+
+  it("is a 400 in Mailgun's format when it is not validly percent-encoded", async () => {
+    const res = await post('%E0%A4%A');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ message: 'The URL is not validly percent-encoded.' });
+  });
+
+  it('leaves a native URL its own format', async () => {
+    const res = await server.app.inject({
+      method: 'GET',
+      url: `/v1/messages/${'a'.repeat(101)}`,
+      headers: { authorization: `Bearer ${live}` },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('invalid_request');
+  });
+});

@@ -111,6 +111,7 @@ export function styleM(deps: CompatDeps): CompatIngress {
   };
   return {
     plugin,
+    refuseUrl: sendMailgunError,
     operations: [
       {
         method: 'POST',
