@@ -1,21 +1,14 @@
 // What each kind of key may do on the native API, at the HTTP level (Fastify inject): the
 // reproductions of issue 20 item 1, then every keyed route against every kind of key.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerActors } from '../../app/gatepost.ts';
-import { createGate } from '../../gate/gate.ts';
-import { EmbeddedRuntime } from '../../runtime/embedded/runtime.sqlite.ts';
-import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
-import { KeyRing } from '../../tenancy/keys.ts';
 import { PERMISSIONS, type Permission } from '../../tenancy/permissions.ts';
 import { createTenant } from '../../tenancy/tenants.ts';
-import { tempDir } from '../../test/harness/gatepost.harness.ts';
-import { restServer, type RestServer } from './server.ts';
+import { buildApp, type TestApp } from '../../test/harness/app.harness.ts';
+import type { RestServer } from './server.ts';
 
 const ADMIN = 'a'.repeat(40);
+let app: TestApp;
 let server: RestServer;
-let catalog: SqliteCatalog;
-let runtime: EmbeddedRuntime;
 
 type Holder = 'full' | 'sending' | 'sandbox' | 'public' | 'publicSandbox';
 const keys = {} as Record<Holder, string>;
@@ -30,24 +23,9 @@ const MAY: Record<Holder, Permission[]> = {
 };
 
 beforeAll(async () => {
-  const dir = tempDir('access');
-  catalog = new SqliteCatalog(join(dir, 'catalog.db'));
-  runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
-  registerActors(runtime, { catalog, relay: null, retrySchedule: [] });
-  await runtime.start();
-  const ring = new KeyRing(catalog);
-  server = restServer({
-    gate: createGate({ invoker: runtime, catalog }),
-    invoker: runtime,
-    catalog,
-    keys: ring,
-    adminToken: ADMIN,
-    ready: () => true,
-    version: '0.0.0-test',
-    log: () => {},
-  });
-  await server.app.ready();
-  const tenant = await createTenant(catalog, { name: 'shop', default_from: 'shop@sender.example' });
+  app = await buildApp('access', { actors: true, deps: { adminToken: ADMIN } });
+  server = app.server;
+  const tenant = await createTenant(app.catalog, { name: 'shop', default_from: 'shop@sender.example' });
   const issue = async (body: object) => {
     const res = await server.app.inject({
       method: 'POST',
@@ -64,11 +42,7 @@ beforeAll(async () => {
   keys.public = await issue({ kind: 'public' });
   keys.publicSandbox = await issue({ kind: 'public', sandbox: true });
 });
-afterAll(async () => {
-  await server.app.close();
-  await runtime.stop();
-  await catalog.close();
-});
+afterAll(() => app.close());
 
 const call = (method: string, url: string, key: string, payload?: object) =>
   server.app.inject({

@@ -3,48 +3,30 @@
 // (item 10; each such test waits for the close).
 import { once } from 'node:events';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGate } from '../../gate/gate.ts';
-import { EmbeddedRuntime } from '../../runtime/embedded/runtime.sqlite.ts';
-import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
-import { KeyRing } from '../../tenancy/keys.ts';
-import { tempDir } from '../../test/harness/gatepost.harness.ts';
 import { createTenant } from '../../tenancy/tenants.ts';
+import { buildApp, type TestApp } from '../../test/harness/app.harness.ts';
 import { AUTH_FAILURES_PER_MINUTE } from './route.ts';
-import { restServer, type RestServer } from './server.ts';
+import type { RestServer } from './server.ts';
 
+let app: TestApp;
 let server: RestServer;
-let catalog: SqliteCatalog;
-let runtime: EmbeddedRuntime;
 let port: number;
 let live: string;
 
 beforeAll(async () => {
-  const dir = tempDir('limits');
-  catalog = new SqliteCatalog(join(dir, 'catalog.db'));
-  runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
-  const keys = new KeyRing(catalog);
-  live = (await keys.issue((await createTenant(catalog, { name: 't' })).id, 'live', null)).secret;
-  server = restServer({
-    gate: createGate({ invoker: runtime, catalog }),
-    invoker: runtime,
-    catalog,
-    keys,
-    adminToken: 'an-admin-token-of-at-least-32-characters',
-    http: { headersTimeoutMs: 300, requestTimeoutMs: 600, idleTimeoutMs: 200 },
-    ready: () => true,
-    version: '0.0.0-test',
-    log: () => {},
+  app = await buildApp('limits', {
+    deps: {
+      adminToken: 'an-admin-token-of-at-least-32-characters',
+      http: { headersTimeoutMs: 300, requestTimeoutMs: 600, idleTimeoutMs: 200 },
+    },
   });
+  server = app.server;
+  live = (await app.keys.issue((await createTenant(app.catalog, { name: 't' })).id, 'live', null)).secret;
   await server.app.listen({ host: '127.0.0.1', port: 0 });
   port = (server.app.server.address() as AddressInfo).port;
 });
-afterAll(async () => {
-  await server.app.close();
-  await runtime.stop();
-  await catalog.close();
-});
+afterAll(() => app.close());
 
 async function opened(): Promise<{ socket: Socket; received: () => string }> {
   const socket = connect(port, '127.0.0.1');

@@ -1,39 +1,17 @@
 // The OpenAPI document covers every route the server serves, and nothing it does not.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedRuntime } from '../../runtime/embedded/runtime.sqlite.ts';
-import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
-import { KeyRing } from '../../tenancy/keys.ts';
-import { createGate } from '../../gate/gate.ts';
-import { tempDir } from '../../test/harness/gatepost.harness.ts';
+import { buildApp, type TestApp } from '../../test/harness/app.harness.ts';
 import { openApiPath } from './openapi.ts';
-import { restServer, type RestServer } from './server.ts';
+import type { RestServer } from './server.ts';
 
+let app: TestApp;
 let server: RestServer;
-let catalog: SqliteCatalog;
-let runtime: EmbeddedRuntime;
 
 beforeAll(async () => {
-  const dir = tempDir('openapi');
-  catalog = new SqliteCatalog(join(dir, 'catalog.db'));
-  runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
-  server = restServer({
-    gate: createGate({ invoker: runtime, catalog }),
-    invoker: runtime,
-    catalog,
-    keys: new KeyRing(catalog),
-    adminToken: 'token',
-    ready: () => true,
-    version: '0.0.0-test',
-    log: () => {},
-  });
-  await server.app.ready();
+  app = await buildApp('openapi', { deps: { adminToken: 'token' } });
+  server = app.server;
 });
-afterAll(async () => {
-  await server.app.close();
-  await runtime.stop();
-  await catalog.close();
-});
+afterAll(() => app.close());
 
 describe('GET /openapi.json', () => {
   it('lists every route the server serves, and only those', async () => {

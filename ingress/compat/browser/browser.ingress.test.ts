@@ -1,46 +1,24 @@
 // The browser SDK endpoints at the HTTP level (Fastify inject, no socket): CORS, content types,
 // and the refusals that come before any message exists, as plain text with their status.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedRuntime } from '../../../runtime/embedded/runtime.sqlite.ts';
-import { createGate } from '../../../gate/gate.ts';
-import { SqliteCatalog } from '../../../store/sqlite/catalog.sqlite.ts';
-import { tempDir } from '../../../test/harness/gatepost.harness.ts';
-import { KeyRing } from '../../../tenancy/keys.ts';
 import { createTenant } from '../../../tenancy/tenants.ts';
-import { restServer, type RestServer } from '../../rest/server.ts';
+import { buildApp, type TestApp } from '../../../test/harness/app.harness.ts';
+import type { RestServer } from '../../rest/server.ts';
 
 const SHOP = 'https://shop.example';
+let app: TestApp;
 let server: RestServer;
-let catalog: SqliteCatalog;
-let runtime: EmbeddedRuntime;
 const keys: Record<'live' | 'anyOrigin' | 'shopOnly', string> = { live: '', anyOrigin: '', shopOnly: '' };
 
 beforeAll(async () => {
-  const dir = tempDir('browser-ingress');
-  catalog = new SqliteCatalog(join(dir, 'catalog.db'));
-  runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
-  const ring = new KeyRing(catalog);
-  server = restServer({
-    gate: createGate({ invoker: runtime, catalog }),
-    invoker: runtime,
-    catalog,
-    keys: ring,
-    adminToken: null,
-    ready: () => true,
-    version: '0.0.0-test',
-    log: () => {},
-  });
-  const tenant = await createTenant(catalog, { name: 'shop' });
-  keys.live = (await ring.issue(tenant.id, 'live', null)).secret;
-  keys.anyOrigin = (await ring.issue(tenant.id, 'public', null)).secret;
-  keys.shopOnly = (await ring.issue(tenant.id, 'public', null, { allowed_origins: [SHOP] })).secret;
+  app = await buildApp('browser-ingress');
+  server = app.server;
+  const tenant = await createTenant(app.catalog, { name: 'shop' });
+  keys.live = (await app.keys.issue(tenant.id, 'live', null)).secret;
+  keys.anyOrigin = (await app.keys.issue(tenant.id, 'public', null)).secret;
+  keys.shopOnly = (await app.keys.issue(tenant.id, 'public', null, { allowed_origins: [SHOP] })).secret;
 });
-afterAll(async () => {
-  await server.app.close();
-  await runtime.stop();
-  await catalog.close();
-});
+afterAll(() => app.close());
 
 const send = (payload: unknown, headers: Record<string, string> = {}) =>
   server.app.inject({

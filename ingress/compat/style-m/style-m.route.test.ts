@@ -1,43 +1,20 @@
 // Style M at the HTTP level (Fastify inject): a malformed multipart body is refused in Mailgun's
 // format with 400, never a 500 (issue 20 item 9).
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGate } from '../../../gate/gate.ts';
-import { EmbeddedRuntime } from '../../../runtime/embedded/runtime.sqlite.ts';
-import { SqliteCatalog } from '../../../store/sqlite/catalog.sqlite.ts';
-import { KeyRing } from '../../../tenancy/keys.ts';
 import { createTenant } from '../../../tenancy/tenants.ts';
-import { tempDir } from '../../../test/harness/gatepost.harness.ts';
-import { restServer, type RestServer } from '../../rest/server.ts';
+import { buildApp, type TestApp } from '../../../test/harness/app.harness.ts';
+import type { RestServer } from '../../rest/server.ts';
 
+let app: TestApp;
 let server: RestServer;
-let catalog: SqliteCatalog;
-let runtime: EmbeddedRuntime;
 let live: string;
 
 beforeAll(async () => {
-  const dir = tempDir('style-m-route');
-  catalog = new SqliteCatalog(join(dir, 'catalog.db'));
-  runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
-  const keys = new KeyRing(catalog);
-  live = (await keys.issue((await createTenant(catalog, { name: 't' })).id, 'live', null)).secret;
-  server = restServer({
-    gate: createGate({ invoker: runtime, catalog }),
-    invoker: runtime,
-    catalog,
-    keys,
-    adminToken: null,
-    ready: () => true,
-    version: '0.0.0-test',
-    log: () => {},
-  });
-  await server.app.ready();
+  app = await buildApp('style-m-route');
+  server = app.server;
+  live = (await app.keys.issue((await createTenant(app.catalog, { name: 't' })).id, 'live', null)).secret;
 });
-afterAll(async () => {
-  await server.app.close();
-  await runtime.stop();
-  await catalog.close();
-});
+afterAll(() => app.close());
 
 describe('a malformed multipart body', () => {
   it("is a 400 in Mailgun's format", async () => {

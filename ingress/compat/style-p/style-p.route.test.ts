@@ -1,22 +1,15 @@
 // A Style P batch whose admission fails part-way (the store fails on one of its messages): the
 // request answers 500 with ErrorCode 100 and nothing of it exists; the retry with the same
 // Idempotency-Key admits every message, once.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerActors } from '../../../app/gatepost.ts';
-import { EmbeddedRuntime } from '../../../runtime/embedded/runtime.sqlite.ts';
 import type { Invoker } from '../../../runtime/runtime.port.ts';
-import { createGate } from '../../../gate/gate.ts';
 import { derivedId } from '../../../lib/ids.ts';
-import { SqliteCatalog } from '../../../store/sqlite/catalog.sqlite.ts';
-import { KeyRing } from '../../../tenancy/keys.ts';
 import { createTenant } from '../../../tenancy/tenants.ts';
-import { tempDir } from '../../../test/harness/gatepost.harness.ts';
-import { restServer, type RestServer } from '../../rest/server.ts';
+import { buildApp, type TestApp } from '../../../test/harness/app.harness.ts';
+import type { RestServer } from '../../rest/server.ts';
 
+let app: TestApp;
 let server: RestServer;
-let catalog: SqliteCatalog;
-let runtime: EmbeddedRuntime;
 let tenantId: string;
 let live: string;
 /** The admission (counted from 0) at which the store fails; null: it does not. */
@@ -24,38 +17,22 @@ let failAt: number | null = null;
 const logged: string[] = [];
 
 beforeAll(async () => {
-  const dir = tempDir('style-p');
-  catalog = new SqliteCatalog(join(dir, 'catalog.db'));
-  runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
-  registerActors(runtime, { catalog, relay: null, retrySchedule: [] });
-  await runtime.start();
   let admits = 0;
-  const failing: Invoker = {
-    invoke: (type, id, method, args) =>
-      method === 'admit' && failAt !== null && admits++ === failAt
-        ? Promise.reject(new Error('state store unavailable'))
-        : runtime.invoke(type, id, method, args),
-  };
-  const keys = new KeyRing(catalog);
-  tenantId = (await createTenant(catalog, { name: 't', default_from: 'shop@sender.example' })).id;
-  live = (await keys.issue(tenantId, 'live', null)).secret;
-  server = restServer({
-    gate: createGate({ invoker: failing, catalog }),
-    invoker: runtime,
-    catalog,
-    keys,
-    adminToken: null,
-    ready: () => true,
-    version: '0.0.0-test',
-    log: (message, error) => logged.push(`${message}: ${String(error)}`),
+  app = await buildApp('style-p', {
+    actors: true,
+    gateInvoker: (runtime): Invoker => ({
+      invoke: (type, id, method, args) =>
+        method === 'admit' && failAt !== null && admits++ === failAt
+          ? Promise.reject(new Error('state store unavailable'))
+          : runtime.invoke(type, id, method, args),
+    }),
+    deps: { log: (message, error) => logged.push(`${message}: ${String(error)}`) },
   });
-  await server.app.ready();
+  server = app.server;
+  tenantId = (await createTenant(app.catalog, { name: 't', default_from: 'shop@sender.example' })).id;
+  live = (await app.keys.issue(tenantId, 'live', null)).secret;
 });
-afterAll(async () => {
-  await server.app.close();
-  await runtime.stop();
-  await catalog.close();
-});
+afterAll(() => app.close());
 
 describe('a Style P batch that fails part-way', () => {
   it('rolls back every message, answers 500 with ErrorCode 100, and its retry sends each once', async () => {
