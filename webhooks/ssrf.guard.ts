@@ -11,7 +11,8 @@
 import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
 import { BlockList, isIP } from 'node:net';
-import { lookup as systemLookup, Resolver } from 'node:dns/promises';
+import { lookup as systemLookup, type Resolver } from 'node:dns/promises';
+import { dnsResolver } from '../lib/dns.ts';
 import { networkInterfaces } from 'node:os';
 import { GatepostError } from '../errors/errors.catalog.ts';
 
@@ -198,12 +199,8 @@ export class SsrfGuard {
   constructor(opts: GuardOptions = {}) {
     this.allow = cidrList(opts.allow ?? []);
     this.allowsAny = (opts.allow ?? []).some((c) => c.trim() !== '');
-    if (opts.dnsServers && opts.dnsServers.length > 0) {
-      this.resolver = new Resolver({ timeout: opts.dnsTimeoutMs ?? 3000, tries: 2 });
-      this.resolver.setServers(opts.dnsServers);
-    } else {
-      this.resolver = null;
-    }
+    // No servers given: the system's getaddrinfo, which also reads /etc/hosts.
+    this.resolver = opts.dnsServers?.length ? dnsResolver(opts.dnsServers, opts.dnsTimeoutMs) : null;
   }
 
   /** Marks ports of Gatepost's own (its HTTP API, its Dapr sidecar and app ports). */
