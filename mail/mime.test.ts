@@ -27,7 +27,7 @@ describe('composeRaw', () => {
     expect(mail.headers.get('x-campaign')).toBe('c1');
     expect(mail.replyTo?.text).toBe('help@sender.example');
     expect(mail.html).toContain('<b>Bob</b>');
-    expect(mail.text?.trim()).toBe('Hi BOB');
+    expect(mail.text?.trim()).toBe('Hi Bob');
     expect(raw.toString()).not.toMatch(/^bcc:/im);
     expect(raw.toString()).not.toContain('dee@example.net');
   });
