@@ -52,40 +52,51 @@ export function directTransport(opts: DirectOptions): Transport {
   }
 
   return {
-    async send(envelope) {
-      const domain = domainOf(envelope.to[0]!);
-      const route = await resolveMx(domain, opts.resolver);
-      if ('failure' in route) return unanswered(route.failure, route.text);
-
-      const failures: string[] = [];
-      for (const mx of route.hosts) {
-        const ips = await resolveAddresses(mx.name, opts.resolver);
-        if (ips.length === 0) {
-          failures.push(`${mx.name}: no address`);
-          continue;
-        }
-        let conn: MxConnection;
-        try {
-          conn = await connectTo(mx.name, ips);
-        } catch (error) {
-          failures.push(`${mx.name}: ${describe(error as SmtpFailure)}`);
-          continue; // RFC 5321 §5.1: a host that cannot be reached, the next one
-        }
-        return transact(conn, envelope, poolOf(mx.name));
-      }
-      // A domain with no MX whose own name has no address cannot take mail (RFC 5321 §5.1). MX
-      // hosts that were named but have no address, or could not be reached, may be back later.
-      const nowhere = route.implicit && failures.every((f) => f.endsWith('no address'));
-      return unanswered(
-        nowhere ? 'permanent' : 'transient',
-        nowhere ? `Domain ${domain} has no MX and no address` : `No MX host of ${domain} took the message: ${failures.join('; ')}`,
-      );
+    async send(given) {
+      const domain = domainOf(given.to[0]!);
+      // One transaction goes to one domain's hosts: the first recipient's. Recipients on other
+      // domains (a Cc elsewhere) are not delivered by this attempt, and its reply says so.
+      const elsewhere = given.to.filter((to) => domainOf(to) !== domain);
+      const envelope = { ...given, to: given.to.filter((to) => domainOf(to) === domain) };
+      const report = await deliverTo(domain, envelope);
+      if (elsewhere.length === 0) return report;
+      const note = ` (not delivered to ${elsewhere.join(', ')}: direct delivery takes one domain's recipients per message)`;
+      return { ...report, reply: { ...report.reply, text: report.reply.text + note } };
     },
 
     async close() {
       for (const pool of pools.values()) pool.close();
     },
   };
+
+  async function deliverTo(domain: string, envelope: Envelope): Promise<DeliveryReport> {
+    const route = await resolveMx(domain, opts.resolver);
+    if ('failure' in route) return unanswered(route.failure, route.text);
+
+    const failures: string[] = [];
+    for (const mx of route.hosts) {
+      const ips = await resolveAddresses(mx.name, opts.resolver);
+      if (ips.length === 0) {
+        failures.push(`${mx.name}: no address`);
+        continue;
+      }
+      let conn: MxConnection;
+      try {
+        conn = await connectTo(mx.name, ips);
+      } catch (error) {
+        failures.push(`${mx.name}: ${describe(error as SmtpFailure)}`);
+        continue; // RFC 5321 §5.1: a host that cannot be reached, the next one
+      }
+      return transact(conn, envelope, poolOf(mx.name));
+    }
+    // A domain with no MX whose own name has no address cannot take mail (RFC 5321 §5.1). MX
+    // hosts that were named but have no address, or could not be reached, may be back later.
+    const nowhere = route.implicit && failures.every((f) => f.endsWith('no address'));
+    return unanswered(
+      nowhere ? 'permanent' : 'transient',
+      nowhere ? `Domain ${domain} has no MX and no address` : `No MX host of ${domain} took the message: ${failures.join('; ')}`,
+    );
+  }
 }
 
 /** One transaction on a connection; it goes back to the pool only after a clean acceptance. */

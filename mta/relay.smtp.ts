@@ -24,7 +24,13 @@ export function smtpRelay(url: string): Transport {
       const connected_at = new Date().toISOString();
       try {
         const info = await transport.sendMail({ envelope: { from, to }, raw });
-        return { ...base, result: 'accepted', reply: parseReply(info.response), connected_at, accepted_at: new Date().toISOString() };
+        return {
+          ...base,
+          result: 'accepted',
+          reply: parseReply(info.response),
+          connected_at,
+          accepted_at: new Date().toISOString(),
+        };
       } catch (error) {
         const e = error as { responseCode?: number; response?: string; message: string };
         const reply = e.response ? parseReply(e.response) : { code: null, enhanced: null, text: e.message };

@@ -19,7 +19,14 @@ describe('VERP return-paths', () => {
   });
 
   it('refuses what is not a VERP address', () => {
-    for (const address of ['ann@example.com', 'b+msg_@x.example', 'b+evt_1@x.example', 'b+msg_1', 'b+msg_1@', 'x+msg_1@x.example']) {
+    for (const address of [
+      'ann@example.com',
+      'b+msg_@x.example',
+      'b+evt_1@x.example',
+      'b+msg_1',
+      'b+msg_1@',
+      'x+msg_1@x.example',
+    ]) {
       expect(parseVerp(address), address).toBeNull();
     }
     expect(() => verpAddress('evt_1', 'bounces.example.com')).toThrow();
