@@ -10,6 +10,7 @@ import type { RenderedContent } from '../../mail/content.ts';
 import { parseMailbox } from '../../mail/address.ts';
 import { composeRaw, envelopeRecipients } from '../../mail/mime.ts';
 import { unanswered, type DeliveryReport, type Transport } from '../../mta/transport.ts';
+import { classify } from './delivery.outcome.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
 import type { AttemptOutcome, MessageReady, MessageRecord } from '../message/message.state.ts';
@@ -115,7 +116,9 @@ export function deliveryActor(deps: DeliveryDeps) {
           outcome = captured(attempt);
         } else {
           // Whether the message may go now (fair queue, warmup, breaker: issue 22) is decided here, before it is built.
-          outcome = classify(await deliver(record, content), attempt, retryPolicy(record, deps));
+          const report = await deliver(record, content);
+          const due = Date.parse(record.send_at ?? record.created_at);
+          outcome = classify(report, attempt, { schedule: deps.retrySchedule, horizon: due + deps.horizonMs }, Date.now());
         }
         if (args.interrupted) outcome.response = `${outcome.response} (an earlier attempt was cut short by a restart)`;
 
@@ -218,46 +221,4 @@ const captured = (attempt: number): AttemptOutcome => ({
  */
 function returnPath(content: RenderedContent): string {
   return parseMailbox(content.from)?.address ?? content.from;
-}
-
-interface RetryPolicy {
-  schedule: number[];
-  /** When retries end, ms since the epoch. */
-  horizon: number;
-}
-
-/** Retries are counted from when the message was due (a scheduled one waits for its time first). */
-function retryPolicy(record: MessageRecord, deps: DeliveryDeps): RetryPolicy {
-  return { schedule: deps.retrySchedule, horizon: Date.parse(record.send_at ?? record.created_at) + deps.horizonMs };
-}
-
-/**
- * What an attempt comes to. A transient failure is retried after the schedule's next wait, but
- * never later than the horizon (the last retry is at the horizon); when the waits run out or the
- * horizon has passed, the message soft-bounces: whichever comes first.
- */
-function classify(report: DeliveryReport, attempt: number, policy: RetryPolicy): AttemptOutcome {
-  const base: AttemptOutcome = {
-    attempt,
-    result: 'sent',
-    smtp_code: report.reply.code,
-    enhanced_code: report.reply.enhanced,
-    response: report.reply.text,
-    mx: report.mx,
-    ip: report.ip,
-    tls: report.tls,
-    connected_at: report.connected_at,
-    accepted_at: report.accepted_at,
-    retry_at: null,
-  };
-  if (report.result === 'accepted') return base;
-  if (report.result === 'permanent') {
-    // RFC 3463 class 7: security or policy (a blocklist, DMARC, content): the sender was refused, not the address.
-    const block = report.reply.enhanced?.startsWith('5.7.') ?? false;
-    return { ...base, result: 'bounced', bounce_type: block ? 'block' : 'hard' };
-  }
-  const wait = policy.schedule[attempt - 1];
-  const now = Date.now();
-  if (wait === undefined || now >= policy.horizon) return { ...base, result: 'bounced', bounce_type: 'soft' };
-  return { ...base, result: 'deferred', retry_at: new Date(Math.min(now + wait, policy.horizon)).toISOString() };
 }
