@@ -84,7 +84,7 @@ export function deliveryActor(deps: DeliveryDeps) {
     methods: {
       /**
        * Marks an attempt as started, in its own durable turn, so that after a crash the next
-       * attempt knows this one may have reached the relay. Answers whether to attempt at all.
+       * attempt knows this one may have reached the remote host. Answers whether to attempt at all.
        */
       async begin(turn): Promise<{ attempt: boolean; interrupted: boolean; number?: number }> {
         const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
