@@ -2,6 +2,7 @@
 // as docs/receipts.md describes them (not with Gatepost's code), then changed, cut and reordered.
 // actors/tenant/tenant.receipt.test.ts checks receipts Gatepost itself issues.
 import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { calculateJwkThumbprint, CompactSign, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { receiptHash, ReceiptVerificationError, verifyReceipt, verifyReceiptChain, type ReceiptClaims } from './receipts.ts';
@@ -153,5 +154,18 @@ describe('verifyReceiptChain', () => {
       reason: 'tenant_mismatch',
       index: 1,
     });
+  });
+});
+
+describe('docs/receipts.md', () => {
+  it('gives an example that verifies with its JWK Set, and whose header and payload are the ones it shows', async () => {
+    const doc = readFileSync(new URL('../../docs/receipts.md', import.meta.url), 'utf8');
+    const example = doc.slice(doc.indexOf('**An example**'));
+    const [jws, set, payload] = [...example.matchAll(/```(?:json)?\n(.*)\n```/g)].map((m) => m[1]!) as [string, string, string];
+    const keys = JSON.parse(set) as { keys: JWK[] };
+    expect(await verifyReceipt(jws, keys)).toEqual(JSON.parse(payload));
+    const [header, body] = jws.split('.').map((part) => Buffer.from(part, 'base64url').toString());
+    expect(header).toBe(`{"alg":"EdDSA","kid":"${keys.keys[0]!.kid}","typ":"gatepost-receipt+jws"}`);
+    expect(body).toBe(payload);
   });
 });
