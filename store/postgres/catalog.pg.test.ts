@@ -113,6 +113,8 @@ sealedSecretsContract('PostgreSQL', async () => {
         await client.end();
       }
     },
+    rawReceiptKeys: async () =>
+      (await sql<{ private_key: string }>(db.url, 'SELECT private_key FROM receipt_keys')).map((r) => r.private_key),
     cleanup: () => db.drop(),
   };
 });
@@ -124,6 +126,7 @@ describe('PgCatalog migrations', () => {
       const catalogs = await Promise.all(Array.from({ length: 4 }, () => PgCatalog.open(db.url)));
       expect(await sql(db.url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
         { version: 1, name: '001_catalog.sql' },
+        { version: 3, name: '003_receipt_keys.sql' },
       ]);
       // Each of them works against the one schema.
       const tenant = await catalogs[0]!.createTenant({
