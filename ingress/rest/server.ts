@@ -99,8 +99,8 @@ export function restServer(deps: RestDeps): RestServer {
           : 'The URL is not validly percent-encoded.',
       );
       const path = request.url.split('?')[0]!;
-      const style = compat.find((c) => c.refuseUrl && c.operations.some((o) => urlPattern(o.url).test(path)));
-      return style?.refuseUrl ? style.refuseUrl(reply, refused) : sendError(reply, refused);
+      const style = compat.find((c) => c.refuseUrl?.urls.some((url) => urlPattern(url).test(path)));
+      return style?.refuseUrl ? style.refuseUrl.answer(reply, refused) : sendError(reply, refused);
     },
   });
   const served: RestServer['served'] = [];
@@ -119,7 +119,6 @@ export function restServer(deps: RestDeps): RestServer {
     for (const method of [r.method].flat()) {
       if (method === 'HEAD') continue;
       served.push({ method, url: r.url });
-      if (r.config?.access) routes.push({ method, url: r.url, access: r.config.access });
     }
   });
   // JSON only: a text/plain body would otherwise reach validation as a string.
@@ -133,12 +132,20 @@ export function restServer(deps: RestDeps): RestServer {
   app.register(rateLimit, { global: false, max: AUTH_FAILURES_PER_MINUTE, timeWindow: 60_000 });
   // Each kind of access in its own encapsulated scope, whose onRequest hooks authenticate (and,
   // for keys, check the route's permission) before the body is read.
+  /** What every native scope shares: its routes are listed in `routes`, and refuse control characters in their paths. */
+  const native = (scope: FastifyInstance) => {
+    scope.addHook('onRoute', (r) => {
+      for (const method of [r.method].flat())
+        if (method !== 'HEAD') routes.push({ method, url: r.url, access: r.config!.access! });
+    });
+    refuseControlCharactersIn(scope);
+  };
   app.register(async (open) => {
-    refuseControlCharactersIn(open);
+    native(open);
     systemRoutes(withZod(open), { ready: deps.ready });
   });
   app.register(async (keyed) => {
-    refuseControlCharactersIn(keyed);
+    native(keyed);
     authenticateIn(keyed, async (request) => {
       request.sender = await authenticateKey(deps.keys, request);
     });
@@ -155,7 +162,7 @@ export function restServer(deps: RestDeps): RestServer {
   // The admin API exists only with a token.
   if (adminToken) {
     app.register(async (admin) => {
-      refuseControlCharactersIn(admin);
+      native(admin);
       authenticateIn(admin, async (request) => checkAdmin(adminToken, request));
       adminRoutes(withZod(admin), deps.catalog, deps.keys);
     });
