@@ -93,7 +93,12 @@ export function emailRoutes(app: ZodApp, gate: Gate): void {
     async (request, reply) => {
       const { body } = request;
       const idempotencyKey = idempotencyKeyOf(body.idempotency_key, request);
-      const { response, replayed } = await gate.admit({ sender: senderOf(request), ingress: 'api', draft: draftOf(body), idempotencyKey });
+      const { response, replayed } = await gate.admit({
+        sender: senderOf(request),
+        ingress: 'api',
+        draft: draftOf(body),
+        idempotencyKey,
+      });
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       return reply.code(202).send(response);
     },
