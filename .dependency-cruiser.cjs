@@ -58,8 +58,10 @@ module.exports = {
       '^lib/',
       CATALOG_PORT,
     ]),
+    // tenancy/permissions.ts: the read clients read for a key, by the one table of what keys may do.
     onlyImports('gate', 'gate/', [
       ACTOR_CLIENTS,
+      '^tenancy/permissions\\.ts$',
       ACTOR_STATES,
       '^mail/',
       '^events/',

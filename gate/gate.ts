@@ -164,6 +164,7 @@ export function createGate(deps: { invoker: Invoker; catalog: Catalog }): Gate {
       id: idempotencyKey ? derivedId('msg', tenant.id, modeOf(sandbox), idempotencyKey) : newId('msg'),
       args: {
         tenant_id: tenant.id,
+        key_id: key.id,
         sandbox,
         stream: draft.stream ?? 'transactional',
         ingress,

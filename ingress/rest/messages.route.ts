@@ -1,9 +1,8 @@
-// GET /v1/messages/:id: a message and its full event history, for its own tenant only (and, to a
-// sandbox key, only a sandbox message).
+// GET /v1/messages/:id: a message and its full event history, to a key that may read it
+// (gate/messages.ts).
 import type { Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { readMessage } from '../../gate/messages.ts';
-import { mayReadMessage } from '../../tenancy/permissions.ts';
 import { ErrorBody, route, type AnyRoute } from './route.ts';
 import { IdParam, MessageView } from './schemas.ts';
 
@@ -19,18 +18,15 @@ export function messageRoutes(invoker: Invoker): AnyRoute[] {
       responses: {
         200: { description: 'The message with every event so far, oldest first.', schema: MessageView },
         404: {
-          description: 'No message with this id belongs to this tenant (or, for a sandbox key, it is a live message).',
+          description:
+            "No message with this id that the key may read: another tenant's, a live one for a sandbox key, another key's for a sending_access key.",
           schema: ErrorBody,
         },
       },
       handler: async ({ params, sender }) => {
-        const notFound = new GatepostError('not_found', `No message ${params.id} exists for this tenant.`);
+        const notFound = new GatepostError('not_found', `No message ${params.id} exists for this key.`);
         if (!/^msg_[0-9a-z]{26}$/.test(params.id)) throw notFound;
-        const { record, content, events } = await readMessage(invoker, params.id).catch((error: unknown) => {
-          throw error instanceof GatepostError && error.code === 'not_found' ? notFound : error;
-        });
-        // A sandbox key is told of no live message, as of another tenant's.
-        if (record.tenant_id !== sender.tenant.id || !mayReadMessage(sender.key, record)) throw notFound;
+        const { record, content, events } = await readMessage(invoker, sender.key, params.id);
         return {
           status: 200,
           body: {
