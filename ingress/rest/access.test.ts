@@ -125,7 +125,11 @@ describe('a sending_access key (issue 20 item 1)', () => {
     const id = await sendWith(keys.sending);
     const res = await read(id, keys.sending);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ id, sandbox: false, events: [{ type: 'message.accepted' }, { type: 'message.scheduled' }] });
+    expect(res.json()).toMatchObject({
+      id,
+      sandbox: false,
+      events: [{ type: 'message.accepted' }, { type: 'message.scheduled' }],
+    });
   });
 
   it("is told of no message another key sent, as of another tenant's", async () => {
@@ -164,7 +168,9 @@ describe('a sending_access key (issue 20 item 1)', () => {
 
     const postmark = { 'x-postmark-server-token': keys.sending };
     const message = { To: 'r@example.com', Subject: 's', HtmlBody: '<p>h</p>' };
-    ids['Style P'] = [(await inject({ url: '/email', headers: postmark, payload: message })).json<{ MessageID: string }>().MessageID];
+    ids['Style P'] = [
+      (await inject({ url: '/email', headers: postmark, payload: message })).json<{ MessageID: string }>().MessageID,
+    ];
     ids['Style P batch'] = (await inject({ url: '/email/batch', headers: postmark, payload: [message, message] }))
       .json<{ MessageID: string }[]>()
       .map((r) => r.MessageID);
