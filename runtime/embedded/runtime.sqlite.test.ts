@@ -409,6 +409,9 @@ describe('stop()', () => {
     },
   });
 
+  /** The positive signal: stop() has done what comes before its wait, and waits for the running turn. */
+  const waitingForTurns = (rt: EmbeddedRuntime) => eventually(() => expect(rt.stats().draining).toBe('turns'));
+
   it('waits for a running turn to finish and leaves its write durable; invoke after stop rejects', async () => {
     const rt = await h.start({ actors: [slow] });
     const gate = deferred();
@@ -417,7 +420,7 @@ describe('stop()', () => {
     await entered.promise; // the turn is running, parked on the gate
     let stopped = false;
     const stopping = rt.stop().then(() => (stopped = true));
-    await sleep(30);
+    await waitingForTurns(rt);
     expect(stopped).toBe(false);
 
     gate.resolve();
@@ -439,7 +442,7 @@ describe('stop()', () => {
     const first = rt.stop();
     let secondDone = false;
     const second = rt.stop().then(() => (secondDone = true));
-    await sleep(30);
+    await waitingForTurns(rt);
     expect(secondDone).toBe(false);
     gate.resolve();
     await Promise.all([call, first, second]);
