@@ -145,7 +145,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     : null;
 
   const keys = new KeyRing(catalog);
-  const gate = createGate({ invoker: runtime, catalog });
+  const gate = createGate({ invoker: runtime, catalog, renderLimits: config.render });
   let ready = false;
   const rest = servesApi
     ? restServer({

@@ -1,9 +1,8 @@
-// GET /v1/messages/:id: a message and its full event history, for its own tenant only (and, to a
-// sandbox key, only a sandbox message).
+// GET /v1/messages/:id: a message and its full event history, to a key that may read it
+// (gate/messages.ts).
 import type { Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { readMessage } from '../../gate/messages.ts';
-import { mayReadMessage } from '../../tenancy/permissions.ts';
 import { senderOf } from './auth.hooks.ts';
 import { answer, refusal, type ZodApp } from './schema.http.ts';
 import { IdParam, MessageView } from './schemas.ts';
@@ -19,20 +18,18 @@ export function messageRoutes(app: ZodApp, invoker: Invoker): void {
         params: IdParam,
         response: {
           200: answer('The message with every event so far, oldest first.', MessageView),
-          404: refusal('No message with this id belongs to this tenant (or, for a sandbox key, it is a live message).'),
+          404: refusal(
+            "No message with this id that the key may read: another tenant's, a live one for a sandbox key, another key's for a sending_access key.",
+          ),
         },
       },
     },
     async (request, reply) => {
       const { params } = request;
       const sender = senderOf(request);
-      const notFound = new GatepostError('not_found', `No message ${params.id} exists for this tenant.`);
-      if (!/^msg_[0-9a-z]{26}$/.test(params.id)) throw notFound;
-      const { record, content, events } = await readMessage(invoker, params.id).catch((error: unknown) => {
-        throw error instanceof GatepostError && error.code === 'not_found' ? notFound : error;
-      });
-      // A sandbox key is told of no live message, as of another tenant's.
-      if (record.tenant_id !== sender.tenant.id || !mayReadMessage(sender.key, record)) throw notFound;
+      if (!/^msg_[0-9a-z]{26}$/.test(params.id))
+        throw new GatepostError('not_found', `No message ${params.id} exists for this key.`);
+      const { record, content, events } = await readMessage(invoker, sender.key, params.id);
       return reply.code(200).send({
         id: record.id,
         status: record.status,

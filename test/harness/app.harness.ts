@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { registerActors } from '../../app/gatepost.ts';
 import { createGate } from '../../gate/gate.ts';
+import type { RenderLimits } from '../../mail/render.limits.ts';
 import { restServer, type RestDeps, type RestServer } from '../../ingress/rest/server.ts';
 import { EmbeddedRuntime } from '../../runtime/embedded/runtime.sqlite.ts';
 import type { Invoker } from '../../runtime/runtime.port.ts';
@@ -25,6 +26,8 @@ export interface TestAppOptions {
   actors?: boolean;
   /** What the gate invokes actors through (default: the runtime), for tests that make it fail. */
   gateInvoker?: (runtime: EmbeddedRuntime) => Invoker;
+  /** What one render may cost, for tests of lowered limits (default: the defaults). */
+  renderLimits?: RenderLimits;
   /** REST dependencies to set beside the defaults (admin token, HTTP limits, log). */
   deps?: Partial<Pick<RestDeps, 'adminToken' | 'http' | 'log'>>;
 }
@@ -39,7 +42,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
   }
   const keys = new KeyRing(catalog);
   const server = restServer({
-    gate: createGate({ invoker: options.gateInvoker?.(runtime) ?? runtime, catalog }),
+    gate: createGate({ invoker: options.gateInvoker?.(runtime) ?? runtime, catalog, renderLimits: options.renderLimits }),
     invoker: runtime,
     catalog,
     keys,
