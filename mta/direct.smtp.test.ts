@@ -11,7 +11,7 @@ import type { Transport } from './transport.ts';
 
 let dns: DnsServer;
 let transport: Transport;
-const hosts: { ok?: MxHost; defer?: MxHost; refuse?: MxHost; block?: MxHost } = {};
+const hosts: { ok?: MxHost; defer?: MxHost; refuse?: MxHost; block?: MxHost; refuseMail?: MxHost; refuseData?: MxHost } = {};
 const scripted: ScriptedHost[] = [];
 
 const mx = (exchange: string, priority = 10) => ({ MX: [{ exchange, priority }] });
@@ -22,6 +22,8 @@ beforeAll(async () => {
   hosts.defer = await startMx('127.0.0.3', port, { verdict: () => ({ code: 451, text: '4.3.0 Try again later' }) });
   hosts.refuse = await startMx('127.0.0.4', port, { verdict: () => ({ code: 550, text: '5.1.1 No such user here' }) });
   hosts.block = await startMx('127.0.0.5', port, { verdict: () => ({ code: 554, text: '5.7.1 Listed at a blocklist' }) });
+  hosts.refuseMail = await startMx('127.0.0.10', port, { mailVerdict: () => ({ code: 553, text: '5.1.8 Sender domain has no MX' }) });
+  hosts.refuseData = await startMx('127.0.0.11', port, { dataVerdict: () => ({ code: 552, text: '5.3.4 Message too big' }) });
   scripted.push(
     await startMisbehavingMx('127.0.0.6', port, 'stall'),
     await startMisbehavingMx('127.0.0.7', port, 'close-mid-data'),
@@ -36,6 +38,10 @@ beforeAll(async () => {
     'mx-drop.test': { A: ['127.0.0.7'] },
     'mx-garbage.test': { A: ['127.0.0.8'] },
     'mx-down.test': { A: ['127.0.0.9'] }, // nothing listens there
+    'mx-refuse-mail.test': { A: ['127.0.0.10'] },
+    'mx-refuse-data.test': { A: ['127.0.0.11'] },
+    'refuse-mail.test': mx('mx-refuse-mail.test'),
+    'refuse-data.test': mx('mx-refuse-data.test'),
     'ok.test': mx('mx-ok.test'),
     'defer.test': mx('mx-defer.test'),
     'refuse.test': mx('mx-refuse.test'),
@@ -113,6 +119,24 @@ describe('direct delivery', () => {
       result: 'permanent',
       reply: { code: 554, enhanced: '5.7.1', text: '554 5.7.1 Listed at a blocklist' },
     });
+  });
+
+  it('says at which stage a refusal came: MAIL FROM, RCPT TO, the end of DATA; none for an acceptance', async () => {
+    expect(await send('bob@ok.test')).toMatchObject({ result: 'accepted', stage: null });
+    expect(await send('bob@refuse-mail.test')).toMatchObject({
+      result: 'permanent',
+      stage: 'mail',
+      reply: { code: 553, enhanced: '5.1.8' },
+    });
+    expect(await send('bob@refuse.test')).toMatchObject({ result: 'permanent', stage: 'rcpt', reply: { code: 550 } });
+    expect(await send('bob@refuse-data.test')).toMatchObject({
+      result: 'permanent',
+      stage: 'data',
+      reply: { code: 552, enhanced: '5.3.4' },
+    });
+    expect(hosts.refuseData!.received).toHaveLength(0);
+    expect(await send('bob@defer.test')).toMatchObject({ result: 'transient', stage: 'rcpt' });
+    expect(await send('bob@null-mx.test')).toMatchObject({ result: 'permanent', stage: 'connect' });
   });
 
   it('a host that stalls, closes mid-DATA or answers garbage defers the message', async () => {

@@ -3,7 +3,7 @@
 // pooled connection to that host. Every end (accepted, refused, deferred) is a DeliveryReport.
 import type { Resolver } from 'node:dns/promises';
 import { domainOf } from '../mail/address.ts';
-import { parseReply, unanswered, type DeliveryReport, type Envelope, type Transport } from './transport.ts';
+import { parseReply, stageOf, unanswered, type DeliveryReport, type Envelope, type Transport } from './transport.ts';
 import { resolveAddresses, resolveMx } from './mx.resolve.ts';
 import { connect, DestinationPool, type MxConnection, type MxTimeouts } from './mx.pool.ts';
 
@@ -20,6 +20,8 @@ export interface DirectOptions {
 
 interface SmtpFailure {
   code?: string;
+  /** The command that failed ('MAIL FROM', 'RCPT TO', 'DATA', 'CONN', …). */
+  command?: string;
   responseCode?: number;
   response?: string;
   message: string;
@@ -106,7 +108,7 @@ function transact(conn: MxConnection, envelope: Envelope, pool: DestinationPool)
     conn.smtp.send({ from: envelope.from, to: envelope.to }, envelope.raw, (error, info) => {
       if (!error) {
         pool.release(conn, true);
-        return resolve({ ...base, result: 'accepted', reply: parseReply(info.response), accepted_at: new Date().toISOString() });
+        return resolve({ ...base, result: 'accepted', reply: parseReply(info.response), stage: null, accepted_at: new Date().toISOString() });
       }
       pool.release(conn, false);
       const e = error as SmtpFailure;
@@ -114,7 +116,7 @@ function transact(conn: MxConnection, envelope: Envelope, pool: DestinationPool)
       // A 5xx the server gave to this transaction refuses it for good; anything else (4xx, a
       // timeout, a dropped connection, an answer that is not SMTP) may go better later.
       const permanent = ANSWERED.has(e.code ?? '') && (e.responseCode ?? 0) >= 500;
-      resolve({ ...base, result: permanent ? 'permanent' : 'transient', reply, accepted_at: null });
+      resolve({ ...base, result: permanent ? 'permanent' : 'transient', reply, stage: stageOf(e.command), accepted_at: null });
     });
   });
 }

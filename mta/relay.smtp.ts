@@ -2,7 +2,7 @@
 // that hands every message to the same server. Its answer becomes a DeliveryReport, as direct
 // delivery's does: accepted, refused for good (5xx) or for now (4xx, no answer).
 import nodemailer from 'nodemailer';
-import { parseReply, type Transport } from './transport.ts';
+import { parseReply, stageOf, type Transport } from './transport.ts';
 
 /** `url` as nodemailer takes it: smtp://user:pass@host:port (smtps:// for implicit TLS). */
 export function smtpRelay(url: string): Transport {
@@ -28,14 +28,15 @@ export function smtpRelay(url: string): Transport {
           ...base,
           result: 'accepted',
           reply: parseReply(info.response),
+          stage: null,
           connected_at,
           accepted_at: new Date().toISOString(),
         };
       } catch (error) {
-        const e = error as { responseCode?: number; response?: string; message: string };
+        const e = error as { responseCode?: number; response?: string; command?: string; message: string };
         const reply = e.response ? parseReply(e.response) : { code: null, enhanced: null, text: e.message };
         const result = e.responseCode && e.responseCode >= 500 ? 'permanent' : 'transient';
-        return { ...base, result, reply, connected_at: null, accepted_at: null };
+        return { ...base, result, reply, stage: stageOf(e.command), connected_at: null, accepted_at: null };
       }
     },
     async close() {

@@ -9,10 +9,19 @@ export interface SmtpReply {
   text: string;
 }
 
+/**
+ * The SMTP stage a refusal or failure came at: `connect` (finding or reaching a host, its greeting,
+ * EHLO, a dropped or silent connection), `mail` (MAIL FROM), `rcpt` (RCPT TO), `data` (DATA or the
+ * end of the message).
+ */
+export type SmtpStage = 'connect' | 'mail' | 'rcpt' | 'data';
+
 export interface DeliveryReport {
   /** accepted (2xx), permanent (5xx: do not retry), transient (4xx, no answer, a dropped connection). */
   result: 'accepted' | 'permanent' | 'transient';
   reply: SmtpReply;
+  /** Where a refusal or failure came; null when the message was accepted. */
+  stage: SmtpStage | null;
   /** The host that answered (an MX host, or the relay), and its address; null when none did. */
   mx: string | null;
   ip: string | null;
@@ -47,11 +56,20 @@ export function parseReply(text: string): SmtpReply {
   return { code: m ? Number(m[1]) : null, enhanced: m?.[2] ?? null, text: whole };
 }
 
+/** The stage of a failed nodemailer SMTP command (its error's `command`); anything before MAIL FROM, or a drop, is `connect`. */
+export function stageOf(command: string | undefined): SmtpStage {
+  if (command === 'MAIL FROM') return 'mail';
+  if (command === 'RCPT TO') return 'rcpt';
+  if (command === 'DATA') return 'data';
+  return 'connect';
+}
+
 /** A report with no server answer behind it: look-up failures, connections that never came up. */
 export function unanswered(result: 'permanent' | 'transient', text: string): DeliveryReport {
   return {
     result,
     reply: { code: null, enhanced: null, text },
+    stage: 'connect',
     mx: null,
     ip: null,
     tls: null,

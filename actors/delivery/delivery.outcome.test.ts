@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { parseReply, unanswered, type DeliveryReport } from '../../mta/transport.ts';
 import { classify } from './delivery.outcome.ts';
 
-const from = (result: DeliveryReport['result'], reply: string): DeliveryReport => ({
+const from = (result: DeliveryReport['result'], reply: string, stage: DeliveryReport['stage'] = 'rcpt'): DeliveryReport => ({
   result,
   reply: parseReply(reply),
+  stage: result === 'accepted' ? null : stage,
   mx: 'mx.example.com',
   ip: '192.0.2.1',
   tls: { version: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384' },
@@ -29,6 +30,7 @@ describe('classify', () => {
       connected_at: '2026-01-01T00:00:00.000Z',
       accepted_at: '2026-01-01T00:00:01.000Z',
       retry_at: null,
+      stage: null,
     });
   });
 
@@ -50,6 +52,27 @@ describe('classify', () => {
       smtp_code: null,
       mx: null,
     });
+  });
+
+  it('a 5xx at MAIL FROM suppresses nobody (block); after DATA neither, unless its enhanced code is about a recipient address (5.1.x)', () => {
+    expect(classify(from('permanent', '550 5.1.8 Bad sender domain', 'mail'), 1, policy, 0)).toMatchObject({
+      bounce_type: 'block',
+      stage: 'mail',
+    });
+    expect(classify(from('permanent', '550 5.1.7 Bad sender', 'data'), 1, policy, 0)).toMatchObject({ bounce_type: 'block' });
+    expect(classify(from('permanent', '553 Sender address rejected', 'mail'), 1, policy, 0)).toMatchObject({
+      bounce_type: 'block',
+      stage: 'mail',
+    });
+    expect(classify(from('permanent', '552 5.3.4 Message too big', 'data'), 1, policy, 0)).toMatchObject({
+      bounce_type: 'block',
+      stage: 'data',
+    });
+    expect(classify(from('permanent', '550 5.1.1 No such user', 'data'), 1, policy, 0)).toMatchObject({
+      bounce_type: 'hard',
+      stage: 'data',
+    });
+    expect(classify(from('permanent', '554 5.7.1 Spam', 'data'), 1, policy, 0)).toMatchObject({ bounce_type: 'block' });
   });
 
   it('transient: deferred after the next wait, never past the horizon, then soft-bounced', () => {

@@ -27,14 +27,33 @@ export function classify(report: DeliveryReport, attempt: number, policy: RetryP
     connected_at: report.connected_at,
     accepted_at: report.accepted_at,
     retry_at: null,
+    stage: report.stage,
   };
   if (report.result === 'accepted') return base;
-  if (report.result === 'permanent') {
-    // RFC 3463 class 7: security or policy (a blocklist, DMARC, content): the sender was refused, not the address.
-    const block = report.reply.enhanced?.startsWith('5.7.') ?? false;
-    return { ...base, result: 'bounced', bounce_type: block ? 'block' : 'hard' };
-  }
+  if (report.result === 'permanent') return { ...base, result: 'bounced', bounce_type: refusalOf(report) };
   const wait = policy.schedule[attempt - 1];
   if (wait === undefined || now >= policy.horizon) return { ...base, result: 'bounced', bounce_type: 'soft' };
   return { ...base, result: 'deferred', retry_at: new Date(Math.min(now + wait, policy.horizon)).toISOString() };
+}
+
+/**
+ * Whether a permanent refusal says the recipient is bad (hard: suppressed) or not (block: nobody
+ * is). RFC 3463 class 7 is security or policy (a blocklist, DMARC, content): the sender was
+ * refused, not the address. A refusal of RCPT TO is about that recipient, and a domain that
+ * cannot take mail (null MX, no such domain: stage connect) about its recipients. MAIL FROM comes
+ * before any recipient is named, so its refusal is about the sender. A refusal of the data is
+ * about the message, unless its enhanced code is about an address (5.1.x, e.g. 5.1.1 from a host
+ * that checks recipients late) other than the sender's (5.1.7, 5.1.8).
+ */
+function refusalOf(report: DeliveryReport): 'hard' | 'block' {
+  const enhanced = report.reply.enhanced ?? '';
+  if (enhanced.startsWith('5.7.')) return 'block';
+  switch (report.stage) {
+    case 'mail':
+      return 'block';
+    case 'data':
+      return /^5\.1\.(?![78]$)/.test(enhanced) ? 'hard' : 'block';
+    default:
+      return 'hard';
+  }
 }

@@ -246,6 +246,7 @@ export const messageActor = defineActor({
         tls: o.tls,
         connected_at: o.connected_at,
         accepted_at: o.accepted_at,
+        stage: o.stage ?? null,
       };
       switch (outcome.result) {
         case 'sent':

@@ -2,6 +2,7 @@
 import type { RenderedContent } from '../../mail/content.ts';
 import type { Quota } from '../../store/catalog.port.ts';
 import type { StoredEvent } from '../../events/email.event.ts';
+import type { SmtpStage } from '../../mta/transport.ts';
 
 export type Stream = 'transactional' | 'broadcast';
 
@@ -130,6 +131,18 @@ export interface AttemptOutcome {
   connected_at: string | null;
   accepted_at: string | null;
   retry_at: string | null;
+  /** Where a refusal or failure came (connect, mail, rcpt, data); null when accepted or captured. */
+  stage?: SmtpStage | null;
+  /** A live attempt's transaction: the recipient domain and its envelope recipients (one transaction per domain). */
+  domain?: string;
+  recipients?: string[];
+  /** The signed delivery receipt of an accepted transaction (mta/receipt.ts). */
+  receipt?: { id: string; jws: string };
+  /**
+   * The message's status once this outcome is recorded, when it is not the outcome's own: with
+   * recipients on several domains the message is sent only once every domain accepted.
+   */
+  message_status?: MessageStatus;
 }
 
 /** Published when a message is due for delivery; whoever takes it reads the message from its actor. */

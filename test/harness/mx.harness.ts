@@ -26,6 +26,9 @@ export interface MxHost {
   received: MxReceived[];
   /** Decides each RCPT TO; the test may change it at any time. */
   verdict: (rcpt: string) => MxVerdict;
+  /** Decides each MAIL FROM, and the end of each message's data (after which it is kept only if accepted). */
+  mailVerdict: (from: string) => MxVerdict;
+  dataVerdict: () => MxVerdict;
   /** Connections the host has taken. */
   connections: number;
   close(): Promise<void>;
@@ -43,13 +46,15 @@ export async function freePort(): Promise<number> {
 export async function startMx(
   ip: string,
   port: number,
-  opts: { starttls?: boolean; verdict?: MxHost['verdict'] } = {},
+  opts: { starttls?: boolean; verdict?: MxHost['verdict']; mailVerdict?: MxHost['mailVerdict']; dataVerdict?: MxHost['dataVerdict'] } = {},
 ): Promise<MxHost> {
   const cert = opts.starttls ? await selfSignedCertificate(['mx.test']) : null;
   const host: MxHost = {
     ip,
     received: [],
     verdict: opts.verdict ?? (() => 'accept'),
+    mailVerdict: opts.mailVerdict ?? (() => 'accept'),
+    dataVerdict: opts.dataVerdict ?? (() => 'accept'),
     connections: 0,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -62,15 +67,18 @@ export async function startMx(
       host.connections++;
       callback();
     },
+    onMailFrom(address, _session, callback) {
+      answer(host.mailVerdict(address.address), callback);
+    },
     onRcptTo(address, _session, callback) {
-      const v = host.verdict(address.address);
-      if (v === 'accept') return callback();
-      callback(Object.assign(new Error(v.text), { responseCode: v.code }));
+      answer(host.verdict(address.address), callback);
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
+        const refusal = host.dataVerdict();
+        if (refusal !== 'accept') return answer(refusal, callback);
         const raw = Buffer.concat(chunks).toString();
         simpleParser(raw).then((parsed) => {
           // smtp-server keeps the socket's getCipher() of a secured session as its tlsOptions.
@@ -91,6 +99,11 @@ export async function startMx(
   server.on('error', () => {}); // a client that hangs up mid-session is no failure of the host
   await new Promise<void>((resolve) => server.listen(port, ip, () => resolve()));
   return host;
+}
+
+function answer(v: MxVerdict, callback: (error?: Error | null) => void): void {
+  if (v === 'accept') return callback();
+  callback(Object.assign(new Error(v.text), { responseCode: v.code }));
 }
 
 /** How a scripted host misbehaves. */
