@@ -22,6 +22,7 @@ import { SsrfGuard } from '../webhooks/ssrf.guard.ts';
 import { smtpRelay } from '../mta/relay.smtp.ts';
 import { directTransport } from '../mta/direct.smtp.ts';
 import type { Transport } from '../mta/transport.ts';
+import { ReceiptKeys } from '../mta/receipt.keys.ts';
 import { dnsResolver } from '../lib/dns.ts';
 import { createGate } from '../gate/gate.ts';
 import { KeyRing } from '../tenancy/keys.ts';
@@ -69,13 +70,21 @@ function defaultWebhookSettings(): WebhookSettings {
 /** Wires the actors and what happens after a commit onto a runtime: the same for every adapter. */
 export function registerActors(
   runtime: ActorRuntime,
-  deps: { catalog: Catalog; transport: Transport; retrySchedule: number[]; horizonMs: number; webhooks?: WebhookSettings },
+  deps: {
+    catalog: Catalog;
+    transport: Transport;
+    receiptKeys: ReceiptKeys;
+    retrySchedule: number[];
+    horizonMs: number;
+    webhooks?: WebhookSettings;
+  },
 ): { drain(): Promise<void> } {
   const { catalog } = deps;
   const webhooks = deps.webhooks ?? defaultWebhookSettings();
   const delivery = deliveryActor({
     transport: deps.transport,
     catalog,
+    receiptKeys: deps.receiptKeys,
     retrySchedule: deps.retrySchedule,
     horizonMs: deps.horizonMs,
   });
@@ -126,6 +135,8 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const catalog = await openCatalog(config);
   const runtime = openRuntime(config);
   const transport = hostsActors ? transportOf(config) : null;
+  // Delivery signs receipts with them; the API serves their JWKS and rotates them.
+  const receiptKeys = new ReceiptKeys(catalog);
   const guard = new SsrfGuard({ allow: config.webhookAllow, dnsServers: config.dnsServers });
   // Deliveries must never reach Gatepost's own API or its Dapr sidecar on this machine.
   guard.protectPorts(config.port, ...(config.runtime === 'dapr' ? [config.daprHttpPort, config.appPort] : []));
@@ -133,6 +144,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     ? registerActors(runtime, {
         catalog,
         transport: transport!,
+        receiptKeys,
         retrySchedule: config.deliveryRetrySchedule,
         horizonMs: config.deliveryHorizonMs,
         webhooks: {

@@ -54,17 +54,8 @@ export function directTransport(opts: DirectOptions): Transport {
   }
 
   return {
-    async send(given) {
-      const domain = domainOf(given.to[0]!);
-      // One transaction goes to one domain's hosts: the first recipient's. Recipients on other
-      // domains (a Cc elsewhere) are not delivered by this attempt, and its reply says so.
-      const elsewhere = given.to.filter((to) => domainOf(to) !== domain);
-      const envelope = { ...given, to: given.to.filter((to) => domainOf(to) === domain) };
-      const report = await deliverTo(domain, envelope);
-      if (elsewhere.length === 0) return report;
-      const note = ` (not delivered to ${elsewhere.join(', ')}: direct delivery takes one domain's recipients per message)`;
-      return { ...report, reply: { ...report.reply, text: report.reply.text + note } };
-    },
+    // The recipients are on one domain: the delivery actor makes one transaction per recipient domain.
+    send: (envelope) => deliverTo(domainOf(envelope.to[0]!), envelope),
 
     async close() {
       for (const pool of pools.values()) pool.close();

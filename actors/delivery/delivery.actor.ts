@@ -1,20 +1,25 @@
 // DeliveryActor, one per live message: the attempts to hand the message over, through the relay
-// (GATEPOST_SMTP_RELAY) or straight to the recipient domain's MX hosts. Each attempt is a row on
-// the message's timeline: sent, bounced (hard: the recipient is suppressed; block: a 5.7.x
-// policy refusal, nobody is; soft: retries or the horizon ran out) or deferred on a reminder.
+// (GATEPOST_SMTP_RELAY) or straight to the recipients' MX hosts. An attempt makes one SMTP
+// transaction per recipient domain not yet done (the relay takes them the same way), and each
+// transaction is a row on the message's timeline: sent (with its signed receipt), bounced (hard:
+// its recipients are suppressed; block: a refusal that says nothing of them, nobody is; soft:
+// retries or the horizon ran out) or deferred on a reminder. A domain that accepted or refused
+// for good is done: a retry goes only to the domains still deferred.
 // A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox.
 import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
 import type { RenderedContent } from '../../mail/content.ts';
-import { parseMailbox } from '../../mail/address.ts';
+import { domainOf, parseMailbox } from '../../mail/address.ts';
 import { composeRaw, envelopeRecipients } from '../../mail/mime.ts';
-import { unanswered, type DeliveryReport, type Transport } from '../../mta/transport.ts';
-import { classify } from './delivery.outcome.ts';
+import { unanswered, type Transport } from '../../mta/transport.ts';
+import { receiptDraft } from '../../mta/receipt.ts';
+import { classify, messageStatusOf, type DomainResult } from './delivery.outcome.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
 import type { AttemptOutcome, MessageReady, MessageRecord } from '../message/message.state.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
+import { issueReceipt, type ReceiptSigner } from '../tenant/tenant.actor.ts';
 
 export const DELIVERY_ACTOR = 'DeliveryActor';
 
@@ -31,34 +36,61 @@ interface DeliveryState {
   done: boolean;
   /** Set, durably, before an attempt starts and cleared by its outcome: found set, a crash cut one short. */
   in_flight: boolean;
-  /** An outcome the message actor has not been told yet (it could not be reached). */
-  unrecorded?: Unrecorded;
+  /** Recipient domains whose transaction is over: accepted (sent) or refused for good (bounced). Never sent to again. */
+  domains?: Record<string, DomainResult>;
+  /** Outcomes the message actor has not been told yet (it could not be reached). */
+  unrecorded?: Unrecorded[];
 }
 
 interface Unrecorded {
   outcome: AttemptOutcome;
   tenant_id: string;
-  to: string;
 }
 
 const RECORD_RETRY_MS = 5_000;
 
-/** Puts the outcome on the message's timeline, and suppresses the recipient of a hard bounce. */
-async function recordOutcome(turn: ActorTurn, { outcome, tenant_id, to }: Unrecorded): Promise<void> {
+/** Puts an outcome on the message's timeline, and suppresses the recipients of a hard bounce. */
+async function recordOutcome(turn: ActorTurn, { outcome, tenant_id }: Unrecorded): Promise<void> {
   await actor(turn, messageActor, turn.actorId).recordAttempt(outcome);
-  // Only a hard bounce says the address is bad: a block (5.7.x) is about the sender or its content.
+  // Only a hard bounce says the address is bad: a block is about the sender or its content.
   if (outcome.result === 'bounced' && outcome.bounce_type === 'hard') {
-    await actor(turn, recipientActor, recipientActorId(tenant_id, to)).suppress({
-      reason: 'hard_bounce',
-      detail: outcome.response,
-    });
+    for (const to of outcome.recipients ?? []) {
+      await actor(turn, recipientActor, recipientActorId(tenant_id, to)).suppress({
+        reason: 'hard_bounce',
+        detail: outcome.response,
+      });
+    }
   }
+}
+
+/** Records each outcome in turn; answers those not recorded (from the first that failed on), to try again later. */
+async function recordOutcomes(turn: ActorTurn, pending: Unrecorded[]): Promise<Unrecorded[]> {
+  for (const [i, u] of pending.entries()) {
+    try {
+      await recordOutcome(turn, u);
+    } catch {
+      return pending.slice(i);
+    }
+  }
+  return [];
+}
+
+/** The envelope recipients grouped by domain, in the order they first appear. */
+export function recipientsByDomain(recipients: string[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const to of recipients) {
+    const domain = domainOf(to);
+    groups.set(domain, [...(groups.get(domain) ?? []), to]);
+  }
+  return groups;
 }
 
 export interface DeliveryDeps {
   /** How live mail leaves: the relay when one is configured, direct MX delivery otherwise. */
   transport: Transport;
   catalog: Catalog;
+  /** The operator's receipt signing keys (mta/receipt.keys.ts). */
+  receiptKeys: ReceiptSigner;
   /** Waits between attempts, in ms; when they run out the message soft-bounces. */
   retrySchedule: number[];
   /** How long after it is due a message may still be retried, ms; past it, it soft-bounces. */
@@ -66,17 +98,46 @@ export interface DeliveryDeps {
 }
 
 export function deliveryActor(deps: DeliveryDeps) {
-  /** One live attempt, step by step: the bytes, the envelope, the hand-over. */
-  async function deliver(record: MessageRecord, content: RenderedContent): Promise<DeliveryReport> {
+  /**
+   * One live attempt, step by step: the bytes, then one transaction per domain still to do (the
+   * envelope, the hand-over, what it came to, the receipt of an acceptance). Answers each
+   * transaction's outcome.
+   */
+  async function deliver(
+    turn: ActorTurn,
+    record: MessageRecord,
+    content: RenderedContent,
+    attempt: number,
+    pending: Map<string, string[]>,
+  ): Promise<AttemptOutcome[]> {
     const raw = await composeRaw(content, { messageId: record.message_id_header, date: new Date(record.created_at) });
-    // DKIM signing (mail/dkim.ts) goes here, between the bytes and the hand-over, so both signatures cover what is sent.
-    const envelope = { from: returnPath(content), to: envelopeRecipients(content), raw };
-    // A transport answers every failure as a report; one that throws all the same defers, never loses, the message.
-    const report = await deps.transport
-      .send(envelope)
-      .catch((error: unknown) => unanswered('transient', `Delivery failed: ${String(error)}`));
-    // The receipt of an accepted hand-over (mta/receipt.ts) is issued here, from the report and the bytes sent.
-    return report;
+    // DKIM signing (mail/dkim.ts) goes here, between the bytes and the hand-over, so both signatures
+    // cover what is sent and the receipt's hash is of the signed bytes.
+    const from = returnPath(content);
+    const due = Date.parse(record.send_at ?? record.created_at);
+    const policy = { schedule: deps.retrySchedule, horizon: due + deps.horizonMs };
+    const outcomes: AttemptOutcome[] = [];
+    for (const [domain, to] of pending) {
+      // A transport answers every failure as a report; one that throws all the same defers, never loses, the message.
+      const report = await deps.transport
+        .send({ from, to, raw })
+        .catch((error: unknown) => unanswered('transient', `Delivery failed: ${String(error)}`));
+      const outcome: AttemptOutcome = { ...classify(report, attempt, policy, Date.now()), domain, recipients: to };
+      if (report.result === 'accepted') {
+        const draft = receiptDraft(report, {
+          message_id: record.id,
+          message_id_header: record.message_id_header,
+          attempt,
+          raw,
+          dkim: null,
+          envelope: { from, to: to.join(', ') },
+        });
+        const { id, jws } = await issueReceipt(turn, deps.receiptKeys, record.tenant_id, draft);
+        outcome.receipt = { id, jws };
+      }
+      outcomes.push(outcome);
+    }
+    return outcomes;
   }
 
   return defineActor({
@@ -95,7 +156,11 @@ export function deliveryActor(deps: DeliveryDeps) {
         return { attempt: true, interrupted, number };
       },
 
-      /** `number`: the attempt's number from `begin` (a sandbox capture has none: it takes the next). */
+      /**
+       * `number`: the attempt's number from `begin` (a sandbox capture has none: it takes the
+       * next). Answers what the message came to: sent (every domain accepted), bounced (every
+       * domain is done, one or more refused), deferred (a domain waits for a retry).
+       */
       async attempt(turn, args: { interrupted: boolean; number?: number }): Promise<AttemptOutcome['result'] | 'skipped'> {
         const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
         if (s.done) return 'skipped';
@@ -108,34 +173,40 @@ export function deliveryActor(deps: DeliveryDeps) {
         }
         const { record, content } = view;
         const attempt = args.number ?? s.attempts + 1;
-        const to = record.to;
-        let outcome: AttemptOutcome;
+        const domains = { ...s.domains };
+        let outcomes: AttemptOutcome[];
 
         if (record.sandbox) {
           await putInInbox(deps.catalog, { ...record, content });
-          outcome = captured(attempt);
+          outcomes = [captured(attempt)];
         } else {
           // Whether the message may go now (fair queue, warmup, breaker: issue 22) is decided here, before it is built.
-          const report = await deliver(record, content);
-          const due = Date.parse(record.send_at ?? record.created_at);
-          outcome = classify(report, attempt, { schedule: deps.retrySchedule, horizon: due + deps.horizonMs }, Date.now());
+          const all = recipientsByDomain(envelopeRecipients(content));
+          const pending = new Map([...all].filter(([domain]) => !domains[domain]));
+          outcomes = await deliver(turn, record, content, attempt, pending);
+          for (const o of outcomes) if (o.result !== 'deferred') domains[o.domain!] = o.result === 'sent' ? 'sent' : 'bounced';
+          const status = messageStatusOf([...all.keys()].map((d) => domains[d] ?? 'deferred'));
+          for (const o of outcomes) o.message_status = status;
         }
-        if (args.interrupted) outcome.response = `${outcome.response} (an earlier attempt was cut short by a restart)`;
+        if (args.interrupted) for (const o of outcomes) o.response = `${o.response} (an earlier attempt was cut short by a restart)`;
 
-        const done = outcome.result !== 'deferred';
-        if (outcome.retry_at) turn.setReminder('retry', Date.parse(outcome.retry_at));
+        const retryAt = outcomes.flatMap((o) => (o.retry_at ? [Date.parse(o.retry_at)] : []));
+        const done = retryAt.length === 0;
+        if (!done) turn.setReminder('retry', Math.min(...retryAt));
         // The attempt is done whatever happens next: should telling the message actor fail, the
-        // outcome waits in our state for the 'record' reminder, and a repeated call of this
+        // outcomes wait in our state for the 'record' reminder, and a repeated call of this
         // method (a runtime retrying it) finds the delivery done instead of sending again.
-        const unrecorded = { outcome, tenant_id: record.tenant_id, to };
-        try {
-          await recordOutcome(turn, unrecorded);
-          turn.set('delivery', { attempts: attempt, done, in_flight: false } satisfies DeliveryState);
-        } catch {
-          turn.set('delivery', { attempts: attempt, done, in_flight: false, unrecorded } satisfies DeliveryState);
+        const unrecorded = await recordOutcomes(
+          turn,
+          outcomes.map((outcome) => ({ outcome, tenant_id: record.tenant_id })),
+        );
+        const next: DeliveryState = { attempts: attempt, done, in_flight: false, domains };
+        if (unrecorded.length > 0) {
+          next.unrecorded = unrecorded;
           turn.setReminder('record', Date.now() + RECORD_RETRY_MS);
         }
-        return outcome.result;
+        turn.set('delivery', next);
+        return record.sandbox ? 'captured' : statusResult(outcomes[0]?.message_status);
       },
 
       /** The message's retention ended: nothing is left to deliver or to deduplicate. */
@@ -149,8 +220,10 @@ export function deliveryActor(deps: DeliveryDeps) {
       if (name === 'record') {
         const s = await turn.get<DeliveryState>('delivery');
         if (!s?.unrecorded) return;
-        await recordOutcome(turn, s.unrecorded); // throws: the reminder is tried again
-        turn.set('delivery', { attempts: s.attempts, done: s.done, in_flight: s.in_flight } satisfies DeliveryState);
+        // Throws: the reminder is tried again (recording an outcome twice keeps one).
+        for (const u of s.unrecorded) await recordOutcome(turn, u);
+        const { unrecorded: _, ...rest } = s;
+        turn.set('delivery', rest satisfies DeliveryState);
         return;
       }
       // A retry goes back through the outbox, the same path as the first attempt.
@@ -158,6 +231,11 @@ export function deliveryActor(deps: DeliveryDeps) {
       if (name === 'retry') turn.publish(MESSAGE_READY, { message_id: turn.actorId, sandbox: false } satisfies MessageReady);
     },
   });
+}
+
+/** The message status as an attempt's result. */
+function statusResult(status: AttemptOutcome['message_status']): AttemptOutcome['result'] {
+  return status === 'sent' ? 'sent' : status === 'bounced' ? 'bounced' : 'deferred';
 }
 
 /**

@@ -1,7 +1,7 @@
 // What one delivery attempt comes to, from the transport's report: sent, bounced (hard, block or
 // soft) or deferred until a retry time. Pure, so the rules read and test apart from the actor.
 import type { DeliveryReport } from '../../mta/transport.ts';
-import type { AttemptOutcome } from '../message/message.state.ts';
+import type { AttemptOutcome, MessageStatus } from '../message/message.state.ts';
 
 export interface RetryPolicy {
   schedule: number[];
@@ -56,4 +56,16 @@ function refusalOf(report: DeliveryReport): 'hard' | 'block' {
     default:
       return 'hard';
   }
+}
+
+/** Where one recipient domain's transaction stands. */
+export type DomainResult = 'sent' | 'bounced' | 'deferred';
+
+/**
+ * The message's status from its domains': deferred while any waits for a retry; once every one is
+ * done, sent if every one accepted, bounced if any refused (its bounce names its recipients).
+ */
+export function messageStatusOf(domains: DomainResult[]): MessageStatus {
+  if (domains.includes('deferred')) return 'deferred';
+  return domains.every((d) => d === 'sent') ? 'sent' : 'bounced';
 }

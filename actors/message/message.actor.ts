@@ -232,8 +232,10 @@ export const messageActor = defineActor({
     /** Records a delivery attempt's outcome on the timeline. */
     async recordAttempt(turn, outcome: AttemptOutcome): Promise<void> {
       const outcomes = await loadOutcomes(turn);
-      // Told twice (a runtime retrying the call): the timeline has it already.
-      if (outcomes.events.some((e) => e.data.attempt === outcome.attempt)) return;
+      // Told twice (a runtime retrying the call): the timeline has it already. An attempt has one
+      // outcome per recipient domain.
+      const domain = outcome.domain ?? null;
+      if (outcomes.events.some((e) => e.data.attempt === outcome.attempt && (e.data.domain ?? null) === domain)) return;
       const o = outcome;
       const common = {
         to: outcomes.to,
@@ -247,19 +249,24 @@ export const messageActor = defineActor({
         connected_at: o.connected_at,
         accepted_at: o.accepted_at,
         stage: o.stage ?? null,
+        ...(o.domain ? { domain: o.domain, recipients: o.recipients } : {}),
       };
       switch (outcome.result) {
         case 'sent':
         case 'captured':
-          outcomes.status = 'sent';
-          appendEvent(turn, outcomes, 'email.sent', { ...common, sandbox: outcome.result === 'captured' });
+          outcomes.status = o.message_status ?? 'sent';
+          appendEvent(turn, outcomes, 'email.sent', {
+            ...common,
+            sandbox: outcome.result === 'captured',
+            ...(o.receipt ? { receipt: o.receipt } : {}),
+          });
           break;
         case 'deferred':
-          outcomes.status = 'deferred';
+          outcomes.status = o.message_status ?? 'deferred';
           appendEvent(turn, outcomes, 'message.deferred', { ...common, retry_at: outcome.retry_at });
           break;
         case 'bounced':
-          outcomes.status = 'bounced';
+          outcomes.status = o.message_status ?? 'bounced';
           appendEvent(turn, outcomes, 'email.bounced', { ...common, bounce_type: outcome.bounce_type ?? 'hard' });
           break;
       }

@@ -39,12 +39,13 @@ export interface ChainedReceipt {
 
 /**
  * How many of its latest receipts a tenant's actor keeps, so that a call repeated for the same
- * message and attempt gets the receipt it was given, not a second link. A repeat comes from a
+ * message, attempt and envelope recipients gets the receipt it was given, not a second link. A repeat comes from a
  * runtime retrying the call, within moments; older receipts are dropped as new ones come.
  */
 export const RECENT_RECEIPTS = 1024;
 
-const receiptKey = (messageId: string, attempt: number) => `receipt:${messageId}:${attempt}`;
+/** An attempt makes one transaction per recipient domain, each with its receipt: the envelope's recipients tell them apart. */
+const receiptKey = (d: ReceiptDraft) => `receipt:${d.message_id}:${d.attempt}:${d.envelope.to}`;
 const recentKey = (seq: number) => `receipt-recent:${seq % RECENT_RECEIPTS}`;
 
 /** The UTC day and the Unix second that counts taken now fall in. */
@@ -91,10 +92,10 @@ export const tenantActor = defineActor({
     /**
      * Puts an accepted delivery's receipt next in the tenant's chain: a new `rcp_` id, the next
      * seq, the hash of the payload before and the time; answers the payload to sign. The same
-     * message and attempt again answers the same receipt.
+     * message, attempt and envelope recipients again answers the same receipt.
      */
     async chainReceipt(turn, draft: ReceiptDraft): Promise<ChainedReceipt> {
-      const key = receiptKey(draft.message_id, draft.attempt);
+      const key = receiptKey(draft);
       const issued = await turn.get<ChainedReceipt>(key);
       if (issued) return issued;
       const chain = (await turn.get<ReceiptChain>('receipts')) ?? { seq: 0, last_hash: null };

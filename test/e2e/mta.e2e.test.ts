@@ -1,7 +1,8 @@
 // Direct delivery end to end (no relay): a live send through POST /v1/emails reaches the
 // recipient domain's MX host, which the loopback DNS server names, and the message's timeline
 // shows who answered, over what, and the whole reply; a 451 defers and then delivers, a 5.1.1
-// suppresses the recipient, a 5.7.1 bounces as a block and suppresses nobody.
+// suppresses the recipient, a 5.7.1 bounces as a block and suppresses nobody; recipients on two
+// domains get one transaction each, and a retry goes only to the domain that deferred.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
 import { startDns, type DnsServer } from '../harness/dns.harness.ts';
@@ -10,7 +11,7 @@ import { freePort, startMx, type MxHost } from '../harness/mx.harness.ts';
 let gp: GatepostProcess;
 let dns: DnsServer;
 let tenant: Awaited<ReturnType<GatepostProcess['tenant']>>;
-const mx: Record<'ok' | 'defer' | 'refuse' | 'block', MxHost> = {} as never;
+const mx: Record<'ok' | 'defer' | 'refuse' | 'block' | 'later', MxHost> = {} as never;
 
 /** The sender of every message here. */
 const FROM = 'App <app@sender.example>';
@@ -21,6 +22,7 @@ beforeAll(async () => {
   mx.defer = await startMx('127.0.0.3', port, { verdict: () => ({ code: 451, text: '4.3.0 Try again later' }) });
   mx.refuse = await startMx('127.0.0.4', port, { verdict: () => ({ code: 550, text: '5.1.1 No such user here' }) });
   mx.block = await startMx('127.0.0.5', port, { verdict: () => ({ code: 554, text: '5.7.1 Listed at a blocklist' }) });
+  mx.later = await startMx('127.0.0.6', port, { verdict: () => ({ code: 451, text: '4.3.0 Try again later' }) });
   const records: Parameters<typeof startDns>[0] = {};
   for (const [name, host] of Object.entries(mx)) {
     records[`mx-${name}.test`] = { A: [host.ip] };
@@ -122,5 +124,40 @@ describe('direct delivery to MX', () => {
     expect((await suppression('someone@block.test')).status).toBe(404);
     // The address may be written to again (the block was about the sender, not the address).
     await send('someone@block.test');
+  });
+
+  it('a To on one domain and a Cc on another: one transaction each; a retry goes only to the domain not yet done', async () => {
+    // The native API takes one recipient; Style P (Postmark) takes a Cc.
+    const res = await gp.request('POST', '/email', {
+      body: { From: FROM, To: 'ann@ok.test', Cc: 'cat@later.test', Subject: 'Two domains', HtmlBody: '<p>d</p>' },
+      headers: { 'x-postmark-server-token': tenant.live, accept: 'application/json' },
+    });
+    expect(res.status).toBe(200);
+    const id: string = res.body.MessageID;
+    const deferred = await settled(id, 'deferred');
+    const first = deferred.events.filter((e: { data: { attempt?: number } }) => e.data.attempt === 1);
+    expect(first).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'email.sent', data: expect.objectContaining({ domain: 'ok.test', recipients: ['ann@ok.test'], mx: 'mx-ok.test' }) }),
+        expect.objectContaining({
+          type: 'message.deferred',
+          data: expect.objectContaining({ domain: 'later.test', recipients: ['cat@later.test'], smtp_code: 451, stage: 'rcpt' }),
+        }),
+      ]),
+    );
+    mx.later.verdict = () => 'accept';
+    const sent = await settled(id, 'sent');
+    expect(sent.events.at(-1)).toMatchObject({
+      type: 'email.sent',
+      data: { domain: 'later.test', recipients: ['cat@later.test'], mx: 'mx-later.test', receipt: { id: expect.stringMatching(/^rcp_/) } },
+    });
+    // Each domain's host got the message once, with its own recipients only; the Cc header names both.
+    const atOk = mx.ok.received.filter((r) => r.parsed.messageId === sent.message_id_header);
+    const atLater = mx.later.received.filter((r) => r.parsed.messageId === sent.message_id_header);
+    expect(atOk.map((r) => r.to)).toEqual([['ann@ok.test']]);
+    expect(atLater.map((r) => r.to)).toEqual([['cat@later.test']]);
+    expect(atLater[0]!.parsed.headers.get('cc')).toMatchObject({ text: 'cat@later.test' });
+    const receipts = sent.events.filter((e: { type: string }) => e.type === 'email.sent').map((e: { data: { receipt: { id: string } } }) => e.data.receipt.id);
+    expect(new Set(receipts).size).toBe(2);
   });
 });

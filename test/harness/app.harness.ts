@@ -12,6 +12,7 @@ import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { KeyRing } from '../../tenancy/keys.ts';
 import { tempDir } from './gatepost.harness.ts';
 import { unreachableRelay } from './relay.harness.ts';
+import { ReceiptKeys } from '../../mta/receipt.keys.ts';
 
 export interface TestApp {
   server: RestServer;
@@ -36,8 +37,9 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
   const dir = tempDir(name);
   const catalog = new SqliteCatalog(join(dir, 'catalog.db'));
   const runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
+  const receiptKeys = new ReceiptKeys(catalog);
   if (options.actors) {
-    registerActors(runtime, { catalog, transport: await unreachableRelay(), retrySchedule: [], horizonMs: 0 });
+    registerActors(runtime, { catalog, transport: await unreachableRelay(), receiptKeys, retrySchedule: [], horizonMs: 0 });
     await runtime.start();
   }
   const keys = new KeyRing(catalog);
