@@ -165,6 +165,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         invoker: runtime,
         catalog,
         keys,
+        receiptKeys,
         webhookGuard: guard,
         adminToken: config.adminToken,
         http: config.http,

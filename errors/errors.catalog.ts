@@ -22,6 +22,7 @@ export const errorCatalog = {
     message: "This key does not send from this origin; add the origin to the key's allowed_origins.",
   },
   not_found: { status: 404, smtp: [550, '5.1.0'], message: 'Not found.' },
+  receipt_not_found: { status: 404, smtp: [550, '5.1.0'], message: 'The message has no delivery receipt yet.' },
   template_exists: { status: 409, smtp: [554, '5.6.0'], message: 'A template with that slug already exists.' },
   webhook_disabled: { status: 409, smtp: [554, '5.6.0'], message: 'The webhook endpoint is disabled.' },
   webhook_delivery_not_failed: {

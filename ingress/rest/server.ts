@@ -11,6 +11,7 @@ import type { KeyRing } from '../../tenancy/keys.ts';
 import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { adminRoutes } from './admin.route.ts';
 import { emailRoutes } from './emails.route.ts';
+import { jwksRoutes, receiptAdminRoutes, receiptRoutes, type ReceiptKeyRing } from './receipts.route.ts';
 import { messageRoutes } from './messages.route.ts';
 import {
   AUTH_FAILURES_PER_MINUTE,
@@ -45,6 +46,8 @@ export interface RestDeps {
   invoker: Invoker;
   catalog: Catalog;
   keys: KeyRing;
+  /** The operator's delivery receipt keys: their JWKS, and rotation. */
+  receiptKeys: ReceiptKeyRing;
   /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS); by default nothing non-public is allowed. */
   webhookGuard?: SsrfGuard;
   adminToken: string | null;
@@ -143,6 +146,7 @@ export function restServer(deps: RestDeps): RestServer {
   app.register(async (open) => {
     native(open);
     systemRoutes(withZod(open), { ready: deps.ready });
+    jwksRoutes(withZod(open), deps.receiptKeys);
   });
   app.register(async (keyed) => {
     native(keyed);
@@ -153,6 +157,7 @@ export function restServer(deps: RestDeps): RestServer {
     const scope = withZod(keyed);
     emailRoutes(scope, deps.gate);
     messageRoutes(scope, deps.invoker);
+    receiptRoutes(scope, deps.invoker);
     templateRoutes(scope, deps.catalog);
     suppressionRoutes(scope, deps.invoker, deps.catalog);
     sandboxRoutes(scope, deps.catalog);
@@ -165,6 +170,7 @@ export function restServer(deps: RestDeps): RestServer {
       native(admin);
       authenticateIn(admin, async (request) => checkAdmin(adminToken, request));
       adminRoutes(withZod(admin), deps.catalog, deps.keys);
+      receiptAdminRoutes(withZod(admin), deps.receiptKeys);
     });
   }
   // Each style in its own encapsulated scope: its parsers and error handler stay its own.

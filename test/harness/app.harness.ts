@@ -48,6 +48,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     invoker: runtime,
     catalog,
     keys,
+    receiptKeys,
     adminToken: null,
     ready: () => true,
     version: '0.0.0-test',

@@ -21,6 +21,7 @@ const table: Record<ErrorCode, Answer> = {
   insufficient_scope: { status: 403 },
   origin_not_allowed: { status: 403 },
   not_found: { status: 404 },
+  receipt_not_found: { status: 404 },
   template_exists: { status: 400 },
   // The webhook API is native only: these never reach this ingress, but every code has a row.
   webhook_disabled: { status: 409 },

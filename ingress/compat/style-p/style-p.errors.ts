@@ -37,6 +37,7 @@ const TABLE: Partial<Record<ErrorCode, { status: number; errorCode: number }>> =
   recipient_suppressed: { status: 422, errorCode: POSTMARK.inactiveRecipient },
   template_not_found: { status: 422, errorCode: POSTMARK.templateNotFound },
   not_found: { status: 404, errorCode: POSTMARK.invalidRequest },
+  receipt_not_found: { status: 404, errorCode: POSTMARK.invalidRequest },
   rate_limited: { status: 429, errorCode: POSTMARK.rateLimited },
   quota_exceeded: { status: 429, errorCode: POSTMARK.rateLimited },
   // "Retry in a moment": the official client's RateLimitExceededError, the one callers retry.
