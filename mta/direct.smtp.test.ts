@@ -22,7 +22,9 @@ beforeAll(async () => {
   hosts.defer = await startMx('127.0.0.3', port, { verdict: () => ({ code: 451, text: '4.3.0 Try again later' }) });
   hosts.refuse = await startMx('127.0.0.4', port, { verdict: () => ({ code: 550, text: '5.1.1 No such user here' }) });
   hosts.block = await startMx('127.0.0.5', port, { verdict: () => ({ code: 554, text: '5.7.1 Listed at a blocklist' }) });
-  hosts.refuseMail = await startMx('127.0.0.10', port, { mailVerdict: () => ({ code: 553, text: '5.1.8 Sender domain has no MX' }) });
+  hosts.refuseMail = await startMx('127.0.0.10', port, {
+    mailVerdict: () => ({ code: 553, text: '5.1.8 Sender domain has no MX' }),
+  });
   hosts.refuseData = await startMx('127.0.0.11', port, { dataVerdict: () => ({ code: 552, text: '5.3.4 Message too big' }) });
   scripted.push(
     await startMisbehavingMx('127.0.0.6', port, 'stall'),

@@ -99,7 +99,13 @@ function transact(conn: MxConnection, envelope: Envelope, pool: DestinationPool)
     conn.smtp.send({ from: envelope.from, to: envelope.to }, envelope.raw, (error, info) => {
       if (!error) {
         pool.release(conn, true);
-        return resolve({ ...base, result: 'accepted', reply: parseReply(info.response), stage: null, accepted_at: new Date().toISOString() });
+        return resolve({
+          ...base,
+          result: 'accepted',
+          reply: parseReply(info.response),
+          stage: null,
+          accepted_at: new Date().toISOString(),
+        });
       }
       pool.release(conn, false);
       const e = error as SmtpFailure;

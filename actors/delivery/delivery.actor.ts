@@ -188,7 +188,8 @@ export function deliveryActor(deps: DeliveryDeps) {
           const status = messageStatusOf([...all.keys()].map((d) => domains[d] ?? 'deferred'));
           for (const o of outcomes) o.message_status = status;
         }
-        if (args.interrupted) for (const o of outcomes) o.response = `${o.response} (an earlier attempt was cut short by a restart)`;
+        if (args.interrupted)
+          for (const o of outcomes) o.response = `${o.response} (an earlier attempt was cut short by a restart)`;
 
         const retryAt = outcomes.flatMap((o) => (o.retry_at ? [Date.parse(o.retry_at)] : []));
         const done = retryAt.length === 0;

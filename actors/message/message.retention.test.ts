@@ -26,7 +26,13 @@ afterEach(async () => {
 
 async function start(): Promise<EmbeddedRuntime> {
   const runtime = new EmbeddedRuntime({ file: h.file, log: () => {} });
-  registerActors(runtime, { catalog, transport: await unreachableRelay(), receiptKeys: new ReceiptKeys(catalog), retrySchedule: [60_000], horizonMs: RETENTION_MS });
+  registerActors(runtime, {
+    catalog,
+    transport: await unreachableRelay(),
+    receiptKeys: new ReceiptKeys(catalog),
+    retrySchedule: [60_000],
+    horizonMs: RETENTION_MS,
+  });
   await runtime.start();
   runtimes.push(runtime);
   return runtime;

@@ -52,7 +52,9 @@ export function receiptRoutes(app: ZodApp, invoker: Invoker): void {
         params: IdParam,
         response: {
           200: answer('The latest receipt of the message, and all of them.', MessageReceipt),
-          404: refusal('not_found: no message with this id that the key may read; receipt_not_found: no server has accepted it yet.'),
+          404: refusal(
+            'not_found: no message with this id that the key may read; receipt_not_found: no server has accepted it yet.',
+          ),
         },
       },
     },

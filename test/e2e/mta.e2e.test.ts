@@ -138,7 +138,10 @@ describe('direct delivery to MX', () => {
     const first = deferred.events.filter((e: { data: { attempt?: number } }) => e.data.attempt === 1);
     expect(first).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ type: 'email.sent', data: expect.objectContaining({ domain: 'ok.test', recipients: ['ann@ok.test'], mx: 'mx-ok.test' }) }),
+        expect.objectContaining({
+          type: 'email.sent',
+          data: expect.objectContaining({ domain: 'ok.test', recipients: ['ann@ok.test'], mx: 'mx-ok.test' }),
+        }),
         expect.objectContaining({
           type: 'message.deferred',
           data: expect.objectContaining({ domain: 'later.test', recipients: ['cat@later.test'], smtp_code: 451, stage: 'rcpt' }),
@@ -149,7 +152,12 @@ describe('direct delivery to MX', () => {
     const sent = await settled(id, 'sent');
     expect(sent.events.at(-1)).toMatchObject({
       type: 'email.sent',
-      data: { domain: 'later.test', recipients: ['cat@later.test'], mx: 'mx-later.test', receipt: { id: expect.stringMatching(/^rcp_/) } },
+      data: {
+        domain: 'later.test',
+        recipients: ['cat@later.test'],
+        mx: 'mx-later.test',
+        receipt: { id: expect.stringMatching(/^rcp_/) },
+      },
     });
     // Each domain's host got the message once, with its own recipients only; the Cc header names both.
     const atOk = mx.ok.received.filter((r) => r.parsed.messageId === sent.message_id_header);
@@ -157,7 +165,9 @@ describe('direct delivery to MX', () => {
     expect(atOk.map((r) => r.to)).toEqual([['ann@ok.test']]);
     expect(atLater.map((r) => r.to)).toEqual([['cat@later.test']]);
     expect(atLater[0]!.parsed.headers.get('cc')).toMatchObject({ text: 'cat@later.test' });
-    const receipts = sent.events.filter((e: { type: string }) => e.type === 'email.sent').map((e: { data: { receipt: { id: string } } }) => e.data.receipt.id);
+    const receipts = sent.events
+      .filter((e: { type: string }) => e.type === 'email.sent')
+      .map((e: { data: { receipt: { id: string } } }) => e.data.receipt.id);
     expect(new Set(receipts).size).toBe(2);
   });
 });

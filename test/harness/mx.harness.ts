@@ -15,6 +15,8 @@ export interface MxReceived {
   from: string;
   to: string[];
   raw: string;
+  /** The message's bytes as they came after DATA (without the dot-stuffing and the final dot). */
+  bytes: Buffer;
   parsed: ParsedMail;
   /** The cipher the message came over (null: plain text), and the name the client gave in EHLO. */
   cipher: string | null;
@@ -46,7 +48,12 @@ export async function freePort(): Promise<number> {
 export async function startMx(
   ip: string,
   port: number,
-  opts: { starttls?: boolean; verdict?: MxHost['verdict']; mailVerdict?: MxHost['mailVerdict']; dataVerdict?: MxHost['dataVerdict'] } = {},
+  opts: {
+    starttls?: boolean;
+    verdict?: MxHost['verdict'];
+    mailVerdict?: MxHost['mailVerdict'];
+    dataVerdict?: MxHost['dataVerdict'];
+  } = {},
 ): Promise<MxHost> {
   const cert = opts.starttls ? await selfSignedCertificate(['mx.test']) : null;
   const host: MxHost = {
@@ -79,7 +86,8 @@ export async function startMx(
       stream.on('end', () => {
         const refusal = host.dataVerdict();
         if (refusal !== 'accept') return answer(refusal, callback);
-        const raw = Buffer.concat(chunks).toString();
+        const bytes = Buffer.concat(chunks);
+        const raw = bytes.toString();
         simpleParser(raw).then((parsed) => {
           // smtp-server keeps the socket's getCipher() of a secured session as its tlsOptions.
           const { secure, tlsOptions } = session as unknown as { secure: boolean; tlsOptions: { name: string } | false };
@@ -87,6 +95,7 @@ export async function startMx(
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((r) => r.address),
             raw,
+            bytes,
             parsed,
             cipher: secure && tlsOptions ? tlsOptions.name : null,
             ehlo: session.hostNameAppearsAs,
