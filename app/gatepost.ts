@@ -21,6 +21,7 @@ import { loadConfig } from '../config/config.ts';
 import { SsrfGuard } from '../webhooks/ssrf.guard.ts';
 import { smtpRelay, type Relay } from '../mta/relay.smtp.ts';
 import { createGate } from '../gate/gate.ts';
+import { Domains } from '../tenancy/domains.ts';
 import { KeyRing } from '../tenancy/keys.ts';
 import { bootstrapDefaultTenant } from '../tenancy/tenants.ts';
 import { restServer } from '../ingress/rest/server.ts';
@@ -105,6 +106,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const servesApi = config.role !== 'actors';
   const catalog = await openCatalog(config);
   const runtime = openRuntime(config);
+  const domains = new Domains(catalog, { hostname: config.hostname, spf: config.spf, dnsServers: config.dnsServers });
   const relay = hostsActors && config.smtpRelay ? smtpRelay(config.smtpRelay) : null;
   const guard = new SsrfGuard({ allow: config.webhookAllow, dnsServers: config.dnsServers });
   // Deliveries must never reach Gatepost's own API or its Dapr sidecar on this machine.
@@ -124,7 +126,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     : null;
 
   const keys = new KeyRing(catalog);
-  const gate = createGate({ invoker: runtime, catalog });
+  const gate = createGate({ invoker: runtime, catalog, senders: config.requireVerifiedDomain ? domains : null });
   let ready = false;
   const rest = servesApi
     ? restServer({
@@ -132,6 +134,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         invoker: runtime,
         catalog,
         keys,
+        domains,
         webhookGuard: guard,
         adminToken: config.adminToken,
         http: config.http,

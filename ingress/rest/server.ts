@@ -7,9 +7,11 @@ import type { Gate } from '../../gate/gate.ts';
 import type { Invoker } from '../../runtime/runtime.port.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../config/config.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
+import type { Domains } from '../../tenancy/domains.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
 import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { adminRoutes } from './admin.route.ts';
+import { domainRoutes } from './domains.route.ts';
 import { emailRoutes } from './emails.route.ts';
 import { messageRoutes } from './messages.route.ts';
 import { AUTH_FAILURES_PER_MINUTE, codedError, registerRoutes, sendError, type AnyRoute } from './route.ts';
@@ -35,6 +37,8 @@ export interface RestDeps {
   invoker: Invoker;
   catalog: Catalog;
   keys: KeyRing;
+  /** Sending domains: their routes, and the verified-sender answer the gate was given. */
+  domains: Domains;
   /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS); by default nothing non-public is allowed. */
   webhookGuard?: SsrfGuard;
   adminToken: string | null;
@@ -52,6 +56,7 @@ export function restRoutes(deps: RestDeps, compat: CompatOperation[]): AnyRoute[
     ...templateRoutes(deps.catalog),
     ...suppressionRoutes(deps.invoker, deps.catalog),
     ...sandboxRoutes(deps.catalog),
+    ...domainRoutes(deps.domains),
     ...webhookRoutes({ invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard ?? new SsrfGuard() }),
     ...(deps.adminToken ? adminRoutes(deps.catalog, deps.keys) : []),
   ];

@@ -8,7 +8,9 @@ import { restServer, type RestDeps, type RestServer } from '../../ingress/rest/s
 import { EmbeddedRuntime } from '../../runtime/embedded/runtime.sqlite.ts';
 import type { Invoker } from '../../runtime/runtime.port.ts';
 import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
+import { Domains } from '../../tenancy/domains.ts';
 import { KeyRing } from '../../tenancy/keys.ts';
+import { TEST_RECORD_SETTINGS } from './domains.harness.ts';
 import { tempDir } from './gatepost.harness.ts';
 
 export interface TestApp {
@@ -16,6 +18,7 @@ export interface TestApp {
   catalog: SqliteCatalog;
   runtime: EmbeddedRuntime;
   keys: KeyRing;
+  domains: Domains;
   close(): Promise<void>;
 }
 
@@ -24,6 +27,14 @@ export interface TestAppOptions {
   actors?: boolean;
   /** What the gate invokes actors through (default: the runtime), for tests that make it fail. */
   gateInvoker?: (runtime: EmbeddedRuntime) => Invoker;
+  /**
+   * The gate's sender rule as with a relay set (GATEPOST_SMTP_RELAY, and no
+   * GATEPOST_REQUIRE_VERIFIED_DOMAIN): live mail from any domain. Without it, as with direct
+   * delivery: only from a verified domain (domains.harness.ts verifies one).
+   */
+  relay?: boolean;
+  /** Where domain verification looks records up: a loopback DNS server (dns.harness.ts). */
+  dnsServers?: string[];
   /** REST dependencies to set beside the defaults (admin token, HTTP limits, log). */
   deps?: Partial<Pick<RestDeps, 'adminToken' | 'http' | 'log'>>;
 }
@@ -37,11 +48,17 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     await runtime.start();
   }
   const keys = new KeyRing(catalog);
+  const domains = new Domains(catalog, { ...TEST_RECORD_SETTINGS, dnsServers: options.dnsServers ?? null });
   const server = restServer({
-    gate: createGate({ invoker: options.gateInvoker?.(runtime) ?? runtime, catalog }),
+    gate: createGate({
+      invoker: options.gateInvoker?.(runtime) ?? runtime,
+      catalog,
+      senders: options.relay ? null : domains,
+    }),
     invoker: runtime,
     catalog,
     keys,
+    domains,
     adminToken: null,
     ready: () => true,
     version: '0.0.0-test',
@@ -54,6 +71,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     catalog,
     runtime,
     keys,
+    domains,
     async close() {
       await server.app.close();
       await runtime.stop();
