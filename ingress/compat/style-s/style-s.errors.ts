@@ -48,7 +48,6 @@ const table: Record<ErrorCode, Answer> = {
     status: 403,
     message:
       'The from address does not match a verified Sender Identity. Mail cannot be sent until this error is resolved. Visit https://sendgrid.com/docs/for-developers/sending-email/sender-identity/ to see the Sender Identity requirements',
-    field: 'from',
   },
   sender_required: { status: 400, field: 'from.email' },
   rate_limited: { status: 429 },
