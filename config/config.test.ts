@@ -1,4 +1,4 @@
-// The webhook settings of the operator contract: defaults, parsing and what is refused.
+// Settings of the operator contract: defaults, parsing and what is refused.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from './config.ts';
 
@@ -102,5 +102,30 @@ describe('loadConfig: the admin token and the HTTP limits', () => {
       }).http,
     ).toEqual({ headersTimeoutMs: 2_000, requestTimeoutMs: 60_000, idleTimeoutMs: 500 });
     expect(() => loadConfig({ GATEPOST_HTTP_IDLE_TIMEOUT: '0s' })).toThrow(/GATEPOST_HTTP_IDLE_TIMEOUT/);
+  });
+});
+
+describe('loadConfig: sending domains', () => {
+  it('requires verified domains without a relay, whatever GATEPOST_REQUIRE_VERIFIED_DOMAIN says', () => {
+    expect(loadConfig({}).requireVerifiedDomain).toBe(true);
+    expect(loadConfig({ GATEPOST_REQUIRE_VERIFIED_DOMAIN: 'false' }).requireVerifiedDomain).toBe(true);
+  });
+
+  it('with a relay, requires them only when GATEPOST_REQUIRE_VERIFIED_DOMAIN is true', () => {
+    const relay = { GATEPOST_SMTP_RELAY: 'smtp://127.0.0.1:2525' };
+    expect(loadConfig(relay).requireVerifiedDomain).toBe(false);
+    expect(loadConfig({ ...relay, GATEPOST_REQUIRE_VERIFIED_DOMAIN: 'true' }).requireVerifiedDomain).toBe(true);
+    expect(loadConfig({ ...relay, GATEPOST_REQUIRE_VERIFIED_DOMAIN: 'false' }).requireVerifiedDomain).toBe(false);
+    expect(() => loadConfig({ ...relay, GATEPOST_REQUIRE_VERIFIED_DOMAIN: 'yes' })).toThrow(/GATEPOST_REQUIRE_VERIFIED_DOMAIN/);
+  });
+
+  it('reads what SPF must authorise', () => {
+    expect(loadConfig({}).spf).toEqual({ include: null, ips: [] });
+    expect(
+      loadConfig({ GATEPOST_SPF_INCLUDE: '_spf.mail.example.net', GATEPOST_SENDING_IPS: '192.0.2.7, 2001:db8::7' }).spf,
+    ).toEqual({
+      include: '_spf.mail.example.net',
+      ips: ['192.0.2.7', '2001:db8::7'],
+    });
   });
 });

@@ -200,7 +200,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       idleTimeoutMs: limit('GATEPOST_HTTP_IDLE_TIMEOUT', env.GATEPOST_HTTP_IDLE_TIMEOUT, DEFAULT_HTTP_LIMITS.idleTimeoutMs),
     },
     smtpRelay: env.GATEPOST_SMTP_RELAY || null,
-    requireVerifiedDomain: !env.GATEPOST_SMTP_RELAY || booleanOf('GATEPOST_REQUIRE_VERIFIED_DOMAIN', env.GATEPOST_REQUIRE_VERIFIED_DOMAIN, false),
+    requireVerifiedDomain:
+      !env.GATEPOST_SMTP_RELAY || booleanOf('GATEPOST_REQUIRE_VERIFIED_DOMAIN', env.GATEPOST_REQUIRE_VERIFIED_DOMAIN, false),
     spf: { include: env.GATEPOST_SPF_INCLUDE || null, ips: list(env.GATEPOST_SENDING_IPS) },
     smtpPort: portOf('GATEPOST_SMTP_PORT', env.GATEPOST_SMTP_PORT, 2587),
     smtpHost: env.GATEPOST_SMTP_HOST ?? host,
