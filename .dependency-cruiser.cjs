@@ -34,7 +34,8 @@ module.exports = {
     onlyImports('events', 'events/', ['^lib/', '^errors/']),
     // The signing code is the SDK's own (sdk/node/webhooks.ts), so that both sign alike.
     onlyImports('webhooks', 'webhooks/', ['^lib/', '^errors/', '^sdk/']),
-    onlyImports('mta', 'mta/', ['^lib/', '^errors/', '^mail/']),
+    // The receipt signing keys live in the catalog, so every host signs with the same one.
+    onlyImports('mta', 'mta/', ['^lib/', '^errors/', '^mail/', CATALOG_PORT]),
     onlyImports('store', 'store/', ['^lib/', '^errors/', '^mail/', '^events/']),
     onlyImports('tenancy', 'tenancy/', ['^lib/', '^errors/', '^mail/', CATALOG_PORT]),
     onlyImports('runtime', 'runtime/', ['^lib/'], 'The runtime port and its embedded adapter know no domain.'),

@@ -18,7 +18,10 @@ if (gatepost.firstStartKeys) {
   );
 }
 
-if (!config.smtpRelay) console.log('No GATEPOST_SMTP_RELAY set: live messages wait (deferred) until a relay is configured.');
+if (!config.smtpRelay)
+  console.log(
+    `No GATEPOST_SMTP_RELAY set: live messages go straight to each recipient domain's MX hosts (port ${config.mxPort}).`,
+  );
 if (gatepost.smtp) {
   const { host, port, selfSignedCert } = gatepost.smtp;
   console.log(`SMTP submission listening on ${host}:${port} (STARTTLS, AUTH PLAIN or LOGIN with an API key as the password)`);

@@ -19,7 +19,10 @@ import { webhookActor } from '../actors/webhook/webhook.actor.ts';
 import { fanOutWebhooks } from '../actors/webhook/fanout.ts';
 import { loadConfig } from '../config/config.ts';
 import { SsrfGuard } from '../webhooks/ssrf.guard.ts';
-import { smtpRelay, type Relay } from '../mta/relay.smtp.ts';
+import { smtpRelay } from '../mta/relay.smtp.ts';
+import { directTransport } from '../mta/direct.smtp.ts';
+import type { Transport } from '../mta/transport.ts';
+import { dnsResolver } from '../lib/dns.ts';
 import { createGate } from '../gate/gate.ts';
 import { Domains } from '../tenancy/domains.ts';
 import { KeyRing } from '../tenancy/keys.ts';
@@ -67,11 +70,16 @@ function defaultWebhookSettings(): WebhookSettings {
 /** Wires the actors and what happens after a commit onto a runtime: the same for every adapter. */
 export function registerActors(
   runtime: ActorRuntime,
-  deps: { catalog: Catalog; relay: Relay | null; retrySchedule: number[]; webhooks?: WebhookSettings },
+  deps: { catalog: Catalog; transport: Transport; retrySchedule: number[]; horizonMs: number; webhooks?: WebhookSettings },
 ): { drain(): Promise<void> } {
   const { catalog } = deps;
   const webhooks = deps.webhooks ?? defaultWebhookSettings();
-  const delivery = deliveryActor({ relay: deps.relay, catalog, retrySchedule: deps.retrySchedule });
+  const delivery = deliveryActor({
+    transport: deps.transport,
+    catalog,
+    retrySchedule: deps.retrySchedule,
+    horizonMs: deps.horizonMs,
+  });
   runtime.register(tenantActor);
   runtime.register(recipientActor);
   runtime.register(messageActor);
@@ -82,6 +90,18 @@ export function registerActors(
   dispatchMessages(runtime, { catalog, delivery });
   mirrorSuppressions(runtime, catalog);
   return fanOutWebhooks(runtime, { catalog, guard: webhooks.guard, timeoutMs: webhooks.timeoutMs, log });
+}
+
+/** The relay (a smarthost) when one is configured; direct delivery to each recipient domain's MX hosts otherwise. */
+function transportOf(config: Config): Transport {
+  if (config.smtpRelay) return smtpRelay(config.smtpRelay);
+  return directTransport({
+    resolver: dnsResolver(config.dnsServers),
+    port: config.mxPort,
+    hostname: config.hostname,
+    maxConnections: config.mxMaxConnections,
+    timeouts: config.mxTimeouts,
+  });
 }
 
 function openCatalog(config: Config): Promise<Catalog> {
@@ -107,15 +127,16 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const catalog = await openCatalog(config);
   const runtime = openRuntime(config);
   const domains = new Domains(catalog, { hostname: config.hostname, spf: config.spf, dnsServers: config.dnsServers });
-  const relay = hostsActors && config.smtpRelay ? smtpRelay(config.smtpRelay) : null;
+  const transport = hostsActors ? transportOf(config) : null;
   const guard = new SsrfGuard({ allow: config.webhookAllow, dnsServers: config.dnsServers });
   // Deliveries must never reach Gatepost's own API or its Dapr sidecar on this machine.
   guard.protectPorts(config.port, ...(config.runtime === 'dapr' ? [config.daprHttpPort, config.appPort] : []));
   const actors = hostsActors
     ? registerActors(runtime, {
         catalog,
-        relay,
+        transport: transport!,
         retrySchedule: config.deliveryRetrySchedule,
+        horizonMs: config.deliveryHorizonMs,
         webhooks: {
           guard,
           retrySchedule: config.webhookRetrySchedule,
@@ -170,7 +191,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         await Promise.all([rest?.drain(), smtp?.drain()]);
         await actors?.drain();
         await runtime.stop();
-        relay?.close();
+        await transport?.close();
         await catalog.close();
       })();
       return stopping;

@@ -85,8 +85,8 @@ export async function call<T = any>(
   return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
 }
 
-/** A fresh tenant's sandbox key, made through the admin API of the Gatepost at `url`. */
-async function sandboxKey(url: string, adminToken: string): Promise<string> {
+/** A fresh tenant and its sandbox key, made through the admin API of the Gatepost at `url`. */
+async function sandboxTenant(url: string, adminToken: string): Promise<{ tenantId: string; key: string }> {
   const tenant = await call(url, 'POST', '/v1/admin/tenants', adminToken, {
     name: 'bench',
     default_from: 'bench@sender.example',
@@ -94,7 +94,7 @@ async function sandboxKey(url: string, adminToken: string): Promise<string> {
   if (tenant.status !== 201) throw new Error(`creating the tenant: ${tenant.status} ${JSON.stringify(tenant.body)}`);
   const key = await call(url, 'POST', `/v1/admin/tenants/${tenant.body.id}/keys`, adminToken, { kind: 'sandbox' });
   if (key.status !== 201) throw new Error(`creating the key: ${key.status} ${JSON.stringify(key.body)}`);
-  return key.body.key as string;
+  return { tenantId: tenant.body.id as string, key: key.body.key as string };
 }
 
 /** Node arguments that write a CPU profile (node --cpu-prof) into `dir`; none without one. */
@@ -103,6 +103,9 @@ export const profileArgs = (dir: string | undefined): string[] => (dir ? ['--cpu
 export interface BenchGatepost extends Child {
   /** A sandbox key of a fresh tenant: messages run the whole pipeline and are captured, not sent. */
   key: string;
+  /** The tenant of `key`, and the admin token that made it (for a live key of the same tenant). */
+  tenantId: string;
+  adminToken: string;
   /** Stops the process and removes its data directory. */
   stop(): Promise<void>;
 }
@@ -124,7 +127,8 @@ export async function startGatepost(extraNodeArgs: string[] = [], env: Record<st
   try {
     return {
       ...child,
-      key: await sandboxKey(child.url, adminToken),
+      ...(await sandboxTenant(child.url, adminToken)),
+      adminToken,
       async stop() {
         await child.stop();
         removeData();
@@ -159,7 +163,7 @@ export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () =>
     await dropDatabase(databaseUrl);
   };
   try {
-    const key = await sandboxKey(cluster.url, adminToken);
+    const tenant = await sandboxTenant(cluster.url, adminToken);
     return {
       name: 'Gatepost on Dapr',
       url: cluster.url,
@@ -167,7 +171,8 @@ export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () =>
       pids: () => cluster.pids(),
       workDir: cluster.workDir,
       output: () => cluster.ingressOutput,
-      key,
+      ...tenant,
+      adminToken,
       stop,
     };
   } catch (error) {

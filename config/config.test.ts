@@ -1,4 +1,4 @@
-// Settings of the operator contract: defaults, parsing and what is refused.
+// The operator contract's settings: defaults, parsing and what is refused (webhooks, SMTP submission, direct delivery, sending domains).
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from './config.ts';
 
@@ -102,6 +102,40 @@ describe('loadConfig: the admin token and the HTTP limits', () => {
       }).http,
     ).toEqual({ headersTimeoutMs: 2_000, requestTimeoutMs: 60_000, idleTimeoutMs: 500 });
     expect(() => loadConfig({ GATEPOST_HTTP_IDLE_TIMEOUT: '0s' })).toThrow(/GATEPOST_HTTP_IDLE_TIMEOUT/);
+  });
+});
+
+describe('loadConfig: direct delivery', () => {
+  it('defaults to port 25, 5 connections per MX host, minutes-long timeouts, a 72 h horizon and the machine name in EHLO', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      mxPort: 25,
+      mxMaxConnections: 5,
+      mxTimeouts: { connectMs: 30_000, greetingMs: 60_000, commandMs: 120_000 },
+      deliveryHorizonMs: 72 * 3_600_000,
+    });
+    expect(c.hostname.length).toBeGreaterThan(0);
+  });
+
+  it('reads the environment, and refuses a port, a count or a duration that is not one', () => {
+    expect(
+      loadConfig({
+        GATEPOST_MX_PORT: '2525',
+        GATEPOST_MX_MAX_CONNECTIONS: '2',
+        GATEPOST_MX_COMMAND_TIMEOUT: '5s',
+        GATEPOST_DELIVERY_HORIZON: '1d',
+        GATEPOST_HOSTNAME: 'mta.example.com',
+      }),
+    ).toMatchObject({
+      mxPort: 2525,
+      mxMaxConnections: 2,
+      mxTimeouts: { commandMs: 5_000 },
+      deliveryHorizonMs: 86_400_000,
+      hostname: 'mta.example.com',
+    });
+    expect(() => loadConfig({ GATEPOST_MX_PORT: '70000' })).toThrow(/GATEPOST_MX_PORT/);
+    expect(() => loadConfig({ GATEPOST_MX_MAX_CONNECTIONS: '0' })).toThrow(/GATEPOST_MX_MAX_CONNECTIONS/);
+    expect(() => loadConfig({ GATEPOST_DELIVERY_HORIZON: '0s' })).toThrow(/GATEPOST_DELIVERY_HORIZON/);
   });
 });
 

@@ -69,6 +69,17 @@ export interface Config {
   hostname: string;
   /** Waits between delivery attempts after a transient failure, in ms. */
   deliveryRetrySchedule: number[];
+  /**
+   * How long after its creation a message may keep being retried, ms: a transient failure past
+   * it soft-bounces, and no retry is set later than it (GATEPOST_DELIVERY_HORIZON, default 72 h).
+   */
+  deliveryHorizonMs: number;
+  /** Direct delivery (no relay): the port MX hosts are reached on (25; tests use loopback ports). */
+  mxPort: number;
+  /** Direct delivery: connections open at once to one MX host, each reused for the next message. */
+  mxMaxConnections: number;
+  /** Direct delivery: waits for an MX host to connect, to greet, and to answer each command or the data. */
+  mxTimeouts: MxTimeouts;
   /** DNS servers (`ip` or `ip:port`) for Gatepost's own look-ups (webhook hosts); null: the system resolver. */
   dnsServers: string[] | null;
   /** Networks (CIDRs) webhooks may reach despite the SSRF guard, plain http included: for development and tests. */
@@ -86,6 +97,13 @@ export interface Config {
   encryption: { current: Buffer; old: Buffer[] } | null;
 }
 
+export interface MxTimeouts {
+  connectMs: number;
+  greetingMs: number;
+  /** Silence allowed while a command or the message data waits for its answer. */
+  commandMs: number;
+}
+
 export interface SmtpLimits {
   /** Connections at once; one more is answered 421 and closed. */
   maxClients: number;
@@ -98,7 +116,8 @@ export interface SmtpLimits {
   authFailureWindowMs: number;
 }
 
-// About four days in all, as MTAs keep a deferred message (Postfix: 5 days).
+// About four days of waits, as MTAs keep a deferred message (Postfix: 5 days); the horizon
+// (GATEPOST_DELIVERY_HORIZON, 72 h) ends the retries first.
 const DEFAULT_RETRY_SCHEDULE = '1m,5m,15m,30m,1h,2h,4h,8h,16h,24h,24h';
 
 // 15 attempts over about three days (69.9 h before jitter of ±20% per wait), as spec part 8 allows.
@@ -215,6 +234,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     hostname: env.GATEPOST_HOSTNAME ?? hostname(),
     deliveryRetrySchedule: parseDurations('GATEPOST_DELIVERY_RETRY', env.GATEPOST_DELIVERY_RETRY ?? DEFAULT_RETRY_SCHEDULE),
+    deliveryHorizonMs: limit('GATEPOST_DELIVERY_HORIZON', env.GATEPOST_DELIVERY_HORIZON, 72 * UNITS.h!),
+    mxPort: portOf('GATEPOST_MX_PORT', env.GATEPOST_MX_PORT, 25),
+    mxMaxConnections: countOf('GATEPOST_MX_MAX_CONNECTIONS', env.GATEPOST_MX_MAX_CONNECTIONS, 5),
+    // RFC 5321 §4.5.3.2 asks for minutes (5 for the greeting and MAIL, 10 for the data's end);
+    // shorter waits defer a stalling host sooner, and the retry schedule tries it again.
+    mxTimeouts: {
+      connectMs: limit('GATEPOST_MX_CONNECT_TIMEOUT', env.GATEPOST_MX_CONNECT_TIMEOUT, 30_000),
+      greetingMs: limit('GATEPOST_MX_GREETING_TIMEOUT', env.GATEPOST_MX_GREETING_TIMEOUT, 60_000),
+      commandMs: limit('GATEPOST_MX_COMMAND_TIMEOUT', env.GATEPOST_MX_COMMAND_TIMEOUT, 120_000),
+    },
     dnsServers: dnsServers.length > 0 ? dnsServers : null,
     webhookAllow: list(env.GATEPOST_WEBHOOK_ALLOW),
     webhookRetrySchedule,

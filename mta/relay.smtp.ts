@@ -1,20 +1,11 @@
-// The outbound SMTP relay (GATEPOST_SMTP_RELAY): one pooled nodemailer transport. The answer of
-// the remote server becomes data: accepted, refused for good (5xx) or for now (4xx, no answer).
+// The outbound SMTP relay, a smarthost (GATEPOST_SMTP_RELAY): one pooled nodemailer transport
+// that hands every message to the same server. Its answer becomes a DeliveryReport, as direct
+// delivery's does: accepted, refused for good (5xx) or for now (4xx, no answer).
 import nodemailer from 'nodemailer';
-import type Mail from 'nodemailer/lib/mailer/index.js';
-
-export type RelayAnswer =
-  | { kind: 'accepted'; code: number; response: string }
-  | { kind: 'permanent'; code: number; response: string }
-  | { kind: 'transient'; code: number | null; response: string };
-
-export interface Relay {
-  send(message: Mail.Options): Promise<RelayAnswer>;
-  close(): void;
-}
+import { parseReply, type Transport } from './transport.ts';
 
 /** `url` as nodemailer takes it: smtp://user:pass@host:port (smtps:// for implicit TLS). */
-export function smtpRelay(url: string): Relay {
+export function smtpRelay(url: string): Transport {
   const transport = nodemailer.createTransport({
     url,
     pool: true,
@@ -24,19 +15,31 @@ export function smtpRelay(url: string): Relay {
     greetingTimeout: 30_000,
     socketTimeout: 60_000,
   } as never);
+  // The relay is the host that answers. Its address and the TLS of nodemailer's pooled sockets
+  // are not exposed by the transport, so they are reported as unknown (null).
+  const relayHost = new URL(url).hostname;
+  const base = { mx: relayHost, ip: null, tls: null };
   return {
-    async send(message) {
+    async send({ from, to, raw }) {
+      const connected_at = new Date().toISOString();
       try {
-        const info = await transport.sendMail(message);
-        const code = Number(/^\d{3}/.exec(info.response)?.[0] ?? 250);
-        return { kind: 'accepted', code, response: info.response };
+        const info = await transport.sendMail({ envelope: { from, to }, raw });
+        return {
+          ...base,
+          result: 'accepted',
+          reply: parseReply(info.response),
+          connected_at,
+          accepted_at: new Date().toISOString(),
+        };
       } catch (error) {
         const e = error as { responseCode?: number; response?: string; message: string };
-        const response = e.response ?? e.message;
-        if (e.responseCode && e.responseCode >= 500) return { kind: 'permanent', code: e.responseCode, response };
-        return { kind: 'transient', code: e.responseCode ?? null, response };
+        const reply = e.response ? parseReply(e.response) : { code: null, enhanced: null, text: e.message };
+        const result = e.responseCode && e.responseCode >= 500 ? 'permanent' : 'transient';
+        return { ...base, result, reply, connected_at: null, accepted_at: null };
       }
     },
-    close: () => transport.close(),
+    async close() {
+      transport.close();
+    },
   };
 }

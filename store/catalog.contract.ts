@@ -9,6 +9,7 @@ import type {
   Catalog,
   DomainCreate,
   Page,
+  ReceiptKey,
   Suppression,
   Template,
   TemplateFields,
@@ -940,6 +941,50 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect(await catalog.deleteDomain(a.id, d.id)).toBe(true);
         expect(await catalog.deleteDomain(a.id, d.id)).toBe(false);
         expect(await catalog.listDomains(a.id)).toEqual([keep]);
+      });
+    });
+
+    // Receipt keys are the operator's, not a tenant's: this is the only test that makes any.
+    describe('receipt keys', () => {
+      const newKey = (n: number) => ({
+        kid: unique(`kid${n}`),
+        public_jwk: { kty: 'OKP', crv: 'Ed25519', x: `x-of-key-${n}` },
+        private_key: `-----BEGIN PRIVATE KEY-----\nkey ${n}\n-----END PRIVATE KEY-----\n`,
+      });
+      const publicPart = ({ private_key: _, ...k }: ReceiptKey) => k;
+
+      it('makes one current key however many hosts race to make the first, rotates, and keeps retired keys listed', async () => {
+        expect(await catalog.currentReceiptKey()).toBeNull();
+        expect(await catalog.listReceiptKeys()).toEqual([]);
+
+        const [one, two, three] = [newKey(1), newKey(2), newKey(3)];
+        const raced = await Promise.all([one, two, three].map((k) => catalog.createReceiptKey(k)));
+        const first = raced[0]!;
+        for (const answer of raced) expect(answer).toEqual(first);
+        expect([one.kid, two.kid, three.kid]).toContain(first.kid);
+        const made = [one, two, three].find((k) => k.kid === first.kid)!;
+        expect(first).toEqual({ ...made, created_at: expect.stringMatching(ISO), retired_at: null });
+        expect(await catalog.currentReceiptKey()).toEqual(first);
+        // A later create keeps the current key.
+        expect(await catalog.createReceiptKey(newKey(4))).toEqual(first);
+
+        const next = newKey(5);
+        const rotated = await catalog.rotateReceiptKey(next);
+        expect(rotated).toEqual({ ...next, created_at: expect.stringMatching(ISO), retired_at: null });
+        expect(await catalog.currentReceiptKey()).toEqual(rotated);
+        const listed = await catalog.listReceiptKeys();
+        expect(listed).toEqual([{ ...publicPart(first), retired_at: expect.stringMatching(ISO) }, publicPart(rotated)]);
+        expect(listed[0]!.retired_at! >= first.created_at).toBe(true);
+        expect(listed.every((k) => !('private_key' in k))).toBe(true);
+
+        // Rotations at once each leave exactly one current key, and lose none.
+        const more = [newKey(6), newKey(7), newKey(8)];
+        await Promise.all(more.map((k) => catalog.rotateReceiptKey(k)));
+        const after = await catalog.listReceiptKeys();
+        expect(after.map((k) => k.kid).sort()).toEqual([first.kid, rotated.kid, ...more.map((k) => k.kid)].sort());
+        const current = after.filter((k) => k.retired_at === null);
+        expect(current).toHaveLength(1);
+        expect((await catalog.currentReceiptKey())!.kid).toBe(current[0]!.kid);
       });
     });
   });

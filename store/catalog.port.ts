@@ -1,4 +1,4 @@
-// The catalog: tenants, API keys, templates, webhook endpoints, sending domains, and the queryable indexes that actors feed
+// The catalog: tenants, API keys, templates, webhook endpoints, sending domains, receipt signing keys, and the queryable indexes that actors feed
 // (suppression list, sandbox capture inbox). One interface; SQLite (embedded) and PostgreSQL
 // (cluster) implement it. Methods are async so both can.
 
@@ -177,6 +177,25 @@ export type DomainCreate = Pick<SendingDomain, 'id' | 'tenant_id' | 'name' | 'dk
 /** A verification's result: the status it leads to and what each record showed. */
 export type DomainCheck = Pick<SendingDomain, 'status' | 'checks'>;
 
+/**
+ * An operator's delivery-receipt signing key (mta/receipt.keys.ts), Ed25519. One is current (no
+ * `retired_at`) and signs; retired ones stay, so the receipts they signed still verify.
+ */
+export interface ReceiptKey {
+  /** The RFC 7638 thumbprint of the public JWK. */
+  kid: string;
+  public_jwk: { kty: string; crv: string; x: string };
+  /** PKCS#8 PEM: sealed at rest with the catalog's Sealer, opened when read. */
+  private_key: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+export type NewReceiptKey = Pick<ReceiptKey, 'kid' | 'public_jwk' | 'private_key'>;
+
+/** A receipt key without its private half, as the JWKS lists it. */
+export type ReceiptPublicKey = Omit<ReceiptKey, 'private_key'>;
+
 export interface Page<T> {
   data: T[];
   /** Pass as `cursor` to get the next page; null on the last page. */
@@ -244,6 +263,15 @@ export interface Catalog {
    */
   recordDomainCheck(tenantId: string, id: string, check: DomainCheck): Promise<SendingDomain | null>;
   deleteDomain(tenantId: string, id: string): Promise<boolean>;
+
+  /** The current receipt key, or null before the first is made. */
+  currentReceiptKey(): Promise<ReceiptKey | null>;
+  /** Stores `k` as the current key unless there is one already; answers the current key (two hosts racing agree on one). */
+  createReceiptKey(k: NewReceiptKey): Promise<ReceiptKey>;
+  /** Retires the current key (if any) and stores `k` as the current one, at once. */
+  rotateReceiptKey(k: NewReceiptKey): Promise<ReceiptKey>;
+  /** Every receipt key, current and retired, oldest first, without private halves. */
+  listReceiptKeys(): Promise<ReceiptPublicKey[]>;
 
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
-// Webhook secrets and DKIM private keys at rest, for every catalog: sealed when a key is set, readable through the
-// catalog, never in the stored row, and still readable after the key rotates (issue 20, item 8).
+// Webhook secrets, DKIM private keys and receipt signing keys at rest, for every catalog: sealed
+// when a key is set, readable through the catalog, never in the stored row, and still readable
+// after the key rotates (issue 20, item 8; issue 21, items 1 and 6).
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { keyId, keySealer, plainSealer, type Sealer } from '../lib/sealed.ts';
@@ -12,6 +13,8 @@ export interface SealedStore {
   rawSecrets(): Promise<(string | null)[]>;
   /** The rsa_private and ed_private columns of every domain row, as stored. */
   rawDomainKeys(): Promise<string[]>;
+  /** The private_key column of every receipt key row, as stored. */
+  rawReceiptKeys(): Promise<string[]>;
   cleanup(): Promise<void>;
 }
 
@@ -71,6 +74,31 @@ export function sealedSecretsContract(name: string, store: () => Promise<SealedS
         // Without the key, a sealed secret is an error, not a wrong signature.
         catalog = await s.open(plainSealer);
         await expect(catalog.getWebhook('ten_s', 'whk_s')).rejects.toThrow(/GATEPOST_ENCRYPTION_KEY is not set/);
+        await catalog.close();
+      } finally {
+        await s.cleanup();
+      }
+    });
+
+    it('seals the private half of receipt signing keys, and opens it under an old key after rotation', async () => {
+      const s = await store();
+      try {
+        const first = randomBytes(32);
+        const pem = '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIP\n-----END PRIVATE KEY-----\n';
+        let catalog = await s.open(keySealer(first));
+        const key = await catalog.createReceiptKey({
+          kid: 'kid_s',
+          public_jwk: { kty: 'OKP', crv: 'Ed25519', x: 'x' },
+          private_key: pem,
+        });
+        expect(key.private_key).toBe(pem);
+        const [stored] = await s.rawReceiptKeys();
+        expect(stored).not.toContain('PRIVATE KEY');
+        expect(stored).toMatch(new RegExp(`^sealed:v1:${keyId(first)}:`));
+        await catalog.close();
+
+        catalog = await s.open(keySealer(randomBytes(32), [first]));
+        expect((await catalog.currentReceiptKey())!.private_key).toBe(pem);
         await catalog.close();
       } finally {
         await s.cleanup();

@@ -1,12 +1,16 @@
-// DeliveryActor, one per live message: the attempts to hand the message to the SMTP relay. Each
-// outcome lands on the message's timeline. A transient failure waits on a reminder; a permanent
-// one suppresses the recipient. (Direct MX delivery, DKIM, warmup and the fair queue come with
-// the MTA.) A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox.
+// DeliveryActor, one per live message: the attempts to hand the message over, through the relay
+// (GATEPOST_SMTP_RELAY) or straight to the recipient domain's MX hosts. Each attempt is a row on
+// the message's timeline: sent, bounced (hard: the recipient is suppressed; block: a 5.7.x
+// policy refusal, nobody is; soft: retries or the horizon ran out) or deferred on a reminder.
+// A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox.
 import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
-import { mailOptions, type RenderedContent } from '../../mail/content.ts';
-import type { Relay, RelayAnswer } from '../../mta/relay.smtp.ts';
+import type { RenderedContent } from '../../mail/content.ts';
+import { parseMailbox } from '../../mail/address.ts';
+import { composeRaw, envelopeRecipients } from '../../mail/mime.ts';
+import { unanswered, type DeliveryReport, type Transport } from '../../mta/transport.ts';
+import { classify } from './delivery.outcome.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
 import type { AttemptOutcome, MessageReady, MessageRecord } from '../message/message.state.ts';
@@ -42,6 +46,7 @@ const RECORD_RETRY_MS = 5_000;
 /** Puts the outcome on the message's timeline, and suppresses the recipient of a hard bounce. */
 async function recordOutcome(turn: ActorTurn, { outcome, tenant_id, to }: Unrecorded): Promise<void> {
   await actor(turn, messageActor, turn.actorId).recordAttempt(outcome);
+  // Only a hard bounce says the address is bad: a block (5.7.x) is about the sender or its content.
   if (outcome.result === 'bounced' && outcome.bounce_type === 'hard') {
     await actor(turn, recipientActor, recipientActorId(tenant_id, to)).suppress({
       reason: 'hard_bounce',
@@ -51,26 +56,35 @@ async function recordOutcome(turn: ActorTurn, { outcome, tenant_id, to }: Unreco
 }
 
 export interface DeliveryDeps {
-  /** Null when no relay is configured: live messages wait (deferred) until one is. */
-  relay: Relay | null;
+  /** How live mail leaves: the relay when one is configured, direct MX delivery otherwise. */
+  transport: Transport;
   catalog: Catalog;
   /** Waits between attempts, in ms; when they run out the message soft-bounces. */
   retrySchedule: number[];
+  /** How long after it is due a message may still be retried, ms; past it, it soft-bounces. */
+  horizonMs: number;
 }
 
-const NO_RELAY: RelayAnswer = {
-  kind: 'transient',
-  code: null,
-  response: 'No outbound relay is configured (GATEPOST_SMTP_RELAY); direct MX delivery is not available yet.',
-};
-
 export function deliveryActor(deps: DeliveryDeps) {
+  /** One live attempt, step by step: the bytes, the envelope, the hand-over. */
+  async function deliver(record: MessageRecord, content: RenderedContent): Promise<DeliveryReport> {
+    const raw = await composeRaw(content, { messageId: record.message_id_header, date: new Date(record.created_at) });
+    // DKIM signing (mail/dkim.ts) goes here, between the bytes and the hand-over, so both signatures cover what is sent.
+    const envelope = { from: returnPath(content), to: envelopeRecipients(content), raw };
+    // A transport answers every failure as a report; one that throws all the same defers, never loses, the message.
+    const report = await deps.transport
+      .send(envelope)
+      .catch((error: unknown) => unanswered('transient', `Delivery failed: ${String(error)}`));
+    // The receipt of an accepted hand-over (mta/receipt.ts) is issued here, from the report and the bytes sent.
+    return report;
+  }
+
   return defineActor({
     type: DELIVERY_ACTOR,
     methods: {
       /**
        * Marks an attempt as started, in its own durable turn, so that after a crash the next
-       * attempt knows this one may have reached the relay. Answers whether to attempt at all.
+       * attempt knows this one may have reached the remote host. Answers whether to attempt at all.
        */
       async begin(turn): Promise<{ attempt: boolean; interrupted: boolean; number?: number }> {
         const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
@@ -101,10 +115,10 @@ export function deliveryActor(deps: DeliveryDeps) {
           await putInInbox(deps.catalog, { ...record, content });
           outcome = captured(attempt);
         } else {
-          const answer = deps.relay
-            ? await deps.relay.send(mailOptions(content, record.message_id_header, new Date(record.created_at)))
-            : NO_RELAY;
-          outcome = classify(answer, attempt, deps.retrySchedule);
+          // Whether the message may go now (fair queue, warmup, breaker: issue 22) is decided here, before it is built.
+          const report = await deliver(record, content);
+          const due = Date.parse(record.send_at ?? record.created_at);
+          outcome = classify(report, attempt, { schedule: deps.retrySchedule, horizon: due + deps.horizonMs }, Date.now());
         }
         if (args.interrupted) outcome.response = `${outcome.response} (an earlier attempt was cut short by a restart)`;
 
@@ -190,15 +204,21 @@ const captured = (attempt: number): AttemptOutcome => ({
   attempt,
   result: 'captured',
   smtp_code: null,
+  enhanced_code: null,
   response: 'Captured in the sandbox inbox; not delivered.',
+  mx: null,
+  ip: null,
+  tls: null,
+  connected_at: null,
+  accepted_at: null,
   retry_at: null,
 });
 
-function classify(answer: RelayAnswer, attempt: number, schedule: number[]): AttemptOutcome {
-  const base = { attempt, smtp_code: answer.code, response: answer.response };
-  if (answer.kind === 'accepted') return { ...base, result: 'sent', retry_at: null };
-  if (answer.kind === 'permanent') return { ...base, result: 'bounced', bounce_type: 'hard', retry_at: null };
-  const wait = schedule[attempt - 1];
-  if (wait === undefined) return { ...base, result: 'bounced', bounce_type: 'soft', retry_at: null };
-  return { ...base, result: 'deferred', retry_at: new Date(Date.now() + wait).toISOString() };
+/**
+ * The envelope sender. A verified domain's messages will carry a VERP address on its bounce
+ * subdomain (mta/verp.ts; the sending-domains work gives the domain); until then, and through a
+ * relay, the From address.
+ */
+function returnPath(content: RenderedContent): string {
+  return parseMailbox(content.from)?.address ?? content.from;
 }

@@ -10,7 +10,7 @@ import { tenantActor } from '../tenant/tenant.actor.ts';
 import { MESSAGE_ACTOR, MESSAGE_READY, messageActor } from './message.actor.ts';
 import type { AdmitArgs, MessageReady, MessageRecord } from './message.state.ts';
 import { timelineOf } from '../../events/email.event.ts';
-import { admitArgs } from './message.testkit.ts';
+import { admitArgs, attemptOutcome } from './message.testkit.ts';
 
 let h: Harness;
 afterEach(() => h.cleanup());
@@ -131,10 +131,10 @@ describe('MessageActor.admit, called directly', () => {
     const message = actor(runtime, messageActor, 'msg_t');
     await message.admit(args());
     const admitted = h.stateOnDisk(MESSAGE_ACTOR, 'msg_t', 'record');
-    const deferred = { attempt: 1, result: 'deferred', smtp_code: 451, response: '451 later', retry_at: null } as const;
+    const deferred = attemptOutcome({ attempt: 1, result: 'deferred', smtp_code: 451, response: '451 later' });
     await message.recordAttempt(deferred);
     await message.recordAttempt(deferred); // told twice: recorded once
-    await message.recordAttempt({ attempt: 2, result: 'sent', smtp_code: 250, response: '250 ok', retry_at: null });
+    await message.recordAttempt(attemptOutcome({ attempt: 2, result: 'sent', smtp_code: 250, response: '250 ok' }));
     expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_t', 'record')).toEqual(admitted);
     expect(h.stateOnDisk(MESSAGE_ACTOR, 'msg_t', 'outcomes')).toMatchObject({ status: 'sent', to: 'b@example.com' });
     const { record } = await message.get(undefined);

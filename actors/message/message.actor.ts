@@ -233,11 +233,18 @@ export const messageActor = defineActor({
       const outcomes = await loadOutcomes(turn);
       // Told twice (a runtime retrying the call): the timeline has it already.
       if (outcomes.events.some((e) => e.data.attempt === outcome.attempt)) return;
+      const o = outcome;
       const common = {
         to: outcomes.to,
-        attempt: outcome.attempt,
-        smtp_code: outcome.smtp_code,
-        response: outcome.response,
+        attempt: o.attempt,
+        smtp_code: o.smtp_code,
+        enhanced_code: o.enhanced_code,
+        response: o.response,
+        mx: o.mx,
+        ip: o.ip,
+        tls: o.tls,
+        connected_at: o.connected_at,
+        accepted_at: o.accepted_at,
       };
       switch (outcome.result) {
         case 'sent':

@@ -8,6 +8,7 @@ import { EmbeddedRuntime } from '../../runtime/embedded/runtime.sqlite.ts';
 import { eventually, harness, type Harness } from '../../runtime/embedded/runtime.sqlite.testkit.ts';
 import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { registerActors } from '../../app/gatepost.ts';
+import { unreachableRelay } from '../../test/harness/relay.harness.ts';
 import { DELIVERY_ACTOR } from '../delivery/delivery.actor.ts';
 import { MESSAGE_ACTOR, messageActor } from './message.actor.ts';
 import { RETENTION_MS } from './message.state.ts';
@@ -24,7 +25,7 @@ afterEach(async () => {
 
 async function start(): Promise<EmbeddedRuntime> {
   const runtime = new EmbeddedRuntime({ file: h.file, log: () => {} });
-  registerActors(runtime, { catalog, relay: null, retrySchedule: [60_000] });
+  registerActors(runtime, { catalog, transport: await unreachableRelay(), retrySchedule: [60_000], horizonMs: RETENTION_MS });
   await runtime.start();
   runtimes.push(runtime);
   return runtime;
@@ -48,7 +49,7 @@ describe('message retention', () => {
     h = harness();
     catalog = new SqliteCatalog(join(h.file, '..', 'catalog.db'));
     const runtime = await start();
-    // A sandbox message is captured; a live one, with no relay configured, is deferred and so has
+    // A sandbox message is captured; a live one, its relay unreachable, is deferred and so has
     // a delivery state of its own (a sandbox capture keeps none).
     await actor(runtime, messageActor, 'msg_r').admit(admitArgs({ sandbox: true, idempotency_key: 'k' }));
     await actor(runtime, messageActor, 'msg_l').admit(admitArgs({ sandbox: false, idempotency_key: 'l' }));

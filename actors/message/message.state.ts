@@ -102,15 +102,31 @@ export interface DeliveryView {
   content: RenderedContent;
 }
 
-/** Outcome of one delivery attempt, recorded on the timeline (a row, not an exception). */
+/**
+ * Outcome of one delivery attempt, recorded on the timeline (a row, not an exception): what the
+ * remote host answered, in whole, and who answered it over what.
+ */
 export interface AttemptOutcome {
   attempt: number;
   result: 'sent' | 'captured' | 'deferred' | 'bounced';
-  /** For a bounce: hard (the remote refused for good) or soft (retries ran out). */
-  bounce_type?: 'hard' | 'soft';
-  /** The remote SMTP reply code, when there was one. */
+  /**
+   * For a bounce: hard (refused for good: the recipient is suppressed), soft (retries ran out),
+   * block (a policy or blocklist refusal, 5.7.x: it says nothing of the recipient, so it
+   * suppresses nobody).
+   */
+  bounce_type?: 'hard' | 'soft' | 'block';
+  /** The remote reply: its code and enhanced status code (RFC 3463) when there was one, and its whole text. */
   smtp_code: number | null;
+  enhanced_code: string | null;
   response: string;
+  /** The host that answered (an MX host, or the relay) and its address; null when none did. */
+  mx: string | null;
+  ip: string | null;
+  /** The TLS the attempt went over; null: plain text, or not known (through a relay). */
+  tls: { version: string; cipher: string } | null;
+  /** ISO times the carrying connection was made and the message accepted. */
+  connected_at: string | null;
+  accepted_at: string | null;
   retry_at: string | null;
 }
 

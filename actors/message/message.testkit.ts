@@ -1,5 +1,5 @@
 // What the gate would hand MessageActor.admit for a plain send: for tests of the actor itself.
-import type { AdmitArgs } from './message.state.ts';
+import type { AdmitArgs, AttemptOutcome } from './message.state.ts';
 
 export const admitArgs = (over: Partial<AdmitArgs> = {}): AdmitArgs => ({
   tenant_id: 'ten_1',
@@ -20,5 +20,19 @@ export const admitArgs = (over: Partial<AdmitArgs> = {}): AdmitArgs => ({
   },
   send_at: null,
   quota_limits: { per_second: null, per_day: null },
+  ...over,
+});
+
+/** An attempt's outcome with no remote host behind it, `over` filling in what the test needs. */
+export const attemptOutcome = (over: Partial<AttemptOutcome> & Pick<AttemptOutcome, 'attempt' | 'result'>): AttemptOutcome => ({
+  smtp_code: null,
+  enhanced_code: null,
+  response: '',
+  mx: null,
+  ip: null,
+  tls: null,
+  connected_at: null,
+  accepted_at: null,
+  retry_at: null,
   ...over,
 });

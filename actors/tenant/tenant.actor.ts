@@ -1,10 +1,13 @@
-// TenantActor, one per tenant: the send quota (a rate per second and a count per UTC day). A
-// message actor takes one send from it inside the turn that admits the message, after every
-// other check, so only a message that is made counts.
-import { defineActor, type ActorTurn } from '../../runtime/runtime.port.ts';
+// TenantActor, one per tenant: the send quota (a rate per second and a count per UTC day), and
+// the chain of the tenant's delivery receipts. A message actor takes one send from the quota
+// inside the turn that admits the message, after every other check, so only a message that is
+// made counts. Each accepted delivery's receipt takes its place in the chain here, one at a time
+// (mta/receipt.ts, docs/receipts.md); `issueReceipt` below signs it.
+import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
 import type { Quota } from '../../store/catalog.port.ts';
+import { chainedPayload, newReceiptId, payloadHash, signReceipt, type ReceiptDraft, type SigningKey } from '../../mta/receipt.ts';
 
 export const TENANT_ACTOR = 'TenantActor';
 
@@ -18,6 +21,31 @@ interface QuotaState {
 }
 
 const SECONDS_PER_DAY = 86_400;
+
+/** The head of the tenant's receipt chain. */
+interface ReceiptChain {
+  /** The last receipt's seq; 0 before the first. */
+  seq: number;
+  /** Its payload hash (the next receipt's `prev`); null before the first. */
+  last_hash: string | null;
+}
+
+/** A receipt as the chain issued it: the payload its JWS signs. */
+export interface ChainedReceipt {
+  id: string;
+  seq: number;
+  payload: string;
+}
+
+/**
+ * How many of its latest receipts a tenant's actor keeps, so that a call repeated for the same
+ * message and attempt gets the receipt it was given, not a second link. A repeat comes from a
+ * runtime retrying the call, within moments; older receipts are dropped as new ones come.
+ */
+export const RECENT_RECEIPTS = 1024;
+
+const receiptKey = (messageId: string, attempt: number) => `receipt:${messageId}:${attempt}`;
+const recentKey = (seq: number) => `receipt-recent:${seq % RECENT_RECEIPTS}`;
 
 /** The UTC day and the Unix second that counts taken now fall in. */
 function now(): Pick<QuotaState, 'day' | 'second'> {
@@ -59,5 +87,49 @@ export const tenantActor = defineActor({
       s.second_count += 1;
       turn.set('quota', s);
     },
+
+    /**
+     * Puts an accepted delivery's receipt next in the tenant's chain: a new `rcp_` id, the next
+     * seq, the hash of the payload before and the time; answers the payload to sign. The same
+     * message and attempt again answers the same receipt.
+     */
+    async chainReceipt(turn, draft: ReceiptDraft): Promise<ChainedReceipt> {
+      const key = receiptKey(draft.message_id, draft.attempt);
+      const issued = await turn.get<ChainedReceipt>(key);
+      if (issued) return issued;
+      const chain = (await turn.get<ReceiptChain>('receipts')) ?? { seq: 0, last_hash: null };
+      const seq = chain.seq + 1;
+      const id = newReceiptId();
+      const payload = chainedPayload(draft, { id, tenant_id: turn.actorId, seq, prev: chain.last_hash, issued_at: isoTime() });
+      const receipt: ChainedReceipt = { id, seq, payload };
+      // The receipt RECENT_RECEIPTS before this one leaves the kept ones as this one comes.
+      const dropped = await turn.get<string>(recentKey(seq));
+      if (dropped !== undefined) turn.delete(dropped);
+      turn.set(recentKey(seq), key);
+      turn.set(key, receipt);
+      turn.set('receipts', { seq, last_hash: payloadHash(payload) } satisfies ReceiptChain);
+      return receipt;
+    },
   },
 });
+
+/** Where the key receipts are signed with comes from (mta/receipt.keys.ts's ReceiptKeys). */
+export interface ReceiptSigner {
+  current(): Promise<SigningKey>;
+}
+
+/**
+ * Issues the receipt of an accepted delivery: chained by the tenant's actor, then signed. The key
+ * is read first, so a host that cannot sign makes no link. Answers `{ id, jws, seq }`: the JWS
+ * goes on the timeline outcome and on `email.sent`.
+ */
+export async function issueReceipt(
+  invoker: Invoker,
+  keys: ReceiptSigner,
+  tenantId: string,
+  draft: ReceiptDraft,
+): Promise<{ id: string; jws: string; seq: number }> {
+  const key = await keys.current();
+  const { id, seq, payload } = await actor(invoker, tenantActor, tenantId).chainReceipt(draft);
+  return { id, seq, jws: await signReceipt(payload, key) };
+}

@@ -20,6 +20,7 @@ import { WEBHOOK_ACTOR, webhookClient } from './webhook.actor.ts';
 import { signingSecrets } from '../../webhooks/webhook.signing.ts';
 import type { AttemptLogEntry } from './webhook.state.ts';
 import type { WebhookEnvelope } from '../../events/email.event.ts';
+import { unreachableRelay } from '../../test/harness/relay.harness.ts';
 
 let h: Harness;
 let catalog: SqliteCatalog;
@@ -45,8 +46,9 @@ async function start(opts: Options = {}): Promise<EmbeddedRuntime> {
   const runtime = new EmbeddedRuntime({ file: h.file, log: () => {} });
   const { drain } = registerActors(runtime, {
     catalog,
-    relay: null,
+    transport: await unreachableRelay(),
     retrySchedule: [60_000],
+    horizonMs: 86_400_000,
     webhooks: {
       guard: new SsrfGuard({ allow: ['127.0.0.0/8'] }),
       retrySchedule: opts.retry ?? [50, 50, 50],

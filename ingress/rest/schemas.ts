@@ -102,7 +102,12 @@ export const EventEnvelope = z.object({
   id: z.string().meta({ description: 'evt_…; the idempotency handle for receivers' }),
   type: z.string(),
   created_at: z.string(),
-  data: z.record(z.string(), z.unknown()),
+  data: z.record(z.string(), z.unknown()).meta({
+    description:
+      "The event's facts, with message_id. A delivery attempt (email.sent, email.bounced, message.deferred) carries to, attempt, " +
+      'the whole reply (smtp_code, enhanced_code, response), who answered (mx, ip), tls ({version, cipher} or null), ' +
+      'connected_at and accepted_at; then sandbox (email.sent), bounce_type hard|soft|block (email.bounced) or retry_at (message.deferred).',
+  }),
 });
 
 export const MessageView = z.object({

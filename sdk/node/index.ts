@@ -1,4 +1,5 @@
-// The Gatepost Node.js SDK module. So far: verifying webhook deliveries (webhooks.ts, usable alone).
+// The Gatepost Node.js SDK module: verifying webhook deliveries (webhooks.ts) and signed delivery
+// receipts (receipts.ts), each usable alone.
 export {
   computeSignature,
   DEFAULT_TOLERANCE_SECONDS,
@@ -9,3 +10,12 @@ export {
   type VerifyOptions,
   type WebhookEvent,
 } from './webhooks.ts';
+export {
+  RECEIPT_TYP,
+  receiptHash,
+  ReceiptVerificationError,
+  verifyReceipt,
+  verifyReceiptChain,
+  type ReceiptClaims,
+  type ReceiptFailure,
+} from './receipts.ts';

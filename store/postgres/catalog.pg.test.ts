@@ -117,6 +117,8 @@ sealedSecretsContract('PostgreSQL', async () => {
         await client.end();
       }
     },
+    rawReceiptKeys: async () =>
+      (await sql<{ private_key: string }>(db.url, 'SELECT private_key FROM receipt_keys')).map((r) => r.private_key),
     cleanup: () => db.drop(),
   };
 });
@@ -129,6 +131,7 @@ describe('PgCatalog migrations', () => {
       expect(await sql(db.url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
         { version: 1, name: '001_catalog.sql' },
         { version: 2, name: '002_domains.sql' },
+        { version: 3, name: '003_receipt_keys.sql' },
       ]);
       // Each of them works against the one schema.
       const tenant = await catalogs[0]!.createTenant({

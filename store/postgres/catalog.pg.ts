@@ -14,9 +14,12 @@ import type {
   DomainCreate,
   KeySettings,
   NewKey,
+  NewReceiptKey,
   Page,
   Quota,
   SendingDomain,
+  ReceiptKey,
+  ReceiptPublicKey,
   Suppression,
   Template,
   TemplateFields,
@@ -47,6 +50,7 @@ import {
   newDomain,
   type DomainRow,
 } from '../domains.rows.ts';
+import { openedReceiptKey, publicReceiptKey, storedReceiptKey, type ReceiptKeyRow } from '../receipt.keys.stored.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 
@@ -587,6 +591,45 @@ export class PgCatalog implements Catalog {
   async deleteDomain(tenantId: string, id: string): Promise<boolean> {
     const result = await this.pool.query('DELETE FROM domains WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
     return (result.rowCount ?? 0) > 0;
+  }
+
+  private receiptKeyValues(k: NewReceiptKey): unknown[] {
+    return [...storedReceiptKey(k, this.sealer), now()];
+  }
+
+  async currentReceiptKey(): Promise<ReceiptKey | null> {
+    const [row] = await this.query<ReceiptKeyRow>('SELECT * FROM receipt_keys WHERE retired_at IS NULL');
+    return row ? openedReceiptKey(row, this.sealer) : null;
+  }
+
+  async createReceiptKey(k: NewReceiptKey): Promise<ReceiptKey> {
+    await this.query(
+      'INSERT INTO receipt_keys (kid, public_jwk, private_key, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+      this.receiptKeyValues(k),
+    );
+    return (await this.currentReceiptKey())!;
+  }
+
+  /** Under a table lock: two rotations at once run one after the other, and each leaves one current key. */
+  async rotateReceiptKey(k: NewReceiptKey): Promise<ReceiptKey> {
+    const row = await inTransaction(this.pool, async (client) => {
+      await client.query('LOCK TABLE receipt_keys IN SHARE ROW EXCLUSIVE MODE');
+      await client.query('UPDATE receipt_keys SET retired_at = $1 WHERE retired_at IS NULL', [now()]);
+      const { rows } = await client.query<ReceiptKeyRow>({
+        text: 'INSERT INTO receipt_keys (kid, public_jwk, private_key, created_at) VALUES ($1, $2, $3, $4) RETURNING *',
+        values: this.receiptKeyValues(k),
+        types: TYPES,
+      });
+      return rows[0]!;
+    });
+    return openedReceiptKey(row, this.sealer);
+  }
+
+  async listReceiptKeys(): Promise<ReceiptPublicKey[]> {
+    const rows = await this.query<Omit<ReceiptKeyRow, 'private_key'>>(
+      'SELECT kid, public_jwk, created_at, retired_at FROM receipt_keys ORDER BY created_at, kid',
+    );
+    return rows.map(publicReceiptKey);
   }
 
   async close(): Promise<void> {

@@ -81,6 +81,14 @@ sealedSecretsContract('SQLite', async () => {
         db.close();
       }
     },
+    rawReceiptKeys: async () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return (db.prepare('SELECT private_key FROM receipt_keys').all() as { private_key: string }[]).map((r) => r.private_key);
+      } finally {
+        db.close();
+      }
+    },
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 });

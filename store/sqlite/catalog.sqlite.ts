@@ -14,9 +14,12 @@ import type {
   DomainCreate,
   KeySettings,
   NewKey,
+  NewReceiptKey,
   Page,
   Quota,
   SendingDomain,
+  ReceiptKey,
+  ReceiptPublicKey,
   Suppression,
   Template,
   TemplateFields,
@@ -48,6 +51,7 @@ import {
   newDomain,
   type DomainRow,
 } from '../domains.rows.ts';
+import { openedReceiptKey, publicReceiptKey, storedReceiptKey, type ReceiptKeyRow } from '../receipt.keys.stored.ts';
 
 interface TenantRow {
   id: string;
@@ -486,6 +490,40 @@ export class SqliteCatalog implements Catalog {
 
   async deleteDomain(tenantId: string, id: string): Promise<boolean> {
     return this.sql('DELETE FROM domains WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
+  }
+
+  private receiptKeyRow(where: string, ...values: unknown[]): ReceiptKey | null {
+    const row = this.sql(`SELECT * FROM receipt_keys WHERE ${where}`).get(...values) as ReceiptKeyRow | undefined;
+    return row ? openedReceiptKey(row, this.sealer) : null;
+  }
+
+  private insertReceiptKey(k: NewReceiptKey, conflict: '' | 'ON CONFLICT DO NOTHING'): void {
+    this.sql(`INSERT INTO receipt_keys (kid, public_jwk, private_key, created_at) VALUES (?, ?, ?, ?) ${conflict}`).run(
+      ...storedReceiptKey(k, this.sealer),
+      now(),
+    );
+  }
+
+  async currentReceiptKey(): Promise<ReceiptKey | null> {
+    return this.receiptKeyRow('retired_at IS NULL');
+  }
+
+  async createReceiptKey(k: NewReceiptKey): Promise<ReceiptKey> {
+    this.insertReceiptKey(k, 'ON CONFLICT DO NOTHING');
+    return this.receiptKeyRow('retired_at IS NULL')!;
+  }
+
+  async rotateReceiptKey(k: NewReceiptKey): Promise<ReceiptKey> {
+    this.db.transaction(() => {
+      this.sql('UPDATE receipt_keys SET retired_at = ? WHERE retired_at IS NULL').run(now());
+      this.insertReceiptKey(k, '');
+    })();
+    return this.receiptKeyRow('kid = ?', k.kid)!;
+  }
+
+  async listReceiptKeys(): Promise<ReceiptPublicKey[]> {
+    const rows = this.sql('SELECT kid, public_jwk, created_at, retired_at FROM receipt_keys ORDER BY created_at, kid').all();
+    return (rows as Omit<ReceiptKeyRow, 'private_key'>[]).map(publicReceiptKey);
   }
 
   async close(): Promise<void> {

@@ -12,6 +12,7 @@ import { Domains } from '../../tenancy/domains.ts';
 import { KeyRing } from '../../tenancy/keys.ts';
 import { TEST_RECORD_SETTINGS } from './domains.harness.ts';
 import { tempDir } from './gatepost.harness.ts';
+import { unreachableRelay } from './relay.harness.ts';
 
 export interface TestApp {
   server: RestServer;
@@ -44,7 +45,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
   const catalog = new SqliteCatalog(join(dir, 'catalog.db'));
   const runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
   if (options.actors) {
-    registerActors(runtime, { catalog, relay: null, retrySchedule: [] });
+    registerActors(runtime, { catalog, transport: await unreachableRelay(), retrySchedule: [], horizonMs: 0 });
     await runtime.start();
   }
   const keys = new KeyRing(catalog);

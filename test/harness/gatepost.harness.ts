@@ -308,6 +308,9 @@ export async function startGatepost(opts: StartOptions = {}): Promise<GatepostPr
     GATEPOST_HOSTNAME: 'gatepost.test',
     GATEPOST_DELIVERY_RETRY: '1s,1s,1s',
     GATEPOST_SMTP_PORT: '0',
+    // Tests never ask the internet's DNS: without a DNS server of their own (dns.harness.ts),
+    // look-ups go to a loopback port nothing answers on, so direct delivery defers at once.
+    GATEPOST_DNS_SERVERS: '127.0.0.1:9',
     ...opts.env,
   };
   if (opts.relayUrl) env.GATEPOST_SMTP_RELAY = opts.relayUrl;

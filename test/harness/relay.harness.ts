@@ -3,6 +3,9 @@
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { AddressInfo } from 'node:net';
+import { smtpRelay } from '../../mta/relay.smtp.ts';
+import type { Transport } from '../../mta/transport.ts';
+import { freePort } from './mx.harness.ts';
 
 export type Verdict = 'accept' | 'reject' | 'defer';
 
@@ -76,4 +79,9 @@ export async function startRelay(port = 0): Promise<Relay> {
   const address = (server as unknown as { server: { address(): AddressInfo } }).server.address();
   relay.url = `smtp://127.0.0.1:${address.port}`;
   return relay;
+}
+
+/** The relay transport to a loopback port nothing listens on: every live send fails for now (ECONNREFUSED). */
+export async function unreachableRelay(): Promise<Transport> {
+  return smtpRelay(`smtp://127.0.0.1:${await freePort()}`);
 }

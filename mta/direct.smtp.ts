@@ -1,0 +1,124 @@
+// Direct delivery (no relay): the recipient domain's MX hosts in preference order, each of their
+// addresses in turn until one takes a connection (RFC 5321 §5.1), then one SMTP transaction on a
+// pooled connection to that host. Every end (accepted, refused, deferred) is a DeliveryReport.
+import type { Resolver } from 'node:dns/promises';
+import { domainOf } from '../mail/address.ts';
+import { parseReply, unanswered, type DeliveryReport, type Envelope, type Transport } from './transport.ts';
+import { resolveAddresses, resolveMx } from './mx.resolve.ts';
+import { connect, DestinationPool, type MxConnection, type MxTimeouts } from './mx.pool.ts';
+
+export interface DirectOptions {
+  resolver: Resolver;
+  /** GATEPOST_MX_PORT: 25, or a loopback port in tests. */
+  port: number;
+  /** GATEPOST_HOSTNAME, given in EHLO. */
+  hostname: string;
+  /** Connections open at once to one MX host (GATEPOST_MX_MAX_CONNECTIONS). */
+  maxConnections: number;
+  timeouts: MxTimeouts;
+}
+
+interface SmtpFailure {
+  code?: string;
+  responseCode?: number;
+  response?: string;
+  message: string;
+}
+
+/** Errors of a transaction the server answered (MAIL, RCPT, DATA): its 5xx is a refusal for good. */
+const ANSWERED = new Set(['EENVELOPE', 'EMESSAGE']);
+
+export function directTransport(opts: DirectOptions): Transport {
+  const pools = new Map<string, DestinationPool>();
+  const poolOf = (host: string) => {
+    let pool = pools.get(host);
+    if (!pool) pools.set(host, (pool = new DestinationPool(opts.maxConnections)));
+    return pool;
+  };
+
+  /** A connection to `host` from its pool: an idle one, or a new one to the first address that takes it. */
+  async function connectTo(host: string, ips: string[]): Promise<MxConnection> {
+    return poolOf(host).acquire(async () => {
+      let last: unknown;
+      for (const ip of ips) {
+        try {
+          return await connect(host, ip, opts);
+        } catch (error) {
+          last = error;
+        }
+      }
+      throw last;
+    });
+  }
+
+  return {
+    async send(given) {
+      const domain = domainOf(given.to[0]!);
+      // One transaction goes to one domain's hosts: the first recipient's. Recipients on other
+      // domains (a Cc elsewhere) are not delivered by this attempt, and its reply says so.
+      const elsewhere = given.to.filter((to) => domainOf(to) !== domain);
+      const envelope = { ...given, to: given.to.filter((to) => domainOf(to) === domain) };
+      const report = await deliverTo(domain, envelope);
+      if (elsewhere.length === 0) return report;
+      const note = ` (not delivered to ${elsewhere.join(', ')}: direct delivery takes one domain's recipients per message)`;
+      return { ...report, reply: { ...report.reply, text: report.reply.text + note } };
+    },
+
+    async close() {
+      for (const pool of pools.values()) pool.close();
+    },
+  };
+
+  async function deliverTo(domain: string, envelope: Envelope): Promise<DeliveryReport> {
+    const route = await resolveMx(domain, opts.resolver);
+    if ('failure' in route) return unanswered(route.failure, route.text);
+
+    const failures: string[] = [];
+    for (const mx of route.hosts) {
+      const ips = await resolveAddresses(mx.name, opts.resolver);
+      if (ips.length === 0) {
+        failures.push(`${mx.name}: no address`);
+        continue;
+      }
+      let conn: MxConnection;
+      try {
+        conn = await connectTo(mx.name, ips);
+      } catch (error) {
+        failures.push(`${mx.name}: ${describe(error as SmtpFailure)}`);
+        continue; // RFC 5321 §5.1: a host that cannot be reached, the next one
+      }
+      return transact(conn, envelope, poolOf(mx.name));
+    }
+    // A domain with no MX whose own name has no address cannot take mail (RFC 5321 §5.1). MX
+    // hosts that were named but have no address, or could not be reached, may be back later.
+    const nowhere = route.implicit && failures.every((f) => f.endsWith('no address'));
+    return unanswered(
+      nowhere ? 'permanent' : 'transient',
+      nowhere ? `Domain ${domain} has no MX and no address` : `No MX host of ${domain} took the message: ${failures.join('; ')}`,
+    );
+  }
+}
+
+/** One transaction on a connection; it goes back to the pool only after a clean acceptance. */
+function transact(conn: MxConnection, envelope: Envelope, pool: DestinationPool): Promise<DeliveryReport> {
+  const base = { mx: conn.host, ip: conn.ip, tls: conn.tls, connected_at: conn.connected_at };
+  return new Promise((resolve) => {
+    conn.smtp.send({ from: envelope.from, to: envelope.to }, envelope.raw, (error, info) => {
+      if (!error) {
+        pool.release(conn, true);
+        return resolve({ ...base, result: 'accepted', reply: parseReply(info.response), accepted_at: new Date().toISOString() });
+      }
+      pool.release(conn, false);
+      const e = error as SmtpFailure;
+      const reply = e.response ? parseReply(e.response) : { code: null, enhanced: null, text: describe(e) };
+      // A 5xx the server gave to this transaction refuses it for good; anything else (4xx, a
+      // timeout, a dropped connection, an answer that is not SMTP) may go better later.
+      const permanent = ANSWERED.has(e.code ?? '') && (e.responseCode ?? 0) >= 500;
+      resolve({ ...base, result: permanent ? 'permanent' : 'transient', reply, accepted_at: null });
+    });
+  });
+}
+
+function describe(error: SmtpFailure): string {
+  return error.response ? `${error.message} (${error.response})` : `${error.code ?? 'error'}: ${error.message}`;
+}

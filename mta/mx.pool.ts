@@ -1,0 +1,124 @@
+// Connections to one destination (an MX host), reused from one message to the next and capped,
+// as KumoMTA limits connections per site: a message finds an idle connection, opens one while
+// under the cap, or waits its turn. A connection that failed is never handed out again.
+import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
+import type { TLSSocket } from 'node:tls';
+
+export interface MxConnection {
+  smtp: SMTPConnection;
+  host: string;
+  ip: string;
+  tls: { version: string; cipher: string } | null;
+  connected_at: string;
+  /** Set once the connection errs or closes: it is dropped, not reused. */
+  dead: boolean;
+}
+
+/** How long to wait for a host to connect, to greet, and to answer each command or the data. */
+export interface MxTimeouts {
+  connectMs: number;
+  greetingMs: number;
+  commandMs: number;
+}
+
+export interface ConnectOptions {
+  port: number;
+  /** The name EHLO gives (GATEPOST_HOSTNAME). */
+  hostname: string;
+  timeouts: MxTimeouts;
+}
+
+/** Opens an SMTP session to `ip` (the MX `host`'s address): greeting, EHLO, and STARTTLS when offered. */
+export function connect(host: string, ip: string, opts: ConnectOptions): Promise<MxConnection> {
+  const smtp = new SMTPConnection({
+    host: ip,
+    port: opts.port,
+    name: opts.hostname,
+    servername: host,
+    // Opportunistic TLS, as Postfix's `may`: encrypt when offered, whoever signed the certificate
+    // (MX certificates are rarely verifiable, RFC 7672 §1.3), and carry on in plain text if the upgrade fails.
+    opportunisticTLS: true,
+    tls: { rejectUnauthorized: false },
+    connectionTimeout: opts.timeouts.connectMs,
+    greetingTimeout: opts.timeouts.greetingMs,
+    socketTimeout: opts.timeouts.commandMs,
+    logger: false,
+  });
+  const conn: MxConnection = { smtp, host, ip, tls: null, connected_at: '', dead: false };
+  return new Promise((resolve, reject) => {
+    // Always listened to: an idle connection timing out or reset must not be an unhandled 'error'.
+    smtp.on('error', (error) => {
+      conn.dead = true;
+      reject(error);
+    });
+    smtp.on('end', () => {
+      conn.dead = true;
+      reject(new Error(`${host} [${ip}] closed the connection`));
+    });
+    smtp.connect(() => {
+      const socket = smtp._socket as TLSSocket;
+      if (smtp.secure && typeof socket.getProtocol === 'function') {
+        conn.tls = { version: socket.getProtocol() ?? 'unknown', cipher: socket.getCipher().name };
+      }
+      conn.connected_at = new Date().toISOString();
+      resolve(conn);
+    });
+  });
+}
+
+export class DestinationPool {
+  private readonly idle: MxConnection[] = [];
+  private open = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly max: number) {}
+
+  /** An idle connection, or a new one from `open` once the cap allows; a failed `open` frees its slot. */
+  async acquire(open: () => Promise<MxConnection>): Promise<MxConnection> {
+    for (;;) {
+      const reused = this.takeIdle();
+      if (reused) return reused;
+      if (this.open < this.max) break;
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    this.open++;
+    try {
+      return await open();
+    } catch (error) {
+      this.free();
+      throw error;
+    }
+  }
+
+  /** Gives a connection back: kept for the next message when `reusable`, closed otherwise. */
+  release(conn: MxConnection, reusable: boolean): void {
+    if (reusable && !conn.dead) {
+      this.idle.push(conn);
+      this.waiting.shift()?.();
+      return;
+    }
+    conn.dead = true;
+    conn.smtp.close();
+    this.free();
+  }
+
+  close(): void {
+    for (const conn of this.idle.splice(0)) {
+      conn.dead = true;
+      conn.smtp.quit();
+    }
+  }
+
+  private takeIdle(): MxConnection | undefined {
+    for (let conn = this.idle.pop(); conn; conn = this.idle.pop()) {
+      if (!conn.dead) return conn;
+      this.free(); // closed while idle (timeout, the host hung up)
+    }
+    return undefined;
+  }
+
+  private free(): void {
+    this.open--;
+    this.waiting.shift()?.();
+  }
+}

@@ -1,0 +1,61 @@
+// The one interface every way out implements (the relay, direct MX delivery): hand over the
+// exact bytes for an envelope, get back what happened as data. Nothing here throws for a remote
+// failure: a refusal, a timeout or a dropped connection is a DeliveryReport like an acceptance.
+
+/** The whole SMTP reply: its code, its enhanced status code (RFC 3463) when it has one, its text. */
+export interface SmtpReply {
+  code: number | null;
+  enhanced: string | null;
+  text: string;
+}
+
+export interface DeliveryReport {
+  /** accepted (2xx), permanent (5xx: do not retry), transient (4xx, no answer, a dropped connection). */
+  result: 'accepted' | 'permanent' | 'transient';
+  reply: SmtpReply;
+  /** The host that answered (an MX host, or the relay), and its address; null when none did. */
+  mx: string | null;
+  ip: string | null;
+  /** The TLS the message went over; null: plain text (or not known, through a relay). */
+  tls: { version: string; cipher: string } | null;
+  /** ISO times: when the connection that carried the attempt was made, when the message was accepted. */
+  connected_at: string | null;
+  accepted_at: string | null;
+}
+
+export interface Envelope {
+  /** The return-path (MAIL FROM). */
+  from: string;
+  /** RCPT TO, one domain's recipients for direct delivery. */
+  to: string[];
+  /** The message as it goes on the wire. */
+  raw: Buffer;
+}
+
+export interface Transport {
+  send(envelope: Envelope): Promise<DeliveryReport>;
+  /** Ends its connections. */
+  close(): Promise<void>;
+}
+
+const REPLY = /^(\d{3})(?:[ -](\d\.\d{1,3}\.\d{1,3})(?=\s|$))?/;
+
+/** Reads the code and enhanced status code at the front of a reply; the text is kept whole. */
+export function parseReply(text: string): SmtpReply {
+  const whole = text.trim();
+  const m = REPLY.exec(whole);
+  return { code: m ? Number(m[1]) : null, enhanced: m?.[2] ?? null, text: whole };
+}
+
+/** A report with no server answer behind it: look-up failures, connections that never came up. */
+export function unanswered(result: 'permanent' | 'transient', text: string): DeliveryReport {
+  return {
+    result,
+    reply: { code: null, enhanced: null, text },
+    mx: null,
+    ip: null,
+    tls: null,
+    connected_at: null,
+    accepted_at: null,
+  };
+}

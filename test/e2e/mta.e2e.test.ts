@@ -1,0 +1,126 @@
+// Direct delivery end to end (no relay): a live send through POST /v1/emails reaches the
+// recipient domain's MX host, which the loopback DNS server names, and the message's timeline
+// shows who answered, over what, and the whole reply; a 451 defers and then delivers, a 5.1.1
+// suppresses the recipient, a 5.7.1 bounces as a block and suppresses nobody.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
+import { startDns, type DnsServer } from '../harness/dns.harness.ts';
+import { freePort, startMx, type MxHost } from '../harness/mx.harness.ts';
+
+let gp: GatepostProcess;
+let dns: DnsServer;
+let tenant: Awaited<ReturnType<GatepostProcess['tenant']>>;
+const mx: Record<'ok' | 'defer' | 'refuse' | 'block', MxHost> = {} as never;
+
+/** The sender of every message here. */
+const FROM = 'App <app@sender.example>';
+
+beforeAll(async () => {
+  const port = await freePort();
+  mx.ok = await startMx('127.0.0.2', port, { starttls: true });
+  mx.defer = await startMx('127.0.0.3', port, { verdict: () => ({ code: 451, text: '4.3.0 Try again later' }) });
+  mx.refuse = await startMx('127.0.0.4', port, { verdict: () => ({ code: 550, text: '5.1.1 No such user here' }) });
+  mx.block = await startMx('127.0.0.5', port, { verdict: () => ({ code: 554, text: '5.7.1 Listed at a blocklist' }) });
+  const records: Parameters<typeof startDns>[0] = {};
+  for (const [name, host] of Object.entries(mx)) {
+    records[`mx-${name}.test`] = { A: [host.ip] };
+    records[`${name}.test`] = { MX: [{ exchange: `mx-${name}.test`, priority: 10 }] };
+  }
+  dns = await startDns(records);
+  gp = await startGatepost({
+    env: { GATEPOST_DNS_SERVERS: dns.address, GATEPOST_MX_PORT: String(port), GATEPOST_DELIVERY_RETRY: '1s,1s,1s,1s,1s,1s' },
+  });
+  tenant = await gp.tenant();
+});
+
+afterAll(async () => {
+  await gp?.dispose();
+  await Promise.all(Object.values(mx).map((h) => h.close()));
+  await dns?.close();
+});
+
+async function send(to: string): Promise<string> {
+  const res = await gp.request('POST', '/v1/emails', {
+    key: tenant.live,
+    body: { from: FROM, to, subject: 'Direct', html: '<p>d</p>' },
+  });
+  expect(res.status).toBe(202);
+  return res.body.id;
+}
+
+const message = async (id: string) => (await gp.request('GET', `/v1/messages/${id}`, { key: tenant.live })).body;
+const settled = (id: string, status: string) =>
+  eventually(async () => ((await message(id)).status === status ? message(id) : undefined), 30_000);
+const suppression = (address: string) => gp.request('GET', `/v1/suppressions/${address}`, { key: tenant.live });
+
+describe('direct delivery to MX', () => {
+  it('delivers to the MX host over STARTTLS; the timeline shows MX host, IP, TLS and the whole reply', async () => {
+    const id = await send('bob@ok.test');
+    const m = await settled(id, 'sent');
+    const sent = m.events.find((e: { type: string }) => e.type === 'email.sent');
+    expect(sent.data).toMatchObject({
+      to: 'bob@ok.test',
+      attempt: 1,
+      sandbox: false,
+      mx: 'mx-ok.test',
+      ip: '127.0.0.2',
+      tls: { version: expect.stringMatching(/^TLSv1\.[23]$/), cipher: expect.any(String) },
+      smtp_code: 250,
+      response: expect.stringContaining('Queued as q1'),
+    });
+    expect(Date.parse(sent.data.accepted_at)).toBeGreaterThanOrEqual(Date.parse(sent.data.connected_at));
+    const got = mx.ok.received.filter((r) => r.to.includes('bob@ok.test'));
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ from: 'app@sender.example', ehlo: 'gatepost.test', cipher: sent.data.tls.cipher });
+    expect(got[0]!.parsed.messageId).toBe(m.message_id_header);
+  });
+
+  it('451: deferred with the reply on the timeline, then delivered once the MX host accepts', async () => {
+    const id = await send('busy@defer.test');
+    const deferred = await settled(id, 'deferred');
+    expect(deferred.events.at(-1)).toMatchObject({
+      type: 'message.deferred',
+      data: {
+        smtp_code: 451,
+        enhanced_code: '4.3.0',
+        response: '451 4.3.0 Try again later',
+        mx: 'mx-defer.test',
+        ip: '127.0.0.3',
+        tls: null,
+      },
+    });
+    mx.defer.verdict = () => 'accept';
+    const sent = await settled(id, 'sent');
+    expect(sent.events.at(-1)).toMatchObject({ type: 'email.sent', data: { smtp_code: 250, mx: 'mx-defer.test' } });
+    expect(mx.defer.received.filter((r) => r.to.includes('busy@defer.test'))).toHaveLength(1);
+  });
+
+  it('550 5.1.1: a hard bounce, and the recipient is suppressed', async () => {
+    const id = await send('nobody@refuse.test');
+    const m = await settled(id, 'bounced');
+    expect(m.events.at(-1)).toMatchObject({
+      type: 'email.bounced',
+      data: {
+        bounce_type: 'hard',
+        smtp_code: 550,
+        enhanced_code: '5.1.1',
+        response: '550 5.1.1 No such user here',
+        mx: 'mx-refuse.test',
+      },
+    });
+    await eventually(async () => (await suppression('nobody@refuse.test')).status === 200);
+    expect((await suppression('nobody@refuse.test')).body.reason).toBe('hard_bounce');
+  });
+
+  it('554 5.7.1: bounced as a block, and nobody is suppressed', async () => {
+    const id = await send('someone@block.test');
+    const m = await settled(id, 'bounced');
+    expect(m.events.at(-1)).toMatchObject({
+      type: 'email.bounced',
+      data: { bounce_type: 'block', smtp_code: 554, enhanced_code: '5.7.1', mx: 'mx-block.test' },
+    });
+    expect((await suppression('someone@block.test')).status).toBe(404);
+    // The address may be written to again (the block was about the sender, not the address).
+    await send('someone@block.test');
+  });
+});
