@@ -12,7 +12,7 @@ import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import { recipientActor } from '../actors/recipient/recipient.actor.ts';
 import { mirrorSuppressions } from '../actors/recipient/mirror.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
-import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
+import { deliveryActor, type DeliveryDeps } from '../actors/delivery/delivery.actor.ts';
 import { dispatchMessages } from '../actors/delivery/dispatch.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
 import { webhookActor } from '../actors/webhook/webhook.actor.ts';
@@ -70,12 +70,20 @@ function defaultWebhookSettings(): WebhookSettings {
 /** Wires the actors and what happens after a commit onto a runtime: the same for every adapter. */
 export function registerActors(
   runtime: ActorRuntime,
-  deps: { catalog: Catalog; transport: Transport; retrySchedule: number[]; horizonMs: number; webhooks?: WebhookSettings },
+  deps: {
+    catalog: Catalog;
+    transport: Transport;
+    signers: DeliveryDeps['signers'];
+    retrySchedule: number[];
+    horizonMs: number;
+    webhooks?: WebhookSettings;
+  },
 ): { drain(): Promise<void> } {
   const { catalog } = deps;
   const webhooks = deps.webhooks ?? defaultWebhookSettings();
   const delivery = deliveryActor({
     transport: deps.transport,
+    signers: deps.signers,
     catalog,
     retrySchedule: deps.retrySchedule,
     horizonMs: deps.horizonMs,
@@ -135,6 +143,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     ? registerActors(runtime, {
         catalog,
         transport: transport!,
+        signers: domains,
         retrySchedule: config.deliveryRetrySchedule,
         horizonMs: config.deliveryHorizonMs,
         webhooks: {

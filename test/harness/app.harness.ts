@@ -44,12 +44,12 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
   const dir = tempDir(name);
   const catalog = new SqliteCatalog(join(dir, 'catalog.db'));
   const runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
+  const domains = new Domains(catalog, { ...TEST_RECORD_SETTINGS, dnsServers: options.dnsServers ?? null });
   if (options.actors) {
-    registerActors(runtime, { catalog, transport: await unreachableRelay(), retrySchedule: [], horizonMs: 0 });
+    registerActors(runtime, { catalog, transport: await unreachableRelay(), signers: domains, retrySchedule: [], horizonMs: 0 });
     await runtime.start();
   }
   const keys = new KeyRing(catalog);
-  const domains = new Domains(catalog, { ...TEST_RECORD_SETTINGS, dnsServers: options.dnsServers ?? null });
   const server = restServer({
     gate: createGate({
       invoker: options.gateInvoker?.(runtime) ?? runtime,

@@ -25,3 +25,6 @@ export async function verifiedDomain(domains: Domains, dns: DnsServer, tenantId:
   if (verified.status !== 'verified') throw new Error(`${name} did not verify: ${JSON.stringify(verified.records)}`);
   return verified;
 }
+
+/** For actors whose tests send from no verified domain: every message goes unsigned. */
+export const NO_SIGNERS = { signerFor: async () => null };
