@@ -111,6 +111,23 @@ describe('sending domains, with direct delivery', () => {
     expect(m.status).toBe(403);
     expect(m.body.message).toContain(FROM);
 
+    // In a batch, each item passes the gate on its own, and each is refused.
+    const batch = await gp.request('POST', '/v1/emails/batch', {
+      key: t.live,
+      body: [
+        { from: FROM, to: recipient(), subject: 's', html: '<p>h</p>' },
+        { from: 'x@elsewhere.example', to: recipient(), subject: 's', html: '<p>h</p>' },
+      ],
+    });
+    expect(batch.body).toMatchObject({
+      accepted: 0,
+      refused: 2,
+      results: [
+        { index: 0, error: { code: 'sender_not_verified' } },
+        { index: 1, error: { code: 'sender_not_verified' } },
+      ],
+    });
+
     await expect(smtp(t.live)).rejects.toMatchObject({ responseCode: 550, response: expect.stringMatching(/^550 5\.7\.1 /) });
 
     // A sandbox key captures from any domain: nothing of it is delivered.
@@ -137,6 +154,21 @@ describe('sending domains, with direct delivery', () => {
     const m = await ingresses.styleM(t.live);
     expect(m.status, JSON.stringify(m.body)).toBe(200);
     expect((await smtp(t.live)).response).toMatch(/^250 /);
+    const batch = await gp.request('POST', '/v1/emails/batch', {
+      key: t.live,
+      body: [
+        { from: FROM, to: recipient(), subject: 's', html: '<p>h</p>' },
+        { from: 'x@elsewhere.example', to: recipient(), subject: 's', html: '<p>h</p>' },
+      ],
+    });
+    expect(batch.body).toMatchObject({
+      accepted: 1,
+      refused: 1,
+      results: [
+        { index: 0, id: expect.stringMatching(/^msg_/) },
+        { index: 1, error: { code: 'sender_not_verified' } },
+      ],
+    });
   });
 
   it('refuses another tenant the verified name, and refuses mail again once it is deleted', async () => {
