@@ -1,7 +1,8 @@
 // Sending domains (issue 21 items 1 and 2): a tenant adds a domain, Gatepost makes its DKIM keys
 // and says which DNS records to publish, verification looks them up, and a verified domain is one
 // the tenant may send from and Gatepost signs for. The records themselves are in domain.records.ts.
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPair } from 'node:crypto';
+import { promisify } from 'node:util';
 import { domainToASCII } from 'node:url';
 import { LRUCache } from 'lru-cache';
 import { GatepostError } from '../errors/errors.catalog.ts';
@@ -43,11 +44,16 @@ export function selectorsFor(at: Date): { rsa: string; ed25519: string } {
   return { rsa: `gp${month}r`, ed25519: `gp${month}e` };
 }
 
-/** A fresh RSA-2048 and Ed25519 pair; `p=` is the SubjectPublicKeyInfo for RSA and the raw 32-byte key for Ed25519 (RFC 8463 §4.2). */
-export function generateDkimKeys(at: Date): { rsa: DkimKey; ed25519: DkimKey } {
+const newKeyPair = promisify(generateKeyPair);
+
+/**
+ * A fresh RSA-2048 and Ed25519 pair, made on libuv's thread pool (an RSA key takes long enough to
+ * stall the event loop); `p=` is the SubjectPublicKeyInfo for RSA and the raw 32-byte key for
+ * Ed25519 (RFC 8463 §4.2).
+ */
+export async function generateDkimKeys(at: Date): Promise<{ rsa: DkimKey; ed25519: DkimKey }> {
   const selectors = selectorsFor(at);
-  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const ed = generateKeyPairSync('ed25519');
+  const [rsa, ed] = await Promise.all([newKeyPair('rsa', { modulusLength: 2048 }), newKeyPair('ed25519')]);
   const edRaw = Buffer.from(ed.publicKey.export({ format: 'jwk' }).x!, 'base64url');
   return {
     rsa: {
@@ -107,7 +113,7 @@ export class Domains {
       id: newId('dom'),
       tenant_id: tenantId,
       name: ascii,
-      dkim: generateDkimKeys(new Date()),
+      dkim: await generateDkimKeys(new Date()),
     });
     return this.view(domain);
   }
