@@ -15,9 +15,14 @@ const DnsRecordView = z.object({
   name: z.string(),
   value: z.string().meta({ description: 'What to publish: the TXT text, or the MX host.' }),
   priority: z.number().int().optional().meta({ description: 'MX only.' }),
-  required: z.boolean().meta({ description: 'Needed for the domain to verify (DKIM and SPF); false: advised (DMARC, return path).' }),
+  required: z
+    .boolean()
+    .meta({ description: 'Needed for the domain to verify (DKIM and SPF); false: advised (DMARC, return path).' }),
   status: z.enum(['pending', 'verified', 'failed']),
-  found: z.array(z.string()).nullable().meta({ description: 'What the last verification found at the name; null before the first.' }),
+  found: z
+    .array(z.string())
+    .nullable()
+    .meta({ description: 'What the last verification found at the name; null before the first.' }),
   error: z.string().nullable().meta({ description: 'The look-up failure (ENOTFOUND, ENODATA, ETIMEOUT…), if any.' }),
 });
 
