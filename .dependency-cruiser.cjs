@@ -29,7 +29,8 @@ module.exports = {
     onlyImports('lib', 'lib/', [], 'lib/ holds small helpers with no Gatepost knowledge.'),
     onlyImports('errors', 'errors/', ['^lib/'], 'The error catalogue sits under everything.'),
     onlyImports('sdk', 'sdk/', [], 'The Node SDK ships on its own: nothing of the service.'),
-    onlyImports('config', 'config/', ['^lib/', '^errors/']),
+    // mail/render.limits.ts: the render limits' shape and defaults, which the settings override.
+    onlyImports('config', 'config/', ['^lib/', '^errors/', '^mail/render\\.limits\\.ts$']),
     onlyImports('mail', 'mail/', ['^lib/', '^errors/']),
     onlyImports('events', 'events/', ['^lib/', '^errors/']),
     // The signing code is the SDK's own (sdk/node/webhooks.ts), so that both sign alike.
@@ -59,8 +60,10 @@ module.exports = {
       '^lib/',
       CATALOG_PORT,
     ]),
+    // tenancy/permissions.ts: the read clients read for a key, by the one table of what keys may do.
     onlyImports('gate', 'gate/', [
       ACTOR_CLIENTS,
+      '^tenancy/permissions\\.ts$',
       ACTOR_STATES,
       '^mail/',
       '^events/',

@@ -156,7 +156,12 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     : null;
 
   const keys = new KeyRing(catalog);
-  const gate = createGate({ invoker: runtime, catalog, senders: config.requireVerifiedDomain ? domains : null });
+  const gate = createGate({
+    invoker: runtime,
+    catalog,
+    senders: config.requireVerifiedDomain ? domains : null,
+    renderLimits: config.render,
+  });
   let ready = false;
   const rest = servesApi
     ? restServer({

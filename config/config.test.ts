@@ -103,6 +103,22 @@ describe('loadConfig: the admin token and the HTTP limits', () => {
     ).toEqual({ headersTimeoutMs: 2_000, requestTimeoutMs: 60_000, idleTimeoutMs: 500 });
     expect(() => loadConfig({ GATEPOST_HTTP_IDLE_TIMEOUT: '0s' })).toThrow(/GATEPOST_HTTP_IDLE_TIMEOUT/);
   });
+
+  it('reads the render limits, defaulting to 1 MiB of output, 10,000 iterations and 1 s, and refuses a value that is not a count', () => {
+    expect(loadConfig({}).render).toEqual({ maxOutputBytes: 1_048_576, maxIterations: 10_000, timeoutMs: 1_000 });
+    expect(
+      loadConfig({
+        GATEPOST_RENDER_MAX_OUTPUT_BYTES: '65536',
+        GATEPOST_RENDER_MAX_ITERATIONS: '500',
+        GATEPOST_RENDER_TIMEOUT_MS: '250',
+      }).render,
+    ).toEqual({ maxOutputBytes: 65_536, maxIterations: 500, timeoutMs: 250 });
+    expect(() => loadConfig({ GATEPOST_RENDER_MAX_OUTPUT_BYTES: '1MiB' })).toThrow(
+      'GATEPOST_RENDER_MAX_OUTPUT_BYTES must be a whole number of at least 1, not 1MiB',
+    );
+    expect(() => loadConfig({ GATEPOST_RENDER_MAX_ITERATIONS: '0' })).toThrow(/GATEPOST_RENDER_MAX_ITERATIONS must be/);
+    expect(() => loadConfig({ GATEPOST_RENDER_TIMEOUT_MS: '1s' })).toThrow(/GATEPOST_RENDER_TIMEOUT_MS must be/);
+  });
 });
 
 describe('loadConfig: direct delivery', () => {

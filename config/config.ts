@@ -2,6 +2,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { parseKey } from '../lib/sealed.ts';
+import { DEFAULT_RENDER_LIMITS, type RenderLimits } from '../mail/render.limits.ts';
 
 /** The shortest GATEPOST_ADMIN_TOKEN accepted: 32 characters (`openssl rand -hex 16`). */
 export const MIN_ADMIN_TOKEN = 32;
@@ -65,6 +66,8 @@ export interface Config {
   smtpTls: { cert: string; key: string } | null;
   /** What SMTP submission allows a client: connections, idleness and failed AUTH. */
   smtpLimits: SmtpLimits;
+  /** What one template render may cost: output, {{#each}} iterations, time (GATEPOST_RENDER_*). */
+  render: RenderLimits;
   /** The host name Gatepost names itself by (Message-ID fallback, greetings). */
   hostname: string;
   /** Waits between delivery attempts after a transient failure, in ms. */
@@ -231,6 +234,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authFailuresPerSession: countOf('GATEPOST_SMTP_AUTH_FAILURES', env.GATEPOST_SMTP_AUTH_FAILURES, 3),
       authFailuresPerAddress: countOf('GATEPOST_SMTP_AUTH_FAILURES_PER_ADDRESS', env.GATEPOST_SMTP_AUTH_FAILURES_PER_ADDRESS, 20),
       authFailureWindowMs: oneDuration('GATEPOST_SMTP_AUTH_FAILURE_WINDOW', env.GATEPOST_SMTP_AUTH_FAILURE_WINDOW ?? '15m'),
+    },
+    render: {
+      maxOutputBytes: countOf(
+        'GATEPOST_RENDER_MAX_OUTPUT_BYTES',
+        env.GATEPOST_RENDER_MAX_OUTPUT_BYTES,
+        DEFAULT_RENDER_LIMITS.maxOutputBytes,
+      ),
+      maxIterations: countOf(
+        'GATEPOST_RENDER_MAX_ITERATIONS',
+        env.GATEPOST_RENDER_MAX_ITERATIONS,
+        DEFAULT_RENDER_LIMITS.maxIterations,
+      ),
+      timeoutMs: countOf('GATEPOST_RENDER_TIMEOUT_MS', env.GATEPOST_RENDER_TIMEOUT_MS, DEFAULT_RENDER_LIMITS.timeoutMs),
     },
     hostname: env.GATEPOST_HOSTNAME ?? hostname(),
     deliveryRetrySchedule: parseDurations('GATEPOST_DELIVERY_RETRY', env.GATEPOST_DELIVERY_RETRY ?? DEFAULT_RETRY_SCHEDULE),

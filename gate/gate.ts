@@ -9,7 +9,7 @@ import { canonicalJson } from '../lib/canonical.ts';
 import { derivedId, newId, sha256Hex } from '../lib/ids.ts';
 import { domainOf, normalizeAddress, parseMailbox } from '../mail/address.ts';
 import { renderField } from '../mail/render.ts';
-import { dataDepthProblems } from '../mail/render.limits.ts';
+import { DEFAULT_RENDER_LIMITS, dataDepthProblems, type RenderLimits } from '../mail/render.limits.ts';
 import type { RenderedContent, ShownRecipients } from '../mail/content.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import type { AdmitArgs, AdmitResult, BatchHold, Stream } from '../actors/message/message.state.ts';
@@ -143,7 +143,7 @@ interface Prepared {
   args: AdmitArgs;
 }
 
-export function createGate(deps: {
+export interface GateDeps {
   invoker: Invoker;
   catalog: Catalog;
   /**
@@ -151,7 +151,12 @@ export function createGate(deps: {
    * GATEPOST_REQUIRE_VERIFIED_DOMAIN says so. Null: any from domain (a relay that checks for itself).
    */
   senders: VerifiedSenders | null;
-}): Gate {
+  /** What one render may cost (the operator's GATEPOST_RENDER_* settings); the defaults otherwise. */
+  renderLimits?: RenderLimits;
+}
+
+export function createGate(deps: GateDeps): Gate {
+  const renderLimits = deps.renderLimits ?? DEFAULT_RENDER_LIMITS;
   /** The checks that need no state, and rendering: what the message actor is to admit. */
   async function prepare({ sender, ingress, draft, idempotencyKey }: Admission): Promise<Prepared> {
     const { tenant, key } = sender;
@@ -171,7 +176,7 @@ export function createGate(deps: {
     if (problems.length > 0) throw invalid(problems);
 
     // The rendered content is checked (checkContent) inside the message actor's admitting turn.
-    const content = await render(deps.catalog, tenant, draft, ingress);
+    const content = await render(deps.catalog, tenant, draft, ingress, renderLimits);
     const sandbox = capturesOnly(key, draft);
     // A capture goes nowhere: a sandbox key tries any sender out.
     if (!sandbox && deps.senders) await checkSender(deps.senders, tenant.id, content.from);
@@ -182,6 +187,7 @@ export function createGate(deps: {
       id: idempotencyKey ? derivedId('msg', tenant.id, modeOf(sandbox), idempotencyKey) : newId('msg'),
       args: {
         tenant_id: tenant.id,
+        key_id: key.id,
         sandbox,
         stream: draft.stream ?? 'transactional',
         ingress,
@@ -320,7 +326,13 @@ function checkBrowserDraft(draft: SendDraft): void {
   if (draft.template === undefined) throw invalid([{ field: 'template', message: 'is required from the browser' }]);
 }
 
-async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft, ingress: Ingress): Promise<RenderedContent> {
+async function render(
+  catalog: Catalog,
+  tenant: Tenant,
+  draft: SendDraft,
+  ingress: Ingress,
+  limits: RenderLimits,
+): Promise<RenderedContent> {
   const data = draft.data ?? {};
   let source = {
     subject: draft.subject,
@@ -361,9 +373,9 @@ async function render(catalog: Catalog, tenant: Tenant, draft: SendDraft, ingres
     ...(draft.bcc?.length ? { bcc: draft.bcc } : {}),
     ...(draft.shown ? { shown: draft.shown } : {}),
     reply_to: source.reply_to ?? null,
-    subject: await fill('subject', source.subject!, data, 'text'),
-    html: await fill('html', source.html!, data, 'html'),
-    text: source.text === undefined ? null : await fill('text', source.text, data, 'text'),
+    subject: await fill('subject', source.subject!, data, 'text', limits),
+    html: await fill('html', source.html!, data, 'html', limits),
+    text: source.text === undefined ? null : await fill('text', source.text, data, 'text', limits),
     headers: draft.headers ?? {},
   };
 }

@@ -1,10 +1,13 @@
-// Reading a message for its tenant: the record, its content and its timeline, without the
-// reader knowing the message's actor.
+// Reading a message for a key: the record, its content and its timeline, without the reader
+// knowing the message's actor, and only where the key may read it (tenancy/permissions.ts).
 import { actor, type Invoker } from '../runtime/runtime.port.ts';
+import { GatepostError } from '../errors/errors.catalog.ts';
 import { timelineOf, type EventEnvelope } from '../events/email.event.ts';
 import type { RenderedContent } from '../mail/content.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import type { MessageRecord } from '../actors/message/message.state.ts';
+import type { ApiKey } from '../store/catalog.port.ts';
+import { mayReadMessage } from '../tenancy/permissions.ts';
 
 export interface MessageRead {
   record: MessageRecord;
@@ -13,8 +16,18 @@ export interface MessageRead {
   events: EventEnvelope[];
 }
 
-/** Message `id` as its actor holds it; throws `not_found` if there is none. */
-export async function readMessage(invoker: Invoker, id: string): Promise<MessageRead> {
-  const { record, content } = await actor(invoker, messageActor, id).get(undefined);
+/**
+ * Message `id` as its actor holds it, for `reader`. Throws `not_found` if there is none, and
+ * alike if the key may not read it (another tenant's, a live one for a sandbox key, another
+ * key's for a sending key): the reader learns nothing of a message it may not read.
+ */
+export async function readMessage(invoker: Invoker, reader: ApiKey, id: string): Promise<MessageRead> {
+  const notFound = new GatepostError('not_found', `No message ${id} exists for this key.`);
+  const { record, content } = await actor(invoker, messageActor, id)
+    .get(undefined)
+    .catch((error: unknown) => {
+      throw error instanceof GatepostError && error.code === 'not_found' ? notFound : error;
+    });
+  if (!mayReadMessage(reader, record)) throw notFound;
   return { record, content, events: timelineOf(record) };
 }

@@ -4,7 +4,7 @@
 // Runs on the render thread (render.worker.ts); the main thread only renders plain {{path}}s.
 import Handlebars from 'handlebars';
 import { LRUCache } from 'lru-cache';
-import { LimitReached, MAX_ITERATIONS, MAX_OUTPUT_CHARS } from './render.limits.ts';
+import { DEFAULT_RENDER_LIMITS, LimitReached, overBytes, type RenderLimits } from './render.limits.ts';
 
 type Compiled = Handlebars.TemplateDelegate;
 
@@ -13,20 +13,21 @@ handlebars.unregisterHelper('log');
 handlebars.unregisterHelper('lookup');
 handlebars.unregisterDecorator('inline');
 
-/** What the render under way has spent; one render runs at a time on a thread. */
-const spent = { iterations: 0, output: 0 };
+/** What the render under way may spend and has spent; one render runs at a time on a thread. */
+const spent = { limits: DEFAULT_RENDER_LIMITS, iterations: 0, output: 0 };
 
 // {{#each}} (and {{#list}}, which Handlebars runs through `each`) counts every iteration and the
 // output of each, as it goes: a loop over the budget stops at once, not after building its output.
-// Output is counted at every level of nesting, so nested loops meet the limit somewhat sooner.
+// Output is counted at every level of nesting, so nested loops meet the limit somewhat sooner; it
+// is counted in characters (each at least a UTF-8 byte), and the whole output in bytes at the end.
 const builtinEach = handlebars.helpers.each!;
 handlebars.registerHelper('each', function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
   const body = options.fn;
   const counted = (value: unknown, opts?: Handlebars.RuntimeOptions) => {
-    if (++spent.iterations > MAX_ITERATIONS) throw new LimitReached('iterations');
+    if (++spent.iterations > spent.limits.maxIterations) throw new LimitReached('iterations');
     const out = body(value, opts);
     spent.output += out.length;
-    if (spent.output > MAX_OUTPUT_CHARS) throw new LimitReached('output_size');
+    if (spent.output > spent.limits.maxOutputBytes) throw new LimitReached('output_size');
     return out;
   };
   return builtinEach.call(this, context, { ...options, fn: Object.assign(counted, body) });
@@ -36,7 +37,12 @@ handlebars.registerHelper('each', function (this: unknown, context: unknown, opt
 const compiled = new LRUCache<string, Compiled>({ maxSize: 16 * 1024 * 1024, sizeCalculation: (_v, key) => key.length });
 
 /** Renders `source` with Handlebars within the budget; throws `LimitReached`, or Handlebars' own error. */
-export function renderHandlebars(source: string, data: Record<string, unknown>, kind: 'html' | 'text'): string {
+export function renderHandlebars(
+  source: string,
+  data: Record<string, unknown>,
+  kind: 'html' | 'text',
+  limits: RenderLimits,
+): string {
   const key = `${kind === 'html' ? 'h' : 't'}\0${source}`;
   let template = compiled.get(key);
   if (!template) {
@@ -50,9 +56,10 @@ export function renderHandlebars(source: string, data: Record<string, unknown>, 
     });
     compiled.set(key, template);
   }
+  spent.limits = limits;
   spent.iterations = 0;
   spent.output = 0;
   const out = template(data);
-  if (out.length > MAX_OUTPUT_CHARS) throw new LimitReached('output_size');
+  if (overBytes(out, limits.maxOutputBytes)) throw new LimitReached('output_size');
   return out;
 }

@@ -9,14 +9,33 @@ import { nestsDeeperThan } from '../lib/canonical.ts';
  * parsed or cached: the message it renders to would be over the size limit too.
  */
 export const MAX_SOURCE_CHARS = 1024 * 1024;
-/** Rendered output, counted while {{#each}} runs and again at the end: a message's size limit (1 MiB). */
-export const MAX_OUTPUT_CHARS = 1024 * 1024;
-/** Iterations of every {{#each}} of one render together, nested ones included. */
-export const MAX_ITERATIONS = 10_000;
-/** Wall time of one render on the render thread; past it the thread is stopped and replaced. */
-export const RENDER_DEADLINE_MS = 1_000;
+
+/**
+ * What one render may cost, per field: the operator's settings (config/config.ts), handed to
+ * the gate and from it to every render.
+ */
+export interface RenderLimits {
+  /** Rendered output in UTF-8 bytes, counted while {{#each}} runs and again at the end (GATEPOST_RENDER_MAX_OUTPUT_BYTES). */
+  maxOutputBytes: number;
+  /** Iterations of every {{#each}} of one render together, nested ones included (GATEPOST_RENDER_MAX_ITERATIONS). */
+  maxIterations: number;
+  /** Wall time of one render on the render thread; past it the thread is stopped and replaced (GATEPOST_RENDER_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
+/** A message's size limit (1 MiB), 10,000 iterations, 1 s. */
+export const DEFAULT_RENDER_LIMITS: RenderLimits = { maxOutputBytes: 1024 * 1024, maxIterations: 10_000, timeoutMs: 1_000 };
+
 /** Heap of the render thread: a render that needs more is stopped like one past its deadline. */
 export const RENDER_HEAP_MB = 64;
+
+/**
+ * Whether `text` is over `maxBytes` in UTF-8. A UTF-16 unit is 1 to 3 bytes, so only a text
+ * between a third of the limit and the limit in length is measured: a send's usual output is not.
+ */
+export function overBytes(text: string, maxBytes: number): boolean {
+  return text.length > maxBytes || (text.length * 3 > maxBytes && Buffer.byteLength(text) > maxBytes);
+}
 
 /** Merge data nested deeper than this is refused (400) before anything walks it (issue 20, item 9). */
 export const MAX_DATA_DEPTH = 32;
@@ -29,12 +48,18 @@ export function dataDepthProblems(data: unknown, field = 'data'): ErrorDetail[] 
 
 export type RenderLimit = 'output_size' | 'iterations' | 'time' | 'memory';
 
-const LIMIT_TEXT: Record<RenderLimit, string> = {
-  output_size: `renders to over ${MAX_OUTPUT_CHARS} characters, the largest output a render may give`,
-  iterations: `runs over ${MAX_ITERATIONS} {{#each}} iterations, the most one render may take`,
-  time: `took over ${RENDER_DEADLINE_MS} ms to render, the longest one render may take`,
-  memory: `needed over ${RENDER_HEAP_MB} MB to render, the most one render may use`,
-};
+function limitText(limit: RenderLimit, limits: RenderLimits): string {
+  switch (limit) {
+    case 'output_size':
+      return `renders to over ${limits.maxOutputBytes} bytes, the largest output a render may give`;
+    case 'iterations':
+      return `runs over ${limits.maxIterations} {{#each}} iterations, the most one render may take`;
+    case 'time':
+      return `took over ${limits.timeoutMs} ms to render, the longest one render may take`;
+    case 'memory':
+      return `needed over ${RENDER_HEAP_MB} MB to render, the most one render may use`;
+  }
+}
 
 /** The refusal of a source over MAX_SOURCE_CHARS. */
 export function sourceTooLarge(field: string): GatepostError {
@@ -44,10 +69,12 @@ export function sourceTooLarge(field: string): GatepostError {
   });
 }
 
-/** The refusal of a render over `limit`: its message and its detail name the field and the limit. */
-export function overLimit(field: string, limit: RenderLimit): GatepostError {
-  const message = `The ${field} ${LIMIT_TEXT[limit]}.`;
-  return new GatepostError('render_limit_exceeded', message, { details: [{ field, message: `${limit}: ${LIMIT_TEXT[limit]}` }] });
+/** The refusal of a render over `limit`: its message and its detail name the field, the limit and its value. */
+export function overLimit(field: string, limit: RenderLimit, limits: RenderLimits): GatepostError {
+  const text = limitText(limit, limits);
+  return new GatepostError('render_limit_exceeded', `The ${field} ${text}.`, {
+    details: [{ field, message: `${limit}: ${text}` }],
+  });
 }
 
 /** Thrown inside a render that went over a limit; the caller knows the field and makes it an `overLimit`. */

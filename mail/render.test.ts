@@ -1,7 +1,7 @@
 import Handlebars from 'handlebars';
 import { describe, expect, it } from 'vitest';
 import { GatepostError } from '../errors/errors.catalog.ts';
-import { MAX_ITERATIONS, MAX_OUTPUT_CHARS, MAX_SOURCE_CHARS } from './render.limits.ts';
+import { DEFAULT_RENDER_LIMITS, MAX_SOURCE_CHARS } from './render.limits.ts';
 import { renderField } from './render.ts';
 
 /** What Handlebars itself gives, with the options renderField uses. */
@@ -141,7 +141,7 @@ describe('renderField', () => {
     expect(error.code).toBe('render_limit_exceeded');
     expect(error.status).toBe(422);
     expect(error.details).toEqual([
-      { field: 'html', message: expect.stringMatching(new RegExp(`^iterations: .*${MAX_ITERATIONS}`)) },
+      { field: 'html', message: expect.stringMatching(new RegExp(`^iterations: .*${DEFAULT_RENDER_LIMITS.maxIterations}`)) },
     ]);
   });
 
@@ -152,7 +152,9 @@ describe('renderField', () => {
   });
 
   it('refuses output over the limit from plain placeholders, and a source over the message limit before reading it', async () => {
-    const error = await refusal(renderField('html', '{{x}}{{x}}{{x}}', { x: 'z'.repeat(MAX_OUTPUT_CHARS / 2) }, 'html'));
+    const error = await refusal(
+      renderField('html', '{{x}}{{x}}{{x}}', { x: 'z'.repeat(DEFAULT_RENDER_LIMITS.maxOutputBytes / 2) }, 'html'),
+    );
     expect(error.details![0]!.message).toMatch(/^output_size: /);
     const source = await refusal(renderField('html', `{{x}}${' '.repeat(MAX_SOURCE_CHARS)}`, {}, 'html'));
     expect(source.code).toBe('message_too_large');

@@ -5,13 +5,15 @@
 // and replaced, and the jobs behind it go on on the new thread.
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../lib/worker.ts';
-import { RENDER_DEADLINE_MS, RENDER_HEAP_MB, type RenderLimit } from './render.limits.ts';
+import { RENDER_HEAP_MB, type RenderLimit, type RenderLimits } from './render.limits.ts';
 
 export interface RenderJob {
   id: number;
   source: string;
   data: Record<string, unknown>;
   kind: 'html' | 'text';
+  /** The limits of the gate that asked: each job carries its own, the thread serves every gate. */
+  limits: RenderLimits;
 }
 
 /** The thread's answer: the output, a limit it went over, or Handlebars' error message. */
@@ -32,9 +34,14 @@ const queue: Pending[] = [];
 let nextId = 0;
 
 /** Renders on the render thread; the outcome says how it ended, a thread failure included. */
-export function renderOnThread(source: string, data: Record<string, unknown>, kind: 'html' | 'text'): Promise<RenderOutcome> {
+export function renderOnThread(
+  source: string,
+  data: Record<string, unknown>,
+  kind: 'html' | 'text',
+  limits: RenderLimits,
+): Promise<RenderOutcome> {
   return new Promise((settle) => {
-    queue.push({ job: { id: ++nextId, source, data, kind }, settle });
+    queue.push({ job: { id: ++nextId, source, data, kind, limits }, settle });
     if (!running) runNext();
   });
 }
@@ -52,7 +59,7 @@ function runNext(): void {
     queue.unshift(next);
     return; // runNext again when the thread says it is ready
   }
-  running = { ...next, timer: setTimeout(() => stop('time'), RENDER_DEADLINE_MS) };
+  running = { ...next, timer: setTimeout(() => stop('time'), next.job.limits.timeoutMs) };
   try {
     w.postMessage(next.job);
   } catch (error) {

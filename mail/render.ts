@@ -4,7 +4,14 @@
 import Handlebars from 'handlebars';
 import { LRUCache } from 'lru-cache';
 import { GatepostError } from '../errors/errors.catalog.ts';
-import { MAX_OUTPUT_CHARS, MAX_SOURCE_CHARS, overLimit, sourceTooLarge } from './render.limits.ts';
+import {
+  DEFAULT_RENDER_LIMITS,
+  MAX_SOURCE_CHARS,
+  overBytes,
+  overLimit,
+  sourceTooLarge,
+  type RenderLimits,
+} from './render.limits.ts';
 import { renderOnThread } from './render.thread.ts';
 
 const hasPlaceholder = (source: string) => source.includes('{{');
@@ -69,9 +76,10 @@ function simpleTemplate(source: string): SimpleTemplate | null {
 
 /**
  * The template filled with `data`, or null when only Handlebars can say what it gives. Throws
- * 'output_size' as soon as the output passes the limit.
+ * OutputTooLarge as soon as the output passes `maxBytes` in characters (each at least a byte),
+ * and at the end if it does in bytes.
  */
-function fillSimple(template: SimpleTemplate, data: Record<string, unknown>, escape: boolean): string | null {
+function fillSimple(template: SimpleTemplate, data: Record<string, unknown>, escape: boolean, maxBytes: number): string | null {
   let out = template.texts[0]!;
   for (let i = 0; i < template.paths.length; i++) {
     let value: unknown = data;
@@ -83,22 +91,24 @@ function fillSimple(template: SimpleTemplate, data: Record<string, unknown>, esc
     if ((typeof value === 'object' && value !== null) || typeof value === 'function') return null;
     const text = value === null || value === undefined ? '' : String(value);
     out += (escape ? Handlebars.Utils.escapeExpression(text) : text) + template.texts[i + 1]!;
-    if (out.length > MAX_OUTPUT_CHARS) throw new OutputTooLarge();
+    if (out.length > maxBytes) throw new OutputTooLarge();
   }
+  if (overBytes(out, maxBytes)) throw new OutputTooLarge();
   return out;
 }
 
 class OutputTooLarge extends Error {}
 
 /**
- * Renders one field. `field` names it in the error a caller sees when the source is not a valid
- * template (an unclosed {{, an unknown helper), or when rendering it went over a limit.
+ * Renders one field within `limits`. `field` names it in the error a caller sees when the source
+ * is not a valid template (an unclosed {{, an unknown helper), or when rendering it went over a limit.
  */
 export async function renderField(
   field: string,
   source: string,
   data: Record<string, unknown>,
   kind: 'html' | 'text',
+  limits: RenderLimits = DEFAULT_RENDER_LIMITS,
 ): Promise<string> {
   // Before any work, and before anything is cached: a 15 MB source was kept by the caches.
   if (source.length > MAX_SOURCE_CHARS) throw sourceTooLarge(field);
@@ -106,16 +116,16 @@ export async function renderField(
   const simple = simpleTemplate(source);
   if (simple) {
     try {
-      const filled = fillSimple(simple, data, kind === 'html');
+      const filled = fillSimple(simple, data, kind === 'html', limits.maxOutputBytes);
       if (filled !== null) return filled;
     } catch (error) {
-      if (error instanceof OutputTooLarge) throw overLimit(field, 'output_size');
+      if (error instanceof OutputTooLarge) throw overLimit(field, 'output_size', limits);
       throw error;
     }
   }
-  const outcome = await renderOnThread(source, data, kind);
+  const outcome = await renderOnThread(source, data, kind, limits);
   if ('ok' in outcome) return outcome.ok;
-  if ('limit' in outcome) throw overLimit(field, outcome.limit);
+  if ('limit' in outcome) throw overLimit(field, outcome.limit, limits);
   throw new GatepostError('template_render_failed', `The ${field} could not be rendered: ${outcome.failed}`, {
     details: [{ field, message: outcome.failed.replace(/\s+/g, ' ').slice(0, 300) }],
   });

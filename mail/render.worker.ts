@@ -6,10 +6,10 @@ import { renderHandlebars } from './render.handlebars.ts';
 import { LimitReached } from './render.limits.ts';
 import type { RenderAnswer, RenderJob } from './render.thread.ts';
 
-parentPort!.on('message', ({ id, source, data, kind }: RenderJob) => {
+parentPort!.on('message', ({ id, source, data, kind, limits }: RenderJob) => {
   let answer: RenderAnswer;
   try {
-    answer = { id, ok: renderHandlebars(source, data, kind) };
+    answer = { id, ok: renderHandlebars(source, data, kind, limits) };
   } catch (error) {
     if (error instanceof LimitReached) answer = { id, limit: error.limit };
     // A string too long for V8 is output over any limit.

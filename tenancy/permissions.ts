@@ -6,7 +6,7 @@ import type { ApiKey } from '../store/catalog.port.ts';
 export type Permission =
   /** Send mail (captured, for a sandbox key). */
   | 'send'
-  /** Read messages and their timelines; a sandbox key reads only sandbox messages. */
+  /** Read messages and their timelines; which ones, `mayReadMessage` says. */
   | 'read_messages'
   /** Read the sandbox capture inbox. */
   | 'read_captures'
@@ -45,7 +45,17 @@ export function requirePermission(key: Pick<ApiKey, 'kind' | 'scope'>, permissio
   );
 }
 
-/** Whether a key that may read messages may read this one: a sandbox key never reads a live message. */
-export function mayReadMessage(key: Pick<ApiKey, 'kind'>, message: { sandbox: boolean }): boolean {
-  return key.kind !== 'sandbox' || message.sandbox;
+/**
+ * Whether a key that may read messages may read this one, of its own tenant or not: a full key
+ * reads every message of its tenant, a sending key only those it sent (issue 20 item 1), and a
+ * sandbox key only sandbox messages. A message a key may not read is, to it, one that does not exist.
+ */
+export function mayReadMessage(
+  key: Pick<ApiKey, 'id' | 'tenant_id' | 'kind' | 'scope'>,
+  message: { tenant_id: string; sandbox: boolean; key_id: string },
+): boolean {
+  if (message.tenant_id !== key.tenant_id) return false;
+  if (key.kind === 'sandbox') return message.sandbox;
+  if (key.kind === 'live' && key.scope === 'sending_access') return message.key_id === key.id;
+  return permissionsOf(key).has('read_messages');
 }

@@ -71,10 +71,25 @@ describe('permissions', () => {
     expect(refusal(() => requirePermission(full, 'manage'))).toBeNull();
   });
 
-  it('never lets a sandbox key read a live message', () => {
-    expect(mayReadMessage({ kind: 'sandbox' }, { sandbox: false })).toBe(false);
-    expect(mayReadMessage({ kind: 'sandbox' }, { sandbox: true })).toBe(true);
-    expect(mayReadMessage({ kind: 'live' }, { sandbox: false })).toBe(true);
+  it("lets a full key read its tenant's messages, a sending key those it sent, a sandbox key sandbox ones", () => {
+    const key = (id: string, kind: 'live' | 'sandbox' | 'public', scope: 'full_access' | 'sending_access') =>
+      ({ id, tenant_id: 'ten_1', kind, scope }) as const;
+    const full = key('key_full', 'live', 'full_access');
+    const sending = key('key_sending', 'live', 'sending_access');
+    const sandbox = key('key_sandbox', 'sandbox', 'sending_access');
+    const pub = key('key_public', 'public', 'sending_access');
+    const message = (key_id: string, sandbox = false, tenant_id = 'ten_1') => ({ key_id, sandbox, tenant_id });
+
+    expect(mayReadMessage(full, message('key_sending'))).toBe(true);
+    expect(mayReadMessage(full, message('key_sandbox', true))).toBe(true);
+    expect(mayReadMessage(full, message('key_full', false, 'ten_2'))).toBe(false);
+    expect(mayReadMessage(sending, message('key_sending'))).toBe(true);
+    expect(mayReadMessage(sending, message('key_full'))).toBe(false);
+    expect(mayReadMessage(sending, message('key_sending', false, 'ten_2'))).toBe(false);
+    expect(mayReadMessage(sandbox, message('key_sandbox', true))).toBe(true);
+    expect(mayReadMessage(sandbox, message('key_public', true))).toBe(true);
+    expect(mayReadMessage(sandbox, message('key_sandbox', false))).toBe(false);
+    expect(mayReadMessage(pub, message('key_public', true))).toBe(false);
   });
 });
 

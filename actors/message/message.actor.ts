@@ -189,6 +189,7 @@ export const messageActor = defineActor({
       const record: MessageRecord = {
         id: turn.actorId,
         tenant_id: args.tenant_id,
+        key_id: args.key_id,
         sandbox: args.sandbox,
         stream: args.stream,
         ingress: args.ingress,

@@ -21,6 +21,8 @@ export interface AdmitResponse {
 export interface MessageRecord {
   id: string;
   tenant_id: string;
+  /** The id of the API key that sent it: a `sending_access` key reads only its own messages. */
+  key_id: string;
   sandbox: boolean;
   stream: Stream;
   ingress: string;
@@ -82,7 +84,7 @@ export interface BatchHold {
 /** What the gate hands the message actor: the record's fields it chooses, the rendered content, the tenant's quota. */
 export type AdmitArgs = Pick<
   MessageRecord,
-  'tenant_id' | 'sandbox' | 'stream' | 'ingress' | 'request_hash' | 'idempotency_key' | 'tags' | 'send_at'
+  'tenant_id' | 'key_id' | 'sandbox' | 'stream' | 'ingress' | 'request_hash' | 'idempotency_key' | 'tags' | 'send_at'
 > & {
   content: RenderedContent;
   /** The tenant's quota as the catalog holds it (`Tenant.quota`): admit takes the send from it. */

@@ -3,6 +3,7 @@ import type { AdmitArgs, AttemptOutcome } from './message.state.ts';
 
 export const admitArgs = (over: Partial<AdmitArgs> = {}): AdmitArgs => ({
   tenant_id: 'ten_1',
+  key_id: 'key_1',
   sandbox: false,
   stream: 'transactional',
   ingress: 'api',

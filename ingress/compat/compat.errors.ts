@@ -1,6 +1,6 @@
 // What the provider styles share about failures: a malformed multipart body is the client's fault,
 // and every refusal carries its code in a header, which the providers' bodies have no room for
-// (the browser SDK's answers too). Any failure becomes a coded error in ingress/rest/route.ts's
+// (the browser SDK's answers too). Any failure becomes a coded error in ingress/rest/errors.http.ts's
 // codedError, for every ingress.
 import type { FastifyError, FastifyReply } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';

@@ -15,6 +15,8 @@ let server: RestServer;
 
 type Holder = 'full' | 'sending' | 'sandbox' | 'public' | 'publicSandbox';
 const keys = {} as Record<Holder, string>;
+/** A second sending_access key of the same tenant. */
+let otherSending: string;
 
 /** The matrix, as docs/security.md states it. */
 const MAY: Record<Holder, Permission[]> = {
@@ -47,6 +49,7 @@ beforeAll(async () => {
   keys.sandbox = await issue({ kind: 'sandbox' });
   keys.public = await issue({ kind: 'public' });
   keys.publicSandbox = await issue({ kind: 'public', sandbox: true });
+  otherSending = await issue({ kind: 'live', scope: 'sending_access' });
 });
 afterAll(async () => {
   await app.close();
@@ -113,7 +116,101 @@ describe('a sandbox key (issue 20 item 1)', () => {
     expect(code(refused)).toBe('not_found');
     expect((await call('GET', `/v1/messages/${sandboxId}`, keys.sandbox)).json()).toMatchObject({ id: sandboxId, sandbox: true });
     expect((await call('GET', `/v1/messages/${liveId}`, keys.full)).json()).toMatchObject({ id: liveId, sandbox: false });
-    expect((await call('GET', `/v1/messages/${liveId}`, keys.sending)).statusCode).toBe(200);
+  });
+});
+
+describe('a sending_access key (issue 20 item 1)', () => {
+  /** Scheduled an hour ahead where the ingress can say so: admitted, and no delivery is tried while the test runs. */
+  const later = () => new Date(Date.now() + 3_600_000).toISOString();
+  const draft = () => ({ to: 'r@example.com', subject: 's', html: '<p>h</p>', send_at: later() });
+  const sendWith = async (key: string) => {
+    const res = await call('POST', '/v1/emails', key, draft());
+    expect(res.statusCode).toBe(202);
+    return res.json<{ id: string }>().id;
+  };
+  const read = (id: string, key: string) => call('GET', `/v1/messages/${id}`, key);
+
+  it('reads, with its timeline, the messages it sent', async () => {
+    const id = await sendWith(keys.sending);
+    const res = await read(id, keys.sending);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      id,
+      sandbox: false,
+      events: [{ type: 'message.accepted' }, { type: 'message.scheduled' }],
+    });
+  });
+
+  it("is told of no message another key sent, as of another tenant's", async () => {
+    const byFull = await sendWith(keys.full);
+    const byOther = await sendWith(otherSending);
+    const bySandbox = await sendWith(keys.sandbox);
+    for (const id of [byFull, byOther, bySandbox]) {
+      const res = await read(id, keys.sending);
+      expect(res.statusCode, id).toBe(404);
+      expect(res.json()).toEqual({ error: { code: 'not_found', message: `No message ${id} exists for this key.` } });
+    }
+    // The same answer as for an id that exists nowhere.
+    const nowhere = 'msg_00000000000000000000000000';
+    expect((await read(nowhere, keys.sending)).json()).toEqual({
+      error: { code: 'not_found', message: `No message ${nowhere} exists for this key.` },
+    });
+  });
+
+  it('leaves a full key reading every message of its tenant, and a sandbox key every sandbox one', async () => {
+    const bySending = await sendWith(keys.sending);
+    const bySandbox = await sendWith(keys.sandbox);
+    expect((await read(bySending, keys.full)).json()).toMatchObject({ id: bySending, sandbox: false });
+    expect((await read(bySandbox, keys.full)).json()).toMatchObject({ id: bySandbox, sandbox: true });
+    expect((await read(bySending, keys.sandbox)).statusCode).toBe(404);
+    expect((await read(bySandbox, keys.sandbox)).statusCode).toBe(200);
+  });
+
+  it('reads what it sent through every HTTP ingress, and the other sending key does not', async () => {
+    const basic = (key: string) => `Basic ${Buffer.from(`api:${key}`).toString('base64')}`;
+    const inject = (options: { url: string; headers: Record<string, string>; payload: object | string }) =>
+      server.app.inject({ method: 'POST', ...options });
+    const ids: Record<string, string[]> = {};
+
+    const batch = await call('POST', '/v1/emails/batch', keys.sending, [draft(), draft()]);
+    ids['native batch'] = batch.json<{ results: { id: string }[] }>().results.map((r) => r.id);
+
+    const postmark = { 'x-postmark-server-token': keys.sending };
+    const message = { To: 'r@example.com', Subject: 's', HtmlBody: '<p>h</p>' };
+    ids['Style P'] = [
+      (await inject({ url: '/email', headers: postmark, payload: message })).json<{ MessageID: string }>().MessageID,
+    ];
+    ids['Style P batch'] = (await inject({ url: '/email/batch', headers: postmark, payload: [message, message] }))
+      .json<{ MessageID: string }[]>()
+      .map((r) => r.MessageID);
+
+    const sendgrid = await inject({
+      url: '/v3/mail/send',
+      headers: { authorization: `Bearer ${keys.sending}` },
+      payload: {
+        personalizations: [{ to: [{ email: 'r@example.com' }] }],
+        from: { email: 'shop@sender.example' },
+        subject: 's',
+        content: [{ type: 'text/html', value: '<p>h</p>' }],
+        send_at: Math.floor(Date.now() / 1000) + 3600,
+      },
+    });
+    ids['Style S'] = [sendgrid.headers['x-message-id'] as string];
+
+    const mailgun = await inject({
+      url: '/v3/sender.example/messages',
+      headers: { authorization: basic(keys.sending), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'from=shop%40sender.example&to=r%40example.com&to=s%40example.com&subject=s&html=%3Cp%3Eh%3C%2Fp%3E',
+    });
+    ids['Style M'] = (mailgun.headers['gatepost-message-ids'] as string).split(', ');
+
+    for (const [ingress, sent] of Object.entries(ids)) {
+      expect(sent.length, ingress).toBeGreaterThan(0);
+      for (const id of sent) {
+        expect((await read(id, keys.sending)).statusCode, `${ingress}: ${id}`).toBe(200);
+        expect((await read(id, otherSending)).statusCode, `${ingress}: ${id}`).toBe(404);
+      }
+    }
   });
 });
 
@@ -163,6 +260,7 @@ describe('the admin API', () => {
       ['sandbox', 'sending_access', true],
       ['public', 'sending_access', false],
       ['public', 'sending_access', true],
+      ['live', 'sending_access', false],
     ]);
     for (const body of [
       { kind: 'sandbox', scope: 'full_access' },

@@ -4,7 +4,7 @@ import { parseMailbox } from '../../mail/address.ts';
 import type { ApiKey, Catalog, KeyKind, KeyScope } from '../../store/catalog.port.ts';
 import { BROWSER_KINDS, type KeyRing } from '../../tenancy/keys.ts';
 import { createTenant } from '../../tenancy/tenants.ts';
-import { ErrorBody, route, type AnyRoute } from './route.ts';
+import { answer, refusal, type ZodApp } from './schema.http.ts';
 import { IdParam, KeyCreate, KeyParams, KeyUpdate, KeyView, TenantCreate, TenantUpdate, TenantView, listOf } from './schemas.ts';
 
 function checkDefaultFrom(value: string | null | undefined): void {
@@ -57,153 +57,185 @@ function browserSettings(
   };
 }
 
-export function adminRoutes(catalog: Catalog, keys: KeyRing): AnyRoute[] {
+export function adminRoutes(app: ZodApp, catalog: Catalog, keys: KeyRing): void {
   const tenantOr404 = async (id: string) => {
     const t = await catalog.getTenant(id);
     if (!t) throw new GatepostError('not_found', `No tenant ${id}.`);
     return t;
   };
   const noKey = (p: { id: string; keyId: string }) => new GatepostError('not_found', `No key ${p.keyId} for tenant ${p.id}.`);
-  const admin = { tag: 'Admin', access: 'admin' as const };
-  return [
-    route({
-      ...admin,
-      method: 'POST',
-      url: '/v1/admin/tenants',
-      summary: 'Create a tenant',
-      body: TenantCreate,
-      responses: { 201: { description: 'The tenant.', schema: TenantView }, 400: { description: 'Invalid.', schema: ErrorBody } },
-      handler: async ({ body }) => {
-        checkDefaultFrom(body.default_from);
-        return { status: 201, body: await createTenant(catalog, body) };
+  app.post(
+    '/v1/admin/tenants',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['Admin'],
+        summary: 'Create a tenant',
+        body: TenantCreate,
+        response: { 201: answer('The tenant.', TenantView), 400: refusal('Invalid.') },
       },
-    }),
-    route({
-      ...admin,
-      method: 'GET',
-      url: '/v1/admin/tenants',
-      summary: 'List tenants',
-      responses: { 200: { description: 'Every tenant.', schema: listOf(TenantView) } },
-      handler: async () => ({ status: 200, body: { data: await catalog.listTenants() } }),
-    }),
-    route({
-      ...admin,
-      method: 'GET',
-      url: '/v1/admin/tenants/:id',
-      summary: 'Get a tenant',
-      params: IdParam,
-      responses: {
-        200: { description: 'The tenant.', schema: TenantView },
-        404: { description: 'No such tenant.', schema: ErrorBody },
+    },
+    async (request, reply) => {
+      const { body } = request;
+      checkDefaultFrom(body.default_from);
+      return reply.code(201).send(await createTenant(catalog, body));
+    },
+  );
+  app.get(
+    '/v1/admin/tenants',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['Admin'],
+        summary: 'List tenants',
+        response: { 200: answer('Every tenant.', listOf(TenantView)) },
       },
-      handler: async ({ params }) => ({ status: 200, body: await tenantOr404(params.id) }),
-    }),
-    route({
-      ...admin,
-      method: 'PATCH',
-      url: '/v1/admin/tenants/:id',
-      summary: "Change a tenant's name, default sender or quota",
-      params: IdParam,
-      body: TenantUpdate,
-      responses: {
-        200: { description: 'The tenant.', schema: TenantView },
-        404: { description: 'No such tenant.', schema: ErrorBody },
-      },
-      handler: async ({ params, body }) => {
-        checkDefaultFrom(body.default_from);
-        const current = await tenantOr404(params.id);
-        const updated = await catalog.updateTenant(params.id, {
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.default_from !== undefined ? { default_from: body.default_from } : {}),
-          ...(body.quota !== undefined ? { quota: { ...current.quota, ...body.quota } } : {}),
-        });
-        keys.invalidate();
-        return { status: 200, body: updated };
-      },
-    }),
-    route({
-      ...admin,
-      method: 'POST',
-      url: '/v1/admin/tenants/:id/keys',
-      summary:
-        'Create an API key: live (scope full_access, the default, or sending_access), sandbox, or public (sandbox: true for trying the browser SDK out); sandbox and public keys may carry allowed_origins and rate_limit. The key is shown only in this answer',
-      params: IdParam,
-      body: KeyCreate,
-      responses: {
-        201: {
-          description: 'The key record and, once, the key itself in `key`.',
-          schema: KeyView.extend({ key: KeyView.shape.id }),
+    },
+    async (_request, reply) => reply.code(200).send({ data: await catalog.listTenants() }),
+  );
+  app.get(
+    '/v1/admin/tenants/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['Admin'],
+        summary: 'Get a tenant',
+        params: IdParam,
+        response: {
+          200: answer('The tenant.', TenantView),
+          404: refusal('No such tenant.'),
         },
-        400: {
-          description: 'Invalid, browser settings on a live key, a scope on a key not live, or sandbox on a key not public.',
-          schema: ErrorBody,
+      },
+    },
+    async (request, reply) => {
+      const { params } = request;
+      return reply.code(200).send(await tenantOr404(params.id));
+    },
+  );
+  app.patch(
+    '/v1/admin/tenants/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['Admin'],
+        summary: "Change a tenant's name, default sender or quota",
+        params: IdParam,
+        body: TenantUpdate,
+        response: {
+          200: answer('The tenant.', TenantView),
+          404: refusal('No such tenant.'),
         },
-        404: { description: 'No such tenant.', schema: ErrorBody },
       },
-      handler: async ({ params, body }) => {
-        await tenantOr404(params.id);
-        checkBrowserSettings(body.kind, body);
-        const { key, secret } = await keys.issue(params.id, body.kind, body.name ?? null, {
-          ...capabilities(body),
-          ...browserSettings(body),
-        });
-        return { status: 201, body: { ...key, key: secret } };
+    },
+    async (request, reply) => {
+      const { params, body } = request;
+      checkDefaultFrom(body.default_from);
+      const current = await tenantOr404(params.id);
+      const updated = await catalog.updateTenant(params.id, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.default_from !== undefined ? { default_from: body.default_from } : {}),
+        ...(body.quota !== undefined ? { quota: { ...current.quota, ...body.quota } } : {}),
+      });
+      keys.invalidate();
+      return reply.code(200).send(updated);
+    },
+  );
+  app.post(
+    '/v1/admin/tenants/:id/keys',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['Admin'],
+        summary:
+          'Create an API key: live (scope full_access, the default, or sending_access), sandbox, or public (sandbox: true for trying the browser SDK out); sandbox and public keys may carry allowed_origins and rate_limit. The key is shown only in this answer',
+        params: IdParam,
+        body: KeyCreate,
+        response: {
+          201: answer('The key record and, once, the key itself in `key`.', KeyView.extend({ key: KeyView.shape.id })),
+          400: refusal('Invalid, browser settings on a live key, a scope on a key not live, or sandbox on a key not public.'),
+          404: refusal('No such tenant.'),
+        },
       },
-    }),
-    route({
-      ...admin,
-      method: 'PATCH',
-      url: '/v1/admin/tenants/:id/keys/:keyId',
-      summary: "Change a key's name, or the origins and rates of a key used from a browser (public, sandbox)",
-      params: KeyParams,
-      body: KeyUpdate,
-      responses: {
-        200: { description: 'The key record.', schema: KeyView },
-        400: { description: 'Invalid, or browser settings on a live key.', schema: ErrorBody },
-        404: { description: 'No such key.', schema: ErrorBody },
+    },
+    async (request, reply) => {
+      const { params, body } = request;
+      await tenantOr404(params.id);
+      checkBrowserSettings(body.kind, body);
+      const { key, secret } = await keys.issue(params.id, body.kind, body.name ?? null, {
+        ...capabilities(body),
+        ...browserSettings(body),
+      });
+      return reply.code(201).send({ ...key, key: secret });
+    },
+  );
+  app.patch(
+    '/v1/admin/tenants/:id/keys/:keyId',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['Admin'],
+        summary: "Change a key's name, or the origins and rates of a key used from a browser (public, sandbox)",
+        params: KeyParams,
+        body: KeyUpdate,
+        response: {
+          200: answer('The key record.', KeyView),
+          400: refusal('Invalid, or browser settings on a live key.'),
+          404: refusal('No such key.'),
+        },
       },
-      handler: async ({ params, body }) => {
-        const current = (await catalog.listKeys(params.id)).find((k) => k.id === params.keyId);
-        if (!current) throw noKey(params);
-        checkBrowserSettings(current.kind, body);
-        const key = await keys.update(params.id, params.keyId, {
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...browserSettings(body, current.rate_limit),
-        });
-        if (!key) throw noKey(params);
-        return { status: 200, body: key };
+    },
+    async (request, reply) => {
+      const { params, body } = request;
+      const current = (await catalog.listKeys(params.id)).find((k) => k.id === params.keyId);
+      if (!current) throw noKey(params);
+      checkBrowserSettings(current.kind, body);
+      const key = await keys.update(params.id, params.keyId, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...browserSettings(body, current.rate_limit),
+      });
+      if (!key) throw noKey(params);
+      return reply.code(200).send(key);
+    },
+  );
+  app.get(
+    '/v1/admin/tenants/:id/keys',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['Admin'],
+        summary: "List a tenant's keys (never the keys themselves)",
+        params: IdParam,
+        response: {
+          200: answer('Key records.', listOf(KeyView)),
+          404: refusal('No such tenant.'),
+        },
       },
-    }),
-    route({
-      ...admin,
-      method: 'GET',
-      url: '/v1/admin/tenants/:id/keys',
-      summary: "List a tenant's keys (never the keys themselves)",
-      params: IdParam,
-      responses: {
-        200: { description: 'Key records.', schema: listOf(KeyView) },
-        404: { description: 'No such tenant.', schema: ErrorBody },
+    },
+    async (request, reply) => {
+      const { params } = request;
+      await tenantOr404(params.id);
+      return reply.code(200).send({ data: await catalog.listKeys(params.id) });
+    },
+  );
+  app.delete(
+    '/v1/admin/tenants/:id/keys/:keyId',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['Admin'],
+        summary: 'Revoke a key; it answers 401 from then on',
+        params: KeyParams,
+        response: {
+          200: answer('The revoked key record.', KeyView),
+          404: refusal('No such key.'),
+        },
       },
-      handler: async ({ params }) => {
-        await tenantOr404(params.id);
-        return { status: 200, body: { data: await catalog.listKeys(params.id) } };
-      },
-    }),
-    route({
-      ...admin,
-      method: 'DELETE',
-      url: '/v1/admin/tenants/:id/keys/:keyId',
-      summary: 'Revoke a key; it answers 401 from then on',
-      params: KeyParams,
-      responses: {
-        200: { description: 'The revoked key record.', schema: KeyView },
-        404: { description: 'No such key.', schema: ErrorBody },
-      },
-      handler: async ({ params }) => {
-        const key = await keys.revoke(params.id, params.keyId);
-        if (!key) throw noKey(params);
-        return { status: 200, body: key };
-      },
-    }),
-  ];
+    },
+    async (request, reply) => {
+      const { params } = request;
+      const key = await keys.revoke(params.id, params.keyId);
+      if (!key) throw noKey(params);
+      return reply.code(200).send(key);
+    },
+  );
 }

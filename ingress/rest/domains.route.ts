@@ -2,7 +2,8 @@
 // records and the checks; a domain's private keys never reach an answer.
 import { z } from 'zod';
 import type { Domains } from '../../tenancy/domains.ts';
-import { ErrorBody, route, type AnyRoute } from './route.ts';
+import { senderOf } from './auth.hooks.ts';
+import { answer, refusal, type ZodApp } from './schema.http.ts';
 import { IdParam, listOf } from './schemas.ts';
 
 const DomainCreate = z
@@ -37,75 +38,85 @@ const DomainView = z.object({
   updated_at: z.string(),
 });
 
-const TAG = 'Domains';
+const TAGS = ['Domains'];
 
-export function domainRoutes(domains: Domains): AnyRoute[] {
-  return [
-    route({
-      method: 'POST',
-      url: '/v1/domains',
-      tag: TAG,
-      summary: 'Add a sending domain',
-      access: 'manage',
-      body: DomainCreate,
-      responses: {
-        201: { description: 'The domain, pending, with the DNS records to publish.', schema: DomainView },
-        400: { description: 'Not a domain name.', schema: ErrorBody },
-        409: { description: 'The tenant has it already, or another tenant verified it.', schema: ErrorBody },
+export function domainRoutes(app: ZodApp, domains: Domains): void {
+  app.post(
+    '/v1/domains',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: TAGS,
+        summary: 'Add a sending domain',
+        body: DomainCreate,
+        response: {
+          201: answer('The domain, pending, with the DNS records to publish.', DomainView),
+          400: refusal('Not a domain name.'),
+          409: refusal('The tenant has it already, or another tenant verified it.'),
+        },
       },
-      handler: async ({ body, sender }) => ({ status: 201, body: await domains.create(sender.tenant.id, body.name) }),
-    }),
-    route({
-      method: 'GET',
-      url: '/v1/domains',
-      tag: TAG,
-      summary: 'List sending domains',
-      access: 'manage',
-      responses: { 200: { description: 'Every domain of the tenant, oldest first.', schema: listOf(DomainView) } },
-      handler: async ({ sender }) => ({ status: 200, body: { data: await domains.list(sender.tenant.id) } }),
-    }),
-    route({
-      method: 'GET',
-      url: '/v1/domains/:id',
-      tag: TAG,
-      summary: 'Get a sending domain',
-      access: 'manage',
-      params: IdParam,
-      responses: {
-        200: { description: 'The domain and its records as last checked.', schema: DomainView },
-        404: { description: 'No such domain.', schema: ErrorBody },
+    },
+    async (request, reply) => reply.code(201).send(await domains.create(senderOf(request).tenant.id, request.body.name)),
+  );
+  app.get(
+    '/v1/domains',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: TAGS,
+        summary: 'List sending domains',
+        response: { 200: answer('Every domain of the tenant, oldest first.', listOf(DomainView)) },
       },
-      handler: async ({ params, sender }) => ({ status: 200, body: await domains.get(sender.tenant.id, params.id) }),
-    }),
-    route({
-      method: 'POST',
-      url: '/v1/domains/:id/verify',
-      tag: TAG,
-      summary: 'Look the DNS records up and verify the domain',
-      access: 'manage',
-      params: IdParam,
-      responses: {
-        200: { description: 'The domain, with what each record showed.', schema: DomainView },
-        404: { description: 'No such domain.', schema: ErrorBody },
-        409: { description: 'Another tenant verified this name first.', schema: ErrorBody },
+    },
+    async (request, reply) => reply.code(200).send({ data: await domains.list(senderOf(request).tenant.id) }),
+  );
+  app.get(
+    '/v1/domains/:id',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: TAGS,
+        summary: 'Get a sending domain',
+        params: IdParam,
+        response: { 200: answer('The domain and its records as last checked.', DomainView), 404: refusal('No such domain.') },
       },
-      handler: async ({ params, sender }) => ({ status: 200, body: await domains.verify(sender.tenant.id, params.id) }),
-    }),
-    route({
-      method: 'DELETE',
-      url: '/v1/domains/:id',
-      tag: TAG,
-      summary: 'Delete a sending domain',
-      access: 'manage',
-      params: IdParam,
-      responses: {
-        204: { description: 'Deleted: mail from it is no longer signed, and refused with direct delivery.' },
-        404: { description: 'No such domain.', schema: ErrorBody },
+    },
+    async (request, reply) => reply.code(200).send(await domains.get(senderOf(request).tenant.id, request.params.id)),
+  );
+  app.post(
+    '/v1/domains/:id/verify',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: TAGS,
+        summary: 'Look the DNS records up and verify the domain',
+        params: IdParam,
+        response: {
+          200: answer('The domain, with what each record showed.', DomainView),
+          404: refusal('No such domain.'),
+          409: refusal('Another tenant verified this name first.'),
+        },
       },
-      handler: async ({ params, sender }) => {
-        await domains.delete(sender.tenant.id, params.id);
-        return { status: 204 };
+    },
+    async (request, reply) => reply.code(200).send(await domains.verify(senderOf(request).tenant.id, request.params.id)),
+  );
+  app.delete(
+    '/v1/domains/:id',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: TAGS,
+        summary: 'Delete a sending domain',
+        params: IdParam,
+        response: {
+          204: answer('Deleted: mail from it is no longer signed, and refused with direct delivery.'),
+          404: refusal('No such domain.'),
+        },
       },
-    }),
-  ];
+    },
+    async (request, reply) => {
+      await domains.delete(senderOf(request).tenant.id, request.params.id);
+      return reply.code(204).send();
+    },
+  );
 }

@@ -2,7 +2,9 @@
 import type { FastifyRequest } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate, SendDraft, Sender } from '../../gate/gate.ts';
-import { ErrorBody, idempotencyKeyHeader, route, zodDetails, type AnyRoute } from './route.ts';
+import { senderOf } from './auth.hooks.ts';
+import { idempotencyKeyHeader, parseOrThrow, zodDetails } from './errors.http.ts';
+import { answer, documentationOnly, refusal, type ZodApp } from './schema.http.ts';
 import { BatchRequest, BatchRequestDoc, BatchResponse, SendRequest, SendResponse } from './schemas.ts';
 
 // Every field but the key, which the gate takes apart. Listed rather than copied with a rest
@@ -37,8 +39,6 @@ function idempotencyKeyOf(field: string | undefined, request: FastifyRequest): s
   return field ?? header;
 }
 
-const replayHeaders = (replayed: boolean) => (replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
-
 async function admitItem(gate: Gate, sender: Sender, item: unknown, index: number, batchKey: string | undefined) {
   const parsed = SendRequest.safeParse(item);
   if (!parsed.success) {
@@ -62,61 +62,69 @@ async function admitItem(gate: Gate, sender: Sender, item: unknown, index: numbe
   }
 }
 
-export function emailRoutes(gate: Gate): AnyRoute[] {
+export function emailRoutes(app: ZodApp, gate: Gate): void {
   const refusals = {
-    400: { description: 'Invalid request; `details` names each bad field.', schema: ErrorBody },
-    401: { description: 'Missing, unknown or revoked API key.', schema: ErrorBody },
-    403: { description: 'This key may not send here (public keys are for the browser SDK).', schema: ErrorBody },
+    400: refusal('Invalid request; `details` names each bad field.'),
+    401: refusal('Missing, unknown or revoked API key.'),
+    403: refusal('This key may not send here (public keys are for the browser SDK).'),
   };
-  return [
-    route({
-      method: 'POST',
-      url: '/v1/emails',
-      tag: 'Emails',
-      summary: 'Send an email',
-      access: 'send',
-      body: SendRequest,
-      responses: {
-        202: {
-          description: 'Committed to the durable queue (or a replay of the first response, with `Idempotent-Replayed: true`).',
-          schema: SendResponse,
-        },
-        ...refusals,
-        413: { description: 'The rendered message is over 1 MiB.', schema: ErrorBody },
-        422: {
-          description:
+  app.post(
+    '/v1/emails',
+    {
+      config: { access: 'send' },
+      schema: {
+        tags: ['Emails'],
+        summary: 'Send an email',
+        body: SendRequest,
+        response: {
+          202: answer(
+            'Committed to the durable queue (or a replay of the first response, with `Idempotent-Replayed: true`).',
+            SendResponse,
+          ),
+          ...refusals,
+          413: refusal('The rendered message is over 1 MiB.'),
+          422: refusal(
             'Refused by policy: suppressed recipient, attachments, idempotency key reused with another body, unknown template.',
-          schema: ErrorBody,
+          ),
+          429: refusal("Over the tenant's quota; see `Retry-After`."),
         },
-        429: { description: "Over the tenant's quota; see `Retry-After`.", schema: ErrorBody },
       },
-      handler: async ({ body, sender, request }) => {
-        const idempotencyKey = idempotencyKeyOf(body.idempotency_key, request);
-        const { response, replayed } = await gate.admit({ sender, ingress: 'api', draft: draftOf(body), idempotencyKey });
-        return { status: 202, body: response, headers: replayHeaders(replayed) };
-      },
-    }),
-    route({
-      method: 'POST',
-      url: '/v1/emails/batch',
-      tag: 'Emails',
-      summary: 'Send up to 500 emails; each passes the gate on its own',
-      access: 'send',
-      body: BatchRequest,
-      bodyDoc: BatchRequestDoc,
-      responses: {
-        200: {
-          description: 'One result per item, in order: the send response, or the error that refused it.',
-          schema: BatchResponse,
+    },
+    async (request, reply) => {
+      const { body } = request;
+      const idempotencyKey = idempotencyKeyOf(body.idempotency_key, request);
+      const { response, replayed } = await gate.admit({
+        sender: senderOf(request),
+        ingress: 'api',
+        draft: draftOf(body),
+        idempotencyKey,
+      });
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply.code(202).send(response);
+    },
+  );
+  app.post(
+    '/v1/emails/batch',
+    {
+      config: { access: 'send' },
+      schema: {
+        tags: ['Emails'],
+        summary: 'Send up to 500 emails; each passes the gate on its own',
+        // The handler validates it only as a list: each item is validated on its own, and refused alone.
+        body: documentationOnly(BatchRequestDoc),
+        response: {
+          200: answer('One result per item, in order: the send response, or the error that refused it.', BatchResponse),
+          ...refusals,
         },
-        ...refusals,
       },
-      handler: async ({ body, sender, request }) => {
-        const batchKey = idempotencyKeyOf(undefined, request);
-        const results = await Promise.all(body.map((item, index) => admitItem(gate, sender, item, index, batchKey)));
-        const refused = results.filter((r) => 'error' in r).length;
-        return { status: 200, body: { results, accepted: results.length - refused, refused } };
-      },
-    }),
-  ];
+    },
+    async (request, reply) => {
+      const sender = senderOf(request);
+      const items = parseOrThrow(BatchRequest, request.body, 'body');
+      const batchKey = idempotencyKeyOf(undefined, request);
+      const results = await Promise.all(items.map((item, index) => admitItem(gate, sender, item, index, batchKey)));
+      const refused = results.filter((r) => 'error' in r).length;
+      return reply.code(200).send({ results, accepted: results.length - refused, refused });
+    },
+  );
 }

@@ -6,7 +6,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../../tenancy/tenants.ts';
 import { buildApp, type TestApp } from '../../test/harness/app.harness.ts';
-import { AUTH_FAILURES_PER_MINUTE } from './route.ts';
+import { AUTH_FAILURES_PER_MINUTE } from './auth.hooks.ts';
 import type { RestServer } from './server.ts';
 
 let app: TestApp;

@@ -2,44 +2,50 @@
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { textFromHtml } from '../../mail/content.ts';
 import type { CapturedMessage, Catalog } from '../../store/catalog.port.ts';
-import { ErrorBody, route, type AnyRoute } from './route.ts';
+import { senderOf } from './auth.hooks.ts';
+import { answer, refusal, type ZodApp } from './schema.http.ts';
 import { CapturedView, IdParam, PageQuery, pageOf } from './schemas.ts';
 
 // The text part as it was sent: given, or generated from the html (done here, on reading, so
 // capturing costs no conversion).
 const view = ({ tenant_id: _t, ...c }: CapturedMessage) => ({ ...c, text: c.text ?? textFromHtml(c.html) });
 
-export function sandboxRoutes(catalog: Catalog): AnyRoute[] {
-  return [
-    route({
-      method: 'GET',
-      url: '/v1/sandbox/messages',
-      tag: 'Sandbox',
-      summary: 'List captured sandbox messages',
-      access: 'read_captures',
-      query: PageQuery,
-      responses: { 200: { description: 'Captured messages, rendered, newest first.', schema: pageOf(CapturedView) } },
-      handler: async ({ query, sender }) => {
-        const page = await catalog.listCaptures(sender.tenant.id, query);
-        return { status: 200, body: { data: page.data.map(view), next_cursor: page.next_cursor } };
+export function sandboxRoutes(app: ZodApp, catalog: Catalog): void {
+  app.get(
+    '/v1/sandbox/messages',
+    {
+      config: { access: 'read_captures' },
+      schema: {
+        tags: ['Sandbox'],
+        summary: 'List captured sandbox messages',
+        querystring: PageQuery,
+        response: { 200: answer('Captured messages, rendered, newest first.', pageOf(CapturedView)) },
       },
-    }),
-    route({
-      method: 'GET',
-      url: '/v1/sandbox/messages/:id',
-      tag: 'Sandbox',
-      summary: 'Get one captured message',
-      access: 'read_captures',
-      params: IdParam,
-      responses: {
-        200: { description: 'The captured message.', schema: CapturedView },
-        404: { description: 'Not captured.', schema: ErrorBody },
+    },
+    async (request, reply) => {
+      const page = await catalog.listCaptures(senderOf(request).tenant.id, request.query);
+      return reply.code(200).send({ data: page.data.map(view), next_cursor: page.next_cursor });
+    },
+  );
+  app.get(
+    '/v1/sandbox/messages/:id',
+    {
+      config: { access: 'read_captures' },
+      schema: {
+        tags: ['Sandbox'],
+        summary: 'Get one captured message',
+        params: IdParam,
+        response: {
+          200: answer('The captured message.', CapturedView),
+          404: refusal('Not captured.'),
+        },
       },
-      handler: async ({ params, sender }) => {
-        const c = await catalog.getCapture(sender.tenant.id, params.id);
-        if (!c) throw new GatepostError('not_found', `No captured message ${params.id}.`);
-        return { status: 200, body: view(c) };
-      },
-    }),
-  ];
+    },
+    async (request, reply) => {
+      const { params } = request;
+      const c = await catalog.getCapture(senderOf(request).tenant.id, params.id);
+      if (!c) throw new GatepostError('not_found', `No captured message ${params.id}.`);
+      return reply.code(200).send(view(c));
+    },
+  );
 }

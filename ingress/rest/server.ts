@@ -14,14 +14,24 @@ import { adminRoutes } from './admin.route.ts';
 import { domainRoutes } from './domains.route.ts';
 import { emailRoutes } from './emails.route.ts';
 import { messageRoutes } from './messages.route.ts';
-import { AUTH_FAILURES_PER_MINUTE, codedError, registerRoutes, sendError, type AnyRoute } from './route.ts';
+import {
+  AUTH_FAILURES_PER_MINUTE,
+  authenticateIn,
+  authenticateKey,
+  checkAdmin,
+  permissionHook,
+  refuseControlCharactersIn,
+  type Access,
+} from './auth.hooks.ts';
+import { codedError, sendError } from './errors.http.ts';
+import { registerOpenApi } from './openapi.swagger.ts';
+import { serializerCompiler, validatorCompiler, withZod } from './schema.http.ts';
 import { sandboxRoutes } from './sandbox.route.ts';
 import { suppressionRoutes } from './suppressions.route.ts';
 import { systemRoutes } from './system.route.ts';
 import { templateRoutes } from './templates.route.ts';
 import { webhookRoutes } from './webhooks.route.ts';
 import { compatIngresses } from '../compat/compat.registry.ts';
-import type { CompatOperation } from '../compat/compat.ingress.ts';
 
 /** How long a drain waits for requests under way before it closes their connections anyway. */
 const DRAIN_MS = 30_000;
@@ -49,21 +59,6 @@ export interface RestDeps {
   log: (message: string, error?: unknown) => void;
 }
 
-export function restRoutes(deps: RestDeps, compat: CompatOperation[]): AnyRoute[] {
-  const routes: AnyRoute[] = [
-    ...emailRoutes(deps.gate),
-    ...messageRoutes(deps.invoker),
-    ...templateRoutes(deps.catalog),
-    ...suppressionRoutes(deps.invoker, deps.catalog),
-    ...sandboxRoutes(deps.catalog),
-    ...domainRoutes(deps.domains),
-    ...webhookRoutes({ invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard ?? new SsrfGuard() }),
-    ...(deps.adminToken ? adminRoutes(deps.catalog, deps.keys) : []),
-  ];
-  routes.push(...systemRoutes({ ready: deps.ready, routes: () => routes, compat, version: deps.version }));
-  return routes;
-}
-
 /** A route's URL (`/v3/:domain/messages`) as a pattern its request paths match, whatever a parameter holds. */
 function urlPattern(url: string): RegExp {
   const escaped = url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]*');
@@ -76,8 +71,8 @@ export interface RestServer {
   drain(): Promise<void>;
   /** Every method and URL Fastify serves, as registered (HEAD twins of GET routes left out). */
   served: { method: string; url: string }[];
-  /** The native routes, with what each needs. */
-  routes: AnyRoute[];
+  /** The native routes, with who may call each (their config's access). */
+  routes: { method: string; url: string; access: Access }[];
 }
 
 export function restServer(deps: RestDeps): RestServer {
@@ -108,11 +103,12 @@ export function restServer(deps: RestDeps): RestServer {
           : 'The URL is not validly percent-encoded.',
       );
       const path = request.url.split('?')[0]!;
-      const style = compat.find((c) => c.refuseUrl && c.operations.some((o) => urlPattern(o.url).test(path)));
-      return style?.refuseUrl ? style.refuseUrl(reply, refused) : sendError(reply, refused);
+      const style = compat.find((c) => c.refuseUrl?.urls.some((url) => urlPattern(url).test(path)));
+      return style?.refuseUrl ? style.refuseUrl.answer(reply, refused) : sendError(reply, refused);
     },
   });
   const served: RestServer['served'] = [];
+  const routes: RestServer['routes'] = [];
   let underWay = 0;
   const answered = () => underWay--;
   // A callback hook and one shared listener: an async hook costs a promise, and `once` a wrapper,
@@ -124,17 +120,58 @@ export function restServer(deps: RestDeps): RestServer {
     done();
   });
   app.addHook('onRoute', (r) => {
-    for (const method of [r.method].flat()) if (method !== 'HEAD') served.push({ method, url: r.url });
+    for (const method of [r.method].flat()) {
+      if (method === 'HEAD') continue;
+      served.push({ method, url: r.url });
+    }
   });
   // JSON only: a text/plain body would otherwise reach validation as a string.
   app.removeContentTypeParser('text/plain');
-  const routes = restRoutes(
-    deps,
-    compat.flatMap((c) => c.operations),
-  );
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest('sender', null);
+  // Before every route, so that each is in the document.
+  registerOpenApi(app, deps.version);
   // Used only by the authentication hooks (authenticateIn), to count failures per client address.
   app.register(rateLimit, { global: false, max: AUTH_FAILURES_PER_MINUTE, timeWindow: 60_000 });
-  registerRoutes(app, routes, { keys: deps.keys, adminToken: deps.adminToken });
+  // Each kind of access in its own encapsulated scope, whose onRequest hooks authenticate (and,
+  // for keys, check the route's permission) before the body is read.
+  /** What every native scope shares: its routes are listed in `routes`, and refuse control characters in their paths. */
+  const native = (scope: FastifyInstance) => {
+    scope.addHook('onRoute', (r) => {
+      for (const method of [r.method].flat())
+        if (method !== 'HEAD') routes.push({ method, url: r.url, access: r.config!.access! });
+    });
+    refuseControlCharactersIn(scope);
+  };
+  app.register(async (open) => {
+    native(open);
+    systemRoutes(withZod(open), { ready: deps.ready });
+  });
+  app.register(async (keyed) => {
+    native(keyed);
+    authenticateIn(keyed, async (request) => {
+      request.sender = await authenticateKey(deps.keys, request);
+    });
+    keyed.addHook('onRequest', permissionHook);
+    const scope = withZod(keyed);
+    emailRoutes(scope, deps.gate);
+    messageRoutes(scope, deps.invoker);
+    templateRoutes(scope, deps.catalog);
+    suppressionRoutes(scope, deps.invoker, deps.catalog);
+    sandboxRoutes(scope, deps.catalog);
+    domainRoutes(scope, deps.domains);
+    webhookRoutes(scope, { invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard ?? new SsrfGuard() });
+  });
+  const { adminToken } = deps;
+  // The admin API exists only with a token.
+  if (adminToken) {
+    app.register(async (admin) => {
+      native(admin);
+      authenticateIn(admin, async (request) => checkAdmin(adminToken, request));
+      adminRoutes(withZod(admin), deps.catalog, deps.keys);
+    });
+  }
   // Each style in its own encapsulated scope: its parsers and error handler stay its own.
   for (const c of compat) app.register(c.plugin);
 

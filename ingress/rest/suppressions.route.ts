@@ -5,7 +5,8 @@ import { GatepostError, invalid } from '../../errors/errors.catalog.ts';
 import { isValidAddress, normalizeAddress } from '../../mail/address.ts';
 import { suppressions } from '../../gate/suppressions.ts';
 import type { Catalog, Suppression } from '../../store/catalog.port.ts';
-import { ErrorBody, route, type AnyRoute } from './route.ts';
+import { senderOf } from './auth.hooks.ts';
+import { answer, refusal, type ZodApp } from './schema.http.ts';
 import { AddressParam, PageQuery, SuppressionCreate, SuppressionView, pageOf } from './schemas.ts';
 
 const view = ({ tenant_id: _t, ...s }: Suppression) => s;
@@ -16,72 +17,85 @@ function address(raw: string): string {
   return a;
 }
 
-export function suppressionRoutes(invoker: Invoker, catalog: Catalog): AnyRoute[] {
+export function suppressionRoutes(app: ZodApp, invoker: Invoker, catalog: Catalog): void {
   const recipients = suppressions(invoker);
-  return [
-    route({
-      method: 'GET',
-      url: '/v1/suppressions',
-      tag: 'Suppressions',
-      summary: 'List suppressed addresses',
-      access: 'manage',
-      query: PageQuery,
-      responses: { 200: { description: 'A page of suppressions, by address.', schema: pageOf(SuppressionView) } },
-      handler: async ({ query, sender }) => {
-        const page = await catalog.listSuppressions(sender.tenant.id, query);
-        return { status: 200, body: { data: page.data.map(view), next_cursor: page.next_cursor } };
+  app.get(
+    '/v1/suppressions',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Suppressions'],
+        summary: 'List suppressed addresses',
+        querystring: PageQuery,
+        response: { 200: answer('A page of suppressions, by address.', pageOf(SuppressionView)) },
       },
-    }),
-    route({
-      method: 'POST',
-      url: '/v1/suppressions',
-      tag: 'Suppressions',
-      summary: 'Suppress an address',
-      access: 'manage',
-      body: SuppressionCreate,
-      responses: {
-        201: { description: 'The suppression in force (an existing one keeps its first reason).', schema: SuppressionView },
-        400: { description: 'Not a valid address.', schema: ErrorBody },
+    },
+    async (request, reply) => {
+      const page = await catalog.listSuppressions(senderOf(request).tenant.id, request.query);
+      return reply.code(200).send({ data: page.data.map(view), next_cursor: page.next_cursor });
+    },
+  );
+  app.post(
+    '/v1/suppressions',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Suppressions'],
+        summary: 'Suppress an address',
+        body: SuppressionCreate,
+        response: {
+          201: answer('The suppression in force (an existing one keeps its first reason).', SuppressionView),
+          400: refusal('Not a valid address.'),
+        },
       },
-      handler: async ({ body, sender }) => {
-        const s = await recipients.suppress(sender.tenant.id, address(body.address), {
-          reason: body.reason,
-          detail: body.detail,
-        });
-        return { status: 201, body: view(s) };
+    },
+    async (request, reply) => {
+      const { body } = request;
+      const s = await recipients.suppress(senderOf(request).tenant.id, address(body.address), {
+        reason: body.reason,
+        detail: body.detail,
+      });
+      return reply.code(201).send(view(s));
+    },
+  );
+  app.get(
+    '/v1/suppressions/:address',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Suppressions'],
+        summary: 'Is this address suppressed?',
+        params: AddressParam,
+        response: {
+          200: answer('The suppression in force.', SuppressionView),
+          404: refusal('The address is not suppressed.'),
+        },
       },
-    }),
-    route({
-      method: 'GET',
-      url: '/v1/suppressions/:address',
-      tag: 'Suppressions',
-      summary: 'Is this address suppressed?',
-      access: 'manage',
-      params: AddressParam,
-      responses: {
-        200: { description: 'The suppression in force.', schema: SuppressionView },
-        404: { description: 'The address is not suppressed.', schema: ErrorBody },
+    },
+    async (request, reply) => {
+      const { params } = request;
+      const s = await recipients.check(senderOf(request).tenant.id, address(params.address));
+      if (!s) throw new GatepostError('not_found', `${params.address} is not suppressed.`);
+      return reply.code(200).send(view(s));
+    },
+  );
+  app.delete(
+    '/v1/suppressions/:address',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Suppressions'],
+        summary: 'Remove an address from the suppression list',
+        params: AddressParam,
+        response: { 204: answer('Removed.'), 404: refusal('The address was not suppressed.') },
       },
-      handler: async ({ params, sender }) => {
-        const s = await recipients.check(sender.tenant.id, address(params.address));
-        if (!s) throw new GatepostError('not_found', `${params.address} is not suppressed.`);
-        return { status: 200, body: view(s) };
-      },
-    }),
-    route({
-      method: 'DELETE',
-      url: '/v1/suppressions/:address',
-      tag: 'Suppressions',
-      summary: 'Remove an address from the suppression list',
-      access: 'manage',
-      params: AddressParam,
-      responses: { 204: { description: 'Removed.' }, 404: { description: 'The address was not suppressed.', schema: ErrorBody } },
-      handler: async ({ params, sender }) => {
-        if (!(await recipients.unsuppress(sender.tenant.id, address(params.address)))) {
-          throw new GatepostError('not_found', `${params.address} is not suppressed.`);
-        }
-        return { status: 204 };
-      },
-    }),
-  ];
+    },
+    async (request, reply) => {
+      const { params } = request;
+      if (!(await recipients.unsuppress(senderOf(request).tenant.id, address(params.address)))) {
+        throw new GatepostError('not_found', `${params.address} is not suppressed.`);
+      }
+      return reply.code(204).send();
+    },
+  );
 }

@@ -1,41 +1,36 @@
 // GET /healthz and GET /openapi.json.
 import { z } from 'zod';
-import { route, type AnyRoute } from './route.ts';
-import { buildOpenApi } from './openapi.ts';
-import type { CompatOperation } from '../compat/compat.ingress.ts';
+import { answer, type ZodApp } from './schema.http.ts';
 
-export function systemRoutes(opts: {
-  ready: () => boolean;
-  routes: () => AnyRoute[];
-  compat: CompatOperation[];
-  version: string;
-}): AnyRoute[] {
-  let document: Record<string, unknown> | null = null;
-  return [
-    route({
-      method: 'GET',
-      url: '/healthz',
-      tag: 'System',
-      summary: 'Health: 200 once sends are accepted, 503 while starting or draining',
-      access: 'none',
-      responses: {
-        200: { description: 'Accepting sends.', schema: z.object({ status: z.literal('ok') }) },
-        503: { description: 'Not accepting sends.', schema: z.object({ status: z.literal('unavailable') }) },
+export function systemRoutes(app: ZodApp, opts: { ready: () => boolean }): void {
+  app.get(
+    '/healthz',
+    {
+      config: { access: 'none' },
+      schema: {
+        tags: ['System'],
+        summary: 'Health: 200 once sends are accepted, 503 while starting or draining',
+        response: {
+          200: answer('Accepting sends.', z.object({ status: z.literal('ok') })),
+          503: answer('Not accepting sends.', z.object({ status: z.literal('unavailable') })),
+        },
       },
-      handler: async () =>
-        opts.ready() ? { status: 200, body: { status: 'ok' } } : { status: 503, body: { status: 'unavailable' } },
-    }),
-    route({
-      method: 'GET',
-      url: '/openapi.json',
-      tag: 'System',
-      summary: 'This OpenAPI document',
-      access: 'none',
-      responses: { 200: { description: 'OpenAPI 3.1.' } },
-      handler: async () => {
-        document ??= buildOpenApi(opts.routes(), opts.version, opts.compat);
-        return { status: 200, body: document };
+    },
+    async (_request, reply) =>
+      opts.ready() ? reply.code(200).send({ status: 'ok' }) : reply.code(503).send({ status: 'unavailable' }),
+  );
+  let document: unknown = null;
+  app.get(
+    '/openapi.json',
+    {
+      config: { access: 'none' },
+      schema: {
+        tags: ['System'],
+        summary: 'This OpenAPI document',
+        response: { 200: answer('OpenAPI 3.1.', z.looseObject({ openapi: z.literal('3.1.0') })) },
       },
-    }),
-  ];
+    },
+    // Generated once, from every route's schema, when first asked for.
+    async (_request, reply) => reply.code(200).send((document ??= app.swagger())),
+  );
 }

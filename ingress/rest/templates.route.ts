@@ -4,7 +4,8 @@ import { newId } from '../../lib/ids.ts';
 import { parseMailbox } from '../../mail/address.ts';
 import { templateSyntaxProblem } from '../../mail/render.ts';
 import type { Catalog, Template, TemplateFields } from '../../store/catalog.port.ts';
-import { ErrorBody, route, type AnyRoute } from './route.ts';
+import { senderOf } from './auth.hooks.ts';
+import { answer, refusal, type ZodApp } from './schema.http.ts';
 import { SlugParam, TemplateCreate, TemplateUpdate, TemplateView, listOf } from './schemas.ts';
 
 /** Refuses templates that could never render or never be sent. */
@@ -27,95 +28,113 @@ function checkTemplate(fields: Partial<TemplateFields>): void {
 
 const view = ({ tenant_id: _t, ...t }: Template) => t;
 
-export function templateRoutes(catalog: Catalog): AnyRoute[] {
+export function templateRoutes(app: ZodApp, catalog: Catalog): void {
   const notFound = (slug: string) => new GatepostError('not_found', `No template has the slug "${slug}".`);
-  return [
-    route({
-      method: 'POST',
-      url: '/v1/templates',
-      tag: 'Templates',
-      summary: 'Create a template',
-      access: 'manage',
-      body: TemplateCreate,
-      responses: {
-        201: { description: 'The template.', schema: TemplateView },
-        400: { description: 'Invalid fields or template syntax.', schema: ErrorBody },
-        409: { description: 'The slug is taken.', schema: ErrorBody },
+  app.post(
+    '/v1/templates',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Templates'],
+        summary: 'Create a template',
+        body: TemplateCreate,
+        response: {
+          201: answer('The template.', TemplateView),
+          400: refusal('Invalid fields or template syntax.'),
+          409: refusal('The slug is taken.'),
+        },
       },
-      handler: async ({ body, sender }) => {
-        checkTemplate(body);
-        const t = await catalog.createTemplate(sender.tenant.id, newId('tpl'), {
-          slug: body.slug,
-          name: body.name ?? null,
-          subject: body.subject,
-          html: body.html,
-          text: body.text ?? null,
-          from: body.from ?? null,
-          to: body.to ?? null,
-          reply_to: body.reply_to ?? null,
-        });
-        return { status: 201, body: view(t) };
+    },
+    async (request, reply) => {
+      const { body } = request;
+      checkTemplate(body);
+      const t = await catalog.createTemplate(senderOf(request).tenant.id, newId('tpl'), {
+        slug: body.slug,
+        name: body.name ?? null,
+        subject: body.subject,
+        html: body.html,
+        text: body.text ?? null,
+        from: body.from ?? null,
+        to: body.to ?? null,
+        reply_to: body.reply_to ?? null,
+      });
+      return reply.code(201).send(view(t));
+    },
+  );
+  app.get(
+    '/v1/templates',
+    {
+      config: { access: 'read_templates' },
+      schema: {
+        tags: ['Templates'],
+        summary: 'List templates',
+        response: { 200: answer('Every template of the tenant, by slug.', listOf(TemplateView)) },
       },
-    }),
-    route({
-      method: 'GET',
-      url: '/v1/templates',
-      tag: 'Templates',
-      summary: 'List templates',
-      access: 'read_templates',
-      responses: { 200: { description: 'Every template of the tenant, by slug.', schema: listOf(TemplateView) } },
-      handler: async ({ sender }) => ({ status: 200, body: { data: (await catalog.listTemplates(sender.tenant.id)).map(view) } }),
-    }),
-    route({
-      method: 'GET',
-      url: '/v1/templates/:slug',
-      tag: 'Templates',
-      summary: 'Get a template',
-      access: 'read_templates',
-      params: SlugParam,
-      responses: {
-        200: { description: 'The template.', schema: TemplateView },
-        404: { description: 'No such slug.', schema: ErrorBody },
+    },
+    async (request, reply) =>
+      reply.code(200).send({ data: (await catalog.listTemplates(senderOf(request).tenant.id)).map(view) }),
+  );
+  app.get(
+    '/v1/templates/:slug',
+    {
+      config: { access: 'read_templates' },
+      schema: {
+        tags: ['Templates'],
+        summary: 'Get a template',
+        params: SlugParam,
+        response: {
+          200: answer('The template.', TemplateView),
+          404: refusal('No such slug.'),
+        },
       },
-      handler: async ({ params, sender }) => {
-        const t = await catalog.getTemplate(sender.tenant.id, params.slug);
-        if (!t) throw notFound(params.slug);
-        return { status: 200, body: view(t) };
+    },
+    async (request, reply) => {
+      const { slug } = request.params;
+      const t = await catalog.getTemplate(senderOf(request).tenant.id, slug);
+      if (!t) throw notFound(slug);
+      return reply.code(200).send(view(t));
+    },
+  );
+  app.patch(
+    '/v1/templates/:slug',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Templates'],
+        summary: 'Update a template',
+        params: SlugParam,
+        body: TemplateUpdate,
+        response: {
+          200: answer('The updated template.', TemplateView),
+          400: refusal('Invalid fields or template syntax.'),
+          404: refusal('No such slug.'),
+          409: refusal('The new slug is taken.'),
+        },
       },
-    }),
-    route({
-      method: 'PATCH',
-      url: '/v1/templates/:slug',
-      tag: 'Templates',
-      summary: 'Update a template',
-      access: 'manage',
-      params: SlugParam,
-      body: TemplateUpdate,
-      responses: {
-        200: { description: 'The updated template.', schema: TemplateView },
-        400: { description: 'Invalid fields or template syntax.', schema: ErrorBody },
-        404: { description: 'No such slug.', schema: ErrorBody },
-        409: { description: 'The new slug is taken.', schema: ErrorBody },
+    },
+    async (request, reply) => {
+      const { params, body } = request;
+      checkTemplate(body);
+      const t = await catalog.updateTemplate(senderOf(request).tenant.id, params.slug, body);
+      if (!t) throw notFound(params.slug);
+      return reply.code(200).send(view(t));
+    },
+  );
+  app.delete(
+    '/v1/templates/:slug',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Templates'],
+        summary: 'Delete a template',
+        params: SlugParam,
+        response: { 204: answer('Deleted.'), 404: refusal('No such slug.') },
       },
-      handler: async ({ params, body, sender }) => {
-        checkTemplate(body);
-        const t = await catalog.updateTemplate(sender.tenant.id, params.slug, body);
-        if (!t) throw notFound(params.slug);
-        return { status: 200, body: view(t) };
-      },
-    }),
-    route({
-      method: 'DELETE',
-      url: '/v1/templates/:slug',
-      tag: 'Templates',
-      summary: 'Delete a template',
-      access: 'manage',
-      params: SlugParam,
-      responses: { 204: { description: 'Deleted.' }, 404: { description: 'No such slug.', schema: ErrorBody } },
-      handler: async ({ params, sender }) => {
-        if (!(await catalog.deleteTemplate(sender.tenant.id, params.slug))) throw notFound(params.slug);
-        return { status: 204 };
-      },
-    }),
-  ];
+    },
+    async (request, reply) => {
+      const { slug } = request.params;
+      if (!(await catalog.deleteTemplate(senderOf(request).tenant.id, slug))) throw notFound(slug);
+      return reply.code(204).send();
+    },
+  );
 }

@@ -10,7 +10,8 @@ import { DELIVERY_LOG_SIZE, webhookDeliveries } from '../../gate/webhooks.ts';
 import type { Catalog, WebhookEndpoint } from '../../store/catalog.port.ts';
 import type { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { newSecret, signingSecrets } from '../../webhooks/webhook.signing.ts';
-import { ErrorBody, route, type AnyRoute } from './route.ts';
+import { senderOf } from './auth.hooks.ts';
+import { answer, refusal, type ZodApp } from './schema.http.ts';
 import { EventEnvelope, listOf, WebhookUrl } from './schemas.ts';
 
 /** After a rotation the previous secret signs too, this long. */
@@ -89,7 +90,7 @@ const view = (w: WebhookEndpoint) => ({
   updated_at: w.updated_at,
 });
 
-export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard: SsrfGuard }): AnyRoute[] {
+export function webhookRoutes(app: ZodApp, deps: { invoker: Invoker; catalog: Catalog; guard: SsrfGuard }): void {
   const { catalog, guard } = deps;
   const endpoints = webhookDeliveries(deps.invoker);
   const notFound = (id: string) => new GatepostError('not_found', `No webhook endpoint ${id} exists for this tenant.`);
@@ -98,185 +99,230 @@ export function webhookRoutes(deps: { invoker: Invoker; catalog: Catalog; guard:
     if (!w) throw notFound(id);
     return w;
   };
-  const tag = 'Webhooks';
-  return [
-    route({
-      method: 'POST',
-      url: '/v1/webhooks',
-      tag,
-      summary: 'Create a webhook endpoint',
-      access: 'manage',
-      body: WebhookCreate,
-      responses: {
-        201: { description: 'The endpoint, with its secret (shown this once).', schema: WebhookCreated },
-        400: { description: 'Invalid fields.', schema: ErrorBody },
-        422: { description: 'The URL is refused by the SSRF guard (webhook_url_refused).', schema: ErrorBody },
-      },
-      handler: async ({ body, sender }) => {
-        await guard.check(body.url);
-        const secret = newSecret();
-        const w = await catalog.createWebhook({
-          id: newId('whk'),
-          tenant_id: sender.tenant.id,
-          url: body.url,
-          events: [...new Set(body.events)],
-          secret,
-        });
-        return { status: 201, body: { ...view(w), secret } };
-      },
-    }),
-    route({
-      method: 'GET',
-      url: '/v1/webhooks',
-      tag,
-      summary: 'List webhook endpoints',
-      access: 'manage',
-      responses: { 200: { description: 'Every endpoint of the tenant, oldest first.', schema: listOf(WebhookView) } },
-      handler: async ({ sender }) => ({ status: 200, body: { data: (await catalog.listWebhooks(sender.tenant.id)).map(view) } }),
-    }),
-    route({
-      method: 'GET',
-      url: '/v1/webhooks/:id',
-      tag,
-      summary: 'Get a webhook endpoint',
-      access: 'manage',
-      params: WebhookParams,
-      responses: {
-        200: { description: 'The endpoint (never its secret).', schema: WebhookView },
-        404: { description: 'No such endpoint.', schema: ErrorBody },
-      },
-      handler: async ({ params, sender }) => ({ status: 200, body: view(await load(sender.tenant.id, params.id)) }),
-    }),
-    route({
-      method: 'PATCH',
-      url: '/v1/webhooks/:id',
-      tag,
-      summary: 'Update a webhook endpoint (url, events, enabled)',
-      access: 'manage',
-      params: WebhookParams,
-      body: WebhookUpdate,
-      responses: {
-        200: { description: 'The updated endpoint.', schema: WebhookView },
-        400: { description: 'Invalid fields.', schema: ErrorBody },
-        404: { description: 'No such endpoint.', schema: ErrorBody },
-        422: { description: 'The URL is refused by the SSRF guard (webhook_url_refused).', schema: ErrorBody },
-      },
-      handler: async ({ params, body, sender }) => {
-        await load(sender.tenant.id, params.id);
-        if (body.url !== undefined) await guard.check(body.url);
-        const w = await catalog.updateWebhook(sender.tenant.id, params.id, {
-          ...body,
-          ...(body.events ? { events: [...new Set(body.events)] } : {}),
-        });
-        if (!w) throw notFound(params.id);
-        // Enabled (again): its failures so far no longer count towards disabling it.
-        if (body.enabled === true) await endpoints.reset(w.id);
-        return { status: 200, body: view(w) };
-      },
-    }),
-    route({
-      method: 'DELETE',
-      url: '/v1/webhooks/:id',
-      tag,
-      summary: 'Delete a webhook endpoint',
-      access: 'manage',
-      params: WebhookParams,
-      responses: {
-        204: { description: 'Deleted: nothing more is delivered to it.' },
-        404: { description: 'No such endpoint.', schema: ErrorBody },
-      },
-      handler: async ({ params, sender }) => {
-        if (!(await catalog.deleteWebhook(sender.tenant.id, params.id))) throw notFound(params.id);
-        await endpoints.forget(params.id);
-        return { status: 204 };
-      },
-    }),
-    route({
-      method: 'POST',
-      url: '/v1/webhooks/:id/rotate',
-      tag,
-      summary: 'Rotate the signing secret',
-      access: 'manage',
-      params: WebhookParams,
-      responses: {
-        200: { description: 'The new secret (shown this once); the previous one keeps signing for 24 hours.', schema: Rotated },
-        404: { description: 'No such endpoint.', schema: ErrorBody },
-      },
-      handler: async ({ params, sender }) => {
-        const expires = new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString();
-        const w = await catalog.rotateWebhookSecret(sender.tenant.id, params.id, newSecret(), expires);
-        if (!w) throw notFound(params.id);
-        return { status: 200, body: { id: w.id, secret: w.secret, previous_secret_expires_at: expires } };
-      },
-    }),
-    route({
-      method: 'POST',
-      url: '/v1/webhooks/:id/test',
-      tag,
-      summary: `Send a test event (type ${TEST_EVENT_TYPE})`,
-      access: 'manage',
-      params: WebhookParams,
-      responses: {
-        202: {
-          description: 'The test event, queued: delivered, signed and retried like any other; see the deliveries.',
-          schema: z.object({ event: EventEnvelope }),
+  app.post(
+    '/v1/webhooks',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Create a webhook endpoint',
+        body: WebhookCreate,
+        response: {
+          201: answer('The endpoint, with its secret (shown this once).', WebhookCreated),
+          400: refusal('Invalid fields.'),
+          422: refusal('The URL is refused by the SSRF guard (webhook_url_refused).'),
         },
-        404: { description: 'No such endpoint.', schema: ErrorBody },
-        409: { description: 'The endpoint is disabled (webhook_disabled).', schema: ErrorBody },
       },
-      handler: async ({ params, sender }) => {
-        const w = await load(sender.tenant.id, params.id);
-        if (!w.enabled) throw new GatepostError('webhook_disabled', `The endpoint ${w.id} is disabled (${w.disabled_reason}).`);
-        const event: WebhookEnvelope = {
-          id: newId('evt'),
-          type: TEST_EVENT_TYPE,
-          created_at: new Date().toISOString(),
-          data: { endpoint_id: w.id, message: 'A test event from Gatepost, signed like every delivery.' },
-        };
-        await endpoints.enqueue(w.id, sender.tenant.id, event);
-        return { status: 202, body: { event } };
+    },
+    async (request, reply) => {
+      const { body } = request;
+      const sender = senderOf(request);
+      await guard.check(body.url);
+      const secret = newSecret();
+      const w = await catalog.createWebhook({
+        id: newId('whk'),
+        tenant_id: sender.tenant.id,
+        url: body.url,
+        events: [...new Set(body.events)],
+        secret,
+      });
+      return reply.code(201).send({ ...view(w), secret });
+    },
+  );
+  app.get(
+    '/v1/webhooks',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'List webhook endpoints',
+        response: { 200: answer('Every endpoint of the tenant, oldest first.', listOf(WebhookView)) },
       },
-    }),
-    route({
-      method: 'GET',
-      url: '/v1/webhooks/:id/deliveries',
-      tag,
-      summary: 'Recent delivery attempts',
-      access: 'manage',
-      params: WebhookParams,
-      query: DeliveriesQuery,
-      responses: {
-        200: { description: `The last attempts (up to ${DELIVERY_LOG_SIZE}), newest first.`, schema: listOf(DeliveryView) },
-        404: { description: 'No such endpoint.', schema: ErrorBody },
-      },
-      handler: async ({ params, query, sender }) => {
-        await load(sender.tenant.id, params.id);
-        return { status: 200, body: { data: await endpoints.deliveries(params.id, query.limit) } };
-      },
-    }),
-    route({
-      method: 'POST',
-      url: '/v1/webhooks/:id/deliveries/:evt/retry',
-      tag,
-      summary: 'Redeliver a failed event by hand',
-      access: 'manage',
-      params: DeliveryParams,
-      responses: {
-        202: {
-          description: 'One more attempt is queued, now, with the same evt_ id.',
-          schema: z.object({ event_id: z.string(), status: z.literal('pending') }),
+    },
+    async (request, reply) => {
+      const sender = senderOf(request);
+      return reply.code(200).send({ data: (await catalog.listWebhooks(sender.tenant.id)).map(view) });
+    },
+  );
+  app.get(
+    '/v1/webhooks/:id',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Get a webhook endpoint',
+        params: WebhookParams,
+        response: {
+          200: answer('The endpoint (never its secret).', WebhookView),
+          404: refusal('No such endpoint.'),
         },
-        404: { description: 'No such endpoint, or no failed delivery of that event is kept (30 days).', schema: ErrorBody },
-        409: { description: 'The event has not failed (webhook_delivery_not_failed).', schema: ErrorBody },
       },
-      handler: async ({ params, sender }) => {
-        await load(sender.tenant.id, params.id);
-        if (!/^evt_[0-9a-z]{26}$/.test(params.evt)) {
-          throw new GatepostError('not_found', `No failed delivery of ${params.evt} is kept for this endpoint.`);
-        }
-        await endpoints.redeliver(params.id, params.evt);
-        return { status: 202, body: { event_id: params.evt, status: 'pending' } };
+    },
+    async (request, reply) => {
+      const { params } = request;
+      const sender = senderOf(request);
+      return reply.code(200).send(view(await load(sender.tenant.id, params.id)));
+    },
+  );
+  app.patch(
+    '/v1/webhooks/:id',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Update a webhook endpoint (url, events, enabled)',
+        params: WebhookParams,
+        body: WebhookUpdate,
+        response: {
+          200: answer('The updated endpoint.', WebhookView),
+          400: refusal('Invalid fields.'),
+          404: refusal('No such endpoint.'),
+          422: refusal('The URL is refused by the SSRF guard (webhook_url_refused).'),
+        },
       },
-    }),
-  ];
+    },
+    async (request, reply) => {
+      const { params, body } = request;
+      const sender = senderOf(request);
+      await load(sender.tenant.id, params.id);
+      if (body.url !== undefined) await guard.check(body.url);
+      const w = await catalog.updateWebhook(sender.tenant.id, params.id, {
+        ...body,
+        ...(body.events ? { events: [...new Set(body.events)] } : {}),
+      });
+      if (!w) throw notFound(params.id);
+      // Enabled (again): its failures so far no longer count towards disabling it.
+      if (body.enabled === true) await endpoints.reset(w.id);
+      return reply.code(200).send(view(w));
+    },
+  );
+  app.delete(
+    '/v1/webhooks/:id',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Delete a webhook endpoint',
+        params: WebhookParams,
+        response: {
+          204: answer('Deleted: nothing more is delivered to it.'),
+          404: refusal('No such endpoint.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { params } = request;
+      const sender = senderOf(request);
+      if (!(await catalog.deleteWebhook(sender.tenant.id, params.id))) throw notFound(params.id);
+      await endpoints.forget(params.id);
+      return reply.code(204).send();
+    },
+  );
+  app.post(
+    '/v1/webhooks/:id/rotate',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Rotate the signing secret',
+        params: WebhookParams,
+        response: {
+          200: answer('The new secret (shown this once); the previous one keeps signing for 24 hours.', Rotated),
+          404: refusal('No such endpoint.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { params } = request;
+      const sender = senderOf(request);
+      const expires = new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString();
+      const w = await catalog.rotateWebhookSecret(sender.tenant.id, params.id, newSecret(), expires);
+      if (!w) throw notFound(params.id);
+      return reply.code(200).send({ id: w.id, secret: w.secret, previous_secret_expires_at: expires });
+    },
+  );
+  app.post(
+    '/v1/webhooks/:id/test',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Webhooks'],
+        summary: `Send a test event (type ${TEST_EVENT_TYPE})`,
+        params: WebhookParams,
+        response: {
+          202: answer(
+            'The test event, queued: delivered, signed and retried like any other; see the deliveries.',
+            z.object({ event: EventEnvelope }),
+          ),
+          404: refusal('No such endpoint.'),
+          409: refusal('The endpoint is disabled (webhook_disabled).'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { params } = request;
+      const sender = senderOf(request);
+      const w = await load(sender.tenant.id, params.id);
+      if (!w.enabled) throw new GatepostError('webhook_disabled', `The endpoint ${w.id} is disabled (${w.disabled_reason}).`);
+      const event: WebhookEnvelope = {
+        id: newId('evt'),
+        type: TEST_EVENT_TYPE,
+        created_at: new Date().toISOString(),
+        data: { endpoint_id: w.id, message: 'A test event from Gatepost, signed like every delivery.' },
+      };
+      await endpoints.enqueue(w.id, sender.tenant.id, event);
+      return reply.code(202).send({ event });
+    },
+  );
+  app.get(
+    '/v1/webhooks/:id/deliveries',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Recent delivery attempts',
+        params: WebhookParams,
+        querystring: DeliveriesQuery,
+        response: {
+          200: answer(`The last attempts (up to ${DELIVERY_LOG_SIZE}), newest first.`, listOf(DeliveryView)),
+          404: refusal('No such endpoint.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { params, query } = request;
+      const sender = senderOf(request);
+      await load(sender.tenant.id, params.id);
+      return reply.code(200).send({ data: await endpoints.deliveries(params.id, query.limit) });
+    },
+  );
+  app.post(
+    '/v1/webhooks/:id/deliveries/:evt/retry',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Redeliver a failed event by hand',
+        params: DeliveryParams,
+        response: {
+          202: answer(
+            'One more attempt is queued, now, with the same evt_ id.',
+            z.object({ event_id: z.string(), status: z.literal('pending') }),
+          ),
+          404: refusal('No such endpoint, or no failed delivery of that event is kept (30 days).'),
+          409: refusal('The event has not failed (webhook_delivery_not_failed).'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { params } = request;
+      const sender = senderOf(request);
+      await load(sender.tenant.id, params.id);
+      if (!/^evt_[0-9a-z]{26}$/.test(params.evt)) {
+        throw new GatepostError('not_found', `No failed delivery of ${params.evt} is kept for this endpoint.`);
+      }
+      await endpoints.redeliver(params.id, params.evt);
+      return reply.code(202).send({ event_id: params.evt, status: 'pending' });
+    },
+  );
 }

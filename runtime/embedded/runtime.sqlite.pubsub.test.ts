@@ -125,8 +125,8 @@ describe('pub/sub', () => {
     await running.promise;
     let stopped = false;
     const stopping = rt1.stop().then(() => (stopped = true));
-    // stop() waits for the running subscriber.
-    await new Promise((r) => setTimeout(r, 30));
+    // stop() waits for the running subscriber: the positive signal is that it says so.
+    await eventually(() => expect(rt1.stats().draining).toBe('subscribers'));
     expect(stopped).toBe(false);
     release.resolve();
     await stopping;

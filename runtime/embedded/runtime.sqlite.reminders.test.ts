@@ -2,7 +2,7 @@
 // after their time, across restarts and beyond the in-memory horizon (runtime/runtime.port.ts).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { actor, defineActor, type ActorTurn } from '../runtime.port.ts';
-import { deferred, eventually, harness, sleep, type Harness } from './runtime.sqlite.testkit.ts';
+import { deferred, eventually, harness, type Harness } from './runtime.sqlite.testkit.ts';
 
 let h: Harness;
 beforeEach(() => {
@@ -199,8 +199,17 @@ describe('reminders', () => {
     const dueAt = Date.now() + 100;
     await actor(rt1, alarm, 'a1').arm({ name: 'overnight', dueAt, data: { keep: true } });
     await rt1.stop();
-    while (Date.now() <= dueAt + 20) await sleep(dueAt + 25 - Date.now());
-    expect(firings).toEqual([]);
+    // The positive signal: a reminder due after it, on a runtime of its own, has fired. Had the
+    // stopped runtime's clock gone on, 'overnight', due first, would have fired before it.
+    const other = harness();
+    try {
+      const witness = await other.start({ actors: [alarm] });
+      await actor(witness, alarm, 'w1').arm({ name: 'witness', dueAt: dueAt + 20, data: null });
+      await eventually(() => expect(firings.map((f) => f.id)).toContain('w1'));
+    } finally {
+      await other.cleanup();
+    }
+    expect(firings.splice(0).map((f) => f.name)).toEqual(['witness']);
 
     const rt2 = await h.start({ actors: [alarm] });
     await eventually(() => expect(firings).toMatchObject([{ id: 'a1', name: 'overnight', data: { keep: true } }]));

@@ -143,6 +143,10 @@ const box = defineActor({
     async take(turn: ActorTurn, key: string) {
       return turn.get<unknown>(key);
     },
+    /** Says when its turn runs: after every turn queued ahead of it on the actor has run. */
+    async mark(_turn: ActorTurn, ran: () => void) {
+      ran();
+    },
     /** Reads an object and changes it in place without `set`: must not reach stored state. */
     async mutateWithoutSet(turn: ActorTurn, key: string) {
       const value = await turn.get<{ items: string[] }>(key);
@@ -165,6 +169,9 @@ const peeker = defineActor({
   methods: {
     async peek(turn: ActorTurn, boxId: string) {
       return actor(turn, box, boxId).take('k');
+    },
+    async mark(_turn: ActorTurn, ran: () => void) {
+      ran();
     },
   },
 });
@@ -196,10 +203,16 @@ describe('durability before the answer', () => {
     const nestedReadOfPut = actor(rt, peeker, 'p1')
       .peek('b2')
       .then((v) => (answered.push('p1'), v));
+    // The positive signal: turns queued behind those on b2 and p1 have run, so those turns are
+    // over, and after one more round of the event loop any answer not held for the disk is out.
+    const ranOnB2 = deferred();
+    const ranOnP1 = deferred();
+    const marks = [actor(rt, box, 'b2').mark(ranOnB2.resolve), actor(rt, peeker, 'p1').mark(ranOnP1.resolve)];
     try {
       // b1's state is durable: reading it waits for no one, although b2's write is still pending.
       expect(await actor(rt, box, 'b1').take('k')).toBe(1);
-      await sleep(50);
+      await Promise.all([ranOnB2.promise, ranOnP1.promise]);
+      await new Promise((resolve) => setImmediate(resolve));
       expect(putAnswered).toBe(false);
       // Reading b2, directly or through another actor, waits until its write is durable.
       expect(answered).toEqual([]);
@@ -209,7 +222,7 @@ describe('durability before the answer', () => {
     }
     expect(await readOfPut).toBe(2);
     expect(await nestedReadOfPut).toBe(2);
-    await put;
+    await Promise.all([put, ...marks]);
     expect(h.stateOnDisk('box', 'b2', 'k')).toBe(2);
   });
 
@@ -396,6 +409,9 @@ describe('stop()', () => {
     },
   });
 
+  /** The positive signal: stop() has done what comes before its wait, and waits for the running turn. */
+  const waitingForTurns = (rt: EmbeddedRuntime) => eventually(() => expect(rt.stats().draining).toBe('turns'));
+
   it('waits for a running turn to finish and leaves its write durable; invoke after stop rejects', async () => {
     const rt = await h.start({ actors: [slow] });
     const gate = deferred();
@@ -404,7 +420,7 @@ describe('stop()', () => {
     await entered.promise; // the turn is running, parked on the gate
     let stopped = false;
     const stopping = rt.stop().then(() => (stopped = true));
-    await sleep(30);
+    await waitingForTurns(rt);
     expect(stopped).toBe(false);
 
     gate.resolve();
@@ -426,7 +442,7 @@ describe('stop()', () => {
     const first = rt.stop();
     let secondDone = false;
     const second = rt.stop().then(() => (secondDone = true));
-    await sleep(30);
+    await waitingForTurns(rt);
     expect(secondDone).toBe(false);
     gate.resolve();
     await Promise.all([call, first, second]);

@@ -105,6 +105,8 @@ export class EmbeddedRuntime implements ActorRuntime {
   private outboxSeq: number;
   private sweeper: NodeJS.Timeout | null = null;
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
+  /** While stopping: what stop() waits for to finish (running subscribers, firings, turns). */
+  private draining: 'subscribers' | 'reminders' | 'turns' | null = null;
   private stopping: Promise<void> | null = null;
 
   constructor(opts: EmbeddedRuntimeOptions) {
@@ -162,12 +164,16 @@ export class EmbeddedRuntime implements ActorRuntime {
     this.state = 'stopping';
     this.clock.stop();
     if (this.sweeper) clearInterval(this.sweeper);
+    this.draining = 'subscribers';
     await this.outbox.stop();
+    this.draining = 'reminders';
     while (this.remindersRunning > 0) await new Promise((r) => setTimeout(r, 10));
     // A running turn may still call other actors while we stop: wait until no turn is left.
+    this.draining = 'turns';
     for (let busy = this.busyActors(); busy.length > 0; busy = this.busyActors()) {
       await Promise.allSettled(busy.map((a) => a.tail));
     }
+    this.draining = null;
     await this.committer.close();
     this.db.close();
     this.state = 'stopped';
@@ -185,9 +191,13 @@ export class EmbeddedRuntime implements ActorRuntime {
     }
   }
 
-  /** Activated actors, reminders held in memory, undispatched outbox rows, groups committed: for tests and benchmarks. */
+  /**
+   * Activated actors, reminders held in memory, undispatched outbox rows, groups committed, and
+   * what a stop() under way waits for: for tests and benchmarks.
+   */
   stats() {
     return {
+      draining: this.draining,
       active: this.activeCount,
       reminders: this.clock.pending,
       outbox: this.outbox.backlog,

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { registerActors } from '../../app/gatepost.ts';
 import { createGate } from '../../gate/gate.ts';
+import type { RenderLimits } from '../../mail/render.limits.ts';
 import { restServer, type RestDeps, type RestServer } from '../../ingress/rest/server.ts';
 import { EmbeddedRuntime } from '../../runtime/embedded/runtime.sqlite.ts';
 import type { Invoker } from '../../runtime/runtime.port.ts';
@@ -36,6 +37,8 @@ export interface TestAppOptions {
   relay?: boolean;
   /** Where domain verification looks records up: a loopback DNS server (dns.harness.ts). */
   dnsServers?: string[];
+  /** What one render may cost, for tests of lowered limits (default: the defaults). */
+  renderLimits?: RenderLimits;
   /** REST dependencies to set beside the defaults (admin token, HTTP limits, log). */
   deps?: Partial<Pick<RestDeps, 'adminToken' | 'http' | 'log'>>;
 }
@@ -55,6 +58,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
       invoker: options.gateInvoker?.(runtime) ?? runtime,
       catalog,
       senders: options.relay ? null : domains,
+      renderLimits: options.renderLimits,
     }),
     invoker: runtime,
     catalog,

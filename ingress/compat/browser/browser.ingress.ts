@@ -8,13 +8,14 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import { browserRate } from '../../../tenancy/keys.ts';
-import { codedError, idempotencyKeyHeader } from '../../rest/route.ts';
-import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
+import { z } from 'zod';
+import { codedError, idempotencyKeyHeader } from '../../rest/errors.http.ts';
+import { answer, documentationOnly } from '../../rest/schema.http.ts';
+import { compatDoc, type CompatDeps, type CompatIngress } from '../compat.ingress.ts';
 import { formError } from '../compat.errors.ts';
 import { MESSAGE_ID_HEADER, sendRefusal, sendText } from './browser.answer.ts';
 import { allowReading, checkOrigin, preflight, withholdReading } from './browser.cors.ts';
-import { fromForm, fromJson, type BrowserSend } from './browser.map.ts';
-import { browserOperations, SEND_FORM_URL, SEND_URL } from './browser.operations.ts';
+import { FormControls, fromForm, fromJson, SendJson, type BrowserSend } from './browser.map.ts';
 import { BrowserRateLimiter } from './browser.ratelimit.ts';
 
 /**
@@ -48,6 +49,58 @@ async function readForm(request: FastifyRequest): Promise<BrowserSend> {
   }
   return fromForm(fields, files);
 }
+
+export const SEND_URL = '/api/v1.0/email/send';
+export const SEND_FORM_URL = '/api/v1.0/email/send-form';
+
+const TAG = 'Browser SDK';
+
+const text = (description: string) =>
+  answer(description, z.string().meta({ description: 'A plain-text sentence, as EmailJS answers.' }), 'text/plain');
+
+const AUTH =
+  'a public key (gp_public_…, or gp_sandbox_… to test) in user_id; the request must come from one of the ' +
+  "key's allowed_origins (if it has any). The recipient is the template's stored `to`, never the request's";
+
+const responses = {
+  200: text('"OK": committed to the durable queue (header Gatepost-Message-Id names the message).'),
+  400: text('A parameter is missing or invalid, the key is unknown ("The Public Key is invalid"), or the template is unknown.'),
+  403: text('A live key (never usable from a browser), or an origin the key does not allow (without CORS headers).'),
+  413: text('The request or the rendered message is too large.'),
+  422: text('Refused: suppressed recipient, template without a stored recipient, attachments, or an idempotency key reused.'),
+  429: text("\"Too Many Requests\": over the key's or the client IP's sends per minute, or the tenant's quota; see Retry-After."),
+};
+
+/** The bodies are read and validated by the handlers (fromJson, readForm), in EmailJS's words. */
+const SEND_DOC = {
+  tags: [TAG],
+  summary: 'Send a stored template from a browser (EmailJS `send`)',
+  ...compatDoc(AUTH),
+  body: documentationOnly(SendJson),
+  response: responses,
+};
+
+const SEND_FORM_DOC = {
+  tags: [TAG],
+  summary: 'Send a stored template from a browser form (EmailJS `sendForm`); files are refused',
+  ...compatDoc(AUTH),
+  consumes: ['multipart/form-data'],
+  body: documentationOnly(
+    FormControls.catchall(z.string()).meta({
+      description: 'The control fields, and every form input as a template param. A file input with a file is refused (422).',
+    }),
+  ),
+  response: responses,
+};
+
+const PREFLIGHT_DOC = {
+  tags: [TAG],
+  summary: "CORS preflight: answered for any origin; the key's allowed origins are checked on the POST itself",
+  ...compatDoc('none (a preflight carries no body, so no key)'),
+  response: {
+    204: answer('Access-Control-Allow-Methods: POST; Access-Control-Allow-Headers: Content-Type, Idempotency-Key.'),
+  },
+};
 
 /** How the browser SDK words Fastify's own refusals (bad JSON, wrong content type, too large). */
 const REFUSAL_WORDS = {
@@ -83,14 +136,16 @@ export function browserIngress(deps: CompatDeps): CompatIngress {
       if (refusal.code === 'origin_not_allowed') withholdReading(reply);
       return sendRefusal(reply, refusal);
     });
-    for (const url of [SEND_URL, SEND_FORM_URL]) app.options(url, async (request, reply) => preflight(request, reply));
-    app.post(SEND_URL, async (request, reply) => {
+    for (const url of [SEND_URL, SEND_FORM_URL]) {
+      app.options(url, { schema: PREFLIGHT_DOC }, async (request, reply) => preflight(request, reply));
+    }
+    app.post(SEND_URL, { schema: SEND_DOC }, async (request, reply) => {
       if (request.isMultipart())
         throw new GatepostError('invalid_request', 'The send endpoint takes JSON; post forms to send-form');
       return admit(fromJson(request.body), request, reply);
     });
-    app.post(SEND_FORM_URL, async (request, reply) => admit(await readForm(request), request, reply));
+    app.post(SEND_FORM_URL, { schema: SEND_FORM_DOC }, async (request, reply) => admit(await readForm(request), request, reply));
   };
 
-  return { plugin, operations: browserOperations };
+  return { plugin };
 }

@@ -5,7 +5,7 @@ import { GatepostError, invalid, type ErrorDetail } from '../../../errors/errors
 import type { SendDraft } from '../../../gate/gate.ts';
 import { controlCharacterProblems, parseMailbox, splitAddressList } from '../../../mail/address.ts';
 import { htmlFromText } from '../../../mail/content.ts';
-import { zodDetails } from '../../rest/route.ts';
+import { zodDetails } from '../../rest/errors.http.ts';
 import { scheduledAt, type FannedOut } from '../compat.admission.ts';
 import type { Form } from './style-m.form.ts';
 import type { ParsedMail } from 'mailparser';

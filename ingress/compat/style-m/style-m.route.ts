@@ -4,11 +4,14 @@
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import { GatepostError, invalid } from '../../../errors/errors.catalog.ts';
 import { ItemRefused, type Sender } from '../../../gate/gate.ts';
 import type { KeyRing } from '../../../tenancy/keys.ts';
-import { codedError, idempotencyKeyHeader, permissionHook, authenticateIn } from '../../rest/route.ts';
-import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
+import { authenticateIn, permissionHook } from '../../rest/auth.hooks.ts';
+import { codedError, idempotencyKeyHeader } from '../../rest/errors.http.ts';
+import { answer, documentationOnly } from '../../rest/schema.http.ts';
+import { compatDoc, type CompatDeps, type CompatIngress } from '../compat.ingress.ts';
 import { admitAllOrNothing, admittedHeaders } from '../compat.admission.ts';
 import { BODY_TOO_LARGE } from '../compat.errors.ts';
 import { MAX_FORM_BYTES, readForm } from './style-m.form.ts';
@@ -78,7 +81,30 @@ export function styleM(deps: CompatDeps): CompatIngress {
       request.sender = await authenticate(deps.keys, request);
     });
     app.addHook('onRequest', permissionHook);
-    const send = { config: { permission: 'send' as const } };
+    const error = (description: string) => answer(description, MailgunErrorBody);
+    const response = {
+      200: answer('Every message committed. `Gatepost-Message-Ids`: every message id (msg_…), in order.', MailgunQueued),
+      400: error('Invalid, or refused by policy (suppressed recipient, attachments, unknown template): nothing was sent.'),
+      401: answer('Missing, unknown or revoked key.', Forbidden, 'text/plain'),
+      403: error('This key may not send mail (public keys are for the browser SDK).'),
+      409: error('A request with this Idempotency-Key is still under way.'),
+      413: error('The request or a rendered message is too large.'),
+      429: error("Over the tenant's quota; see `Retry-After`."),
+    };
+    // The form is read and validated by the handler (readForm), in Mailgun's words.
+    const documented = (summary: string, body: z.ZodType) => ({
+      config: { access: 'send' as const },
+      schema: {
+        tags: ['Style M (Mailgun)'],
+        summary,
+        ...compatDoc('HTTP Basic, user `api`, password a gp_live_ or gp_sandbox_ key. Any domain is accepted'),
+        consumes: ['multipart/form-data', 'application/x-www-form-urlencoded'],
+        body: documentationOnly(body),
+        response,
+      },
+    });
+    const send = documented('Send a message as Mailgun does (one message per recipient, all or none)', MailgunMessage);
+    const sendMime = documented('Send a MIME message as Mailgun does (one message per `to`, all or none)', MailgunMimeMessage);
 
     app.post<{ Params: { domain: string } }>(URL, send, async (request, reply) => {
       const sender = request.sender!;
@@ -86,7 +112,7 @@ export function styleM(deps: CompatDeps): CompatIngress {
       return queue(request, reply, sender, itemsOf(messageParameters(form), form.attachments));
     });
 
-    app.post<{ Params: { domain: string } }>(URL_MIME, send, async (request, reply) => {
+    app.post<{ Params: { domain: string } }>(URL_MIME, sendMime, async (request, reply) => {
       const sender = request.sender!;
       const form = await readForm(request, { mime: true });
       const parameters = mimeParameters(form);
@@ -95,42 +121,5 @@ export function styleM(deps: CompatDeps): CompatIngress {
     });
   };
 
-  const error = (description: string) => ({ description, schema: MailgunErrorBody });
-  const auth = 'HTTP Basic, user `api`, password a gp_live_ or gp_sandbox_ key. Any domain is accepted';
-  const responses = {
-    200: {
-      description: 'Every message committed. `Gatepost-Message-Ids`: every message id (msg_…), in order.',
-      schema: MailgunQueued,
-    },
-    400: error('Invalid, or refused by policy (suppressed recipient, attachments, unknown template): nothing was sent.'),
-    401: { description: 'Missing, unknown or revoked key.', schema: Forbidden, contentType: 'text/plain' },
-    403: error('This key may not send mail (public keys are for the browser SDK).'),
-    409: error('A request with this Idempotency-Key is still under way.'),
-    413: error('The request or a rendered message is too large.'),
-    429: error("Over the tenant's quota; see `Retry-After`."),
-  };
-  return {
-    plugin,
-    refuseUrl: sendMailgunError,
-    operations: [
-      {
-        method: 'POST',
-        url: URL,
-        tag: 'Style M (Mailgun)',
-        summary: 'Send a message as Mailgun does (one message per recipient, all or none)',
-        auth,
-        body: { 'multipart/form-data': MailgunMessage, 'application/x-www-form-urlencoded': MailgunMessage },
-        responses,
-      },
-      {
-        method: 'POST',
-        url: URL_MIME,
-        tag: 'Style M (Mailgun)',
-        summary: 'Send a MIME message as Mailgun does (one message per `to`, all or none)',
-        auth,
-        body: { 'multipart/form-data': MailgunMimeMessage, 'application/x-www-form-urlencoded': MailgunMimeMessage },
-        responses,
-      },
-    ],
-  };
+  return { plugin, refuseUrl: { urls: [URL, URL_MIME], answer: sendMailgunError } };
 }

@@ -1,15 +1,26 @@
 // The Style P routes (Postmark's email API): POST /email, /email/batch, /email/withTemplate and
 // /email/batchWithTemplates, in a scope of their own with the server-token authentication and
 // the `{ErrorCode, Message}` error format, so that Postmark's official clients work unchanged.
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import type { BatchResult, SendDraft, Sender } from '../../../gate/gate.ts';
 import type { KeyRing } from '../../../tenancy/keys.ts';
-import { idempotencyKeyHeader, parseOrThrow, permissionHook, authenticateIn } from '../../rest/route.ts';
-import type { CompatDeps } from '../compat.ingress.ts';
+import { authenticateIn, permissionHook } from '../../rest/auth.hooks.ts';
+import { idempotencyKeyHeader, parseOrThrow } from '../../rest/errors.http.ts';
+import { answer, documentationOnly } from '../../rest/schema.http.ts';
+import { compatDoc, type CompatDeps, type CompatIngress } from '../compat.ingress.ts';
 import { POSTMARK, stylePFailure, wireFailure, type StylePFailure } from './style-p.errors.ts';
 import { allReplayed, draftsOf, resultOf, type StylePSource } from './style-p.map.ts';
-import { BatchOf, MAX_BATCH, StylePMessage, StylePTemplatedMessage, TemplatedBatchOf } from './style-p.schema.ts';
+import {
+  BatchOf,
+  MAX_BATCH,
+  StylePError,
+  StylePMessage,
+  StylePResult,
+  StylePTemplatedMessage,
+  TemplatedBatchOf,
+} from './style-p.schema.ts';
 
 /** The header Postmark's clients send, and the spec's neutral name for it; either carries the key. */
 const TOKEN_HEADERS = ['x-postmark-server-token', 'x-compat-server-token'] as const;
@@ -40,7 +51,52 @@ const sourceOf = (templated: boolean, raw: unknown): StylePSource =>
     ? { templated, message: parseOrThrow(StylePTemplatedMessage, raw, 'body') }
     : { templated, message: parseOrThrow(StylePMessage, raw, 'body') };
 
-export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsync {
+const AUTH =
+  'a live or sandbox API key in the X-Postmark-Server-Token header (the official Postmark clients send it) or X-Compat-Server-Token; ' +
+  'an optional Idempotency-Key header makes retries safe';
+
+const refusals = {
+  401: answer('Missing, unknown or public key: ErrorCode 10.', StylePError),
+  415: answer('The body is not JSON: ErrorCode 409.', StylePError),
+  422: answer(
+    'Refused: ErrorCode 300 (invalid request, attachments), 406 (inactive recipient), 1101 (no such template), 402 (bad JSON).',
+    StylePError,
+  ),
+  429: answer("Over the tenant's quota, or the same Idempotency-Key under way: ErrorCode 429.", StylePError),
+  500: answer('Nothing was sent; retry with the same Idempotency-Key: ErrorCode 100.', StylePError),
+};
+
+const batchRefusals = {
+  ...refusals,
+  422: answer(`Not a JSON array, or more than ${MAX_BATCH} messages (ErrorCode 410).`, StylePError),
+};
+
+const Batch = <T extends z.ZodType>(message: T) => z.array(message).min(1).max(MAX_BATCH);
+
+/**
+ * A route's document: its body is validated by the handler (a batch item by item), so the schema
+ * only documents it.
+ */
+const documented = (summary: string, body: z.ZodType, batch: boolean) => ({
+  config: { access: 'send' as const },
+  schema: {
+    tags: ['Style P (Postmark-compatible)'],
+    summary,
+    ...compatDoc(AUTH),
+    body: documentationOnly(body),
+    response: {
+      200: batch
+        ? answer(
+            'One result per message, in order, each with its own ErrorCode; the batch is admitted as a whole.',
+            z.array(StylePResult),
+          )
+        : answer('Sent: ErrorCode 0 and the MessageID.', StylePResult),
+      ...(batch ? batchRefusals : refusals),
+    },
+  },
+});
+
+export function styleP({ gate, keys, log }: CompatDeps): CompatIngress {
   function answer(reply: FastifyReply, outcomes: BatchResult[], body: unknown): FastifyReply {
     if (allReplayed(outcomes)) reply.header('Idempotent-Replayed', 'true');
     return reply.code(200).send(body);
@@ -97,7 +153,7 @@ export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsyn
     return answer(reply, outcomes, results);
   }
 
-  return async (app) => {
+  const plugin = async (app: FastifyInstance) => {
     await app.register(
       async (scope) => {
         authenticateIn(scope, async (request) => {
@@ -122,17 +178,31 @@ export function stylePRoutes({ gate, keys, log }: CompatDeps): FastifyPluginAsyn
             ),
           ),
         );
-        const send = { config: { permission: 'send' as const } };
-        scope.post('', send, (request, reply) => sendOne(request, reply, sourceOf(false, request.body)));
-        scope.post('/withTemplate', send, (request, reply) => sendOne(request, reply, sourceOf(true, request.body)));
-        scope.post('/batch', send, (request, reply) =>
-          sendBatch(request, reply, parseOrThrow(BatchOf, request.body, 'body'), false),
+        scope.post('', documented('Send one email (Style P)', StylePMessage, false), (request, reply) =>
+          sendOne(request, reply, sourceOf(false, request.body)),
         );
-        scope.post('/batchWithTemplates', send, (request, reply) =>
-          sendBatch(request, reply, parseOrThrow(TemplatedBatchOf, request.body, 'body').Messages, true),
+        scope.post(
+          '/withTemplate',
+          documented('Send one email from a template (Style P)', StylePTemplatedMessage, false),
+          (request, reply) => sendOne(request, reply, sourceOf(true, request.body)),
+        );
+        scope.post(
+          '/batch',
+          documented(`Send up to ${MAX_BATCH} emails (Style P)`, Batch(StylePMessage), true),
+          (request, reply) => sendBatch(request, reply, parseOrThrow(BatchOf, request.body, 'body'), false),
+        );
+        scope.post(
+          '/batchWithTemplates',
+          documented(
+            `Send up to ${MAX_BATCH} emails from templates (Style P)`,
+            z.object({ Messages: Batch(StylePTemplatedMessage) }),
+            true,
+          ),
+          (request, reply) => sendBatch(request, reply, parseOrThrow(TemplatedBatchOf, request.body, 'body').Messages, true),
         );
       },
       { prefix: '/email' },
     );
   };
+  return { plugin };
 }

@@ -4,15 +4,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import { ItemRefused } from '../../../gate/gate.ts';
-import {
-  authenticateIn,
-  authenticateKey,
-  codedError,
-  idempotencyKeyHeader,
-  permissionHook,
-  zodDetails,
-} from '../../rest/route.ts';
-import type { CompatDeps, CompatIngress } from '../compat.ingress.ts';
+import { authenticateIn, authenticateKey, permissionHook } from '../../rest/auth.hooks.ts';
+import { codedError, idempotencyKeyHeader, zodDetails } from '../../rest/errors.http.ts';
+import { answer, documentationOnly } from '../../rest/schema.http.ts';
+import { compatDoc, type CompatDeps, type CompatIngress } from '../compat.ingress.ts';
 import { admitAllOrNothing, admittedHeaders } from '../compat.admission.ts';
 import { BODY_TOO_LARGE } from '../compat.errors.ts';
 import { inRequestTerms, itemsOf, sandboxMode } from './style-s.map.ts';
@@ -42,7 +37,31 @@ export function styleS(deps: CompatDeps): CompatIngress {
       request.sender = await authenticateKey(deps.keys, request);
     });
     app.addHook('onRequest', permissionHook);
-    app.post(URL, { config: { permission: 'send' } }, async (request, reply) => {
+    const error = (description: string) => answer(description, SendGridErrorBody);
+    const schema = {
+      tags: ['Style S (SendGrid v3)'],
+      summary: 'Send mail as SendGrid v3 does (one message per personalization `to` address, all or none)',
+      ...compatDoc('`Authorization: Bearer <key>` with a gp_live_ or gp_sandbox_ key'),
+      // Validated by parseMail, in SendGrid's words.
+      body: documentationOnly(SendGridMail),
+      response: {
+        202: answer(
+          'Every message committed. `X-Message-Id`: the first message id (msg_…); `Gatepost-Message-Ids`: all of them, in order.',
+          EmptyBody,
+          'text/plain',
+        ),
+        200: answer('Sandbox mode: every message captured, none delivered.', EmptyBody, 'text/plain'),
+        400: error(
+          'Invalid, or refused by policy (suppressed recipient, attachments, unknown template): nothing was sent. `field` names the field at fault.',
+        ),
+        401: error('Missing, unknown or revoked key.'),
+        403: error('This key may not send mail (public keys are for the browser SDK).'),
+        409: error('A request with this Idempotency-Key is still under way.'),
+        413: error('The request or a rendered message is too large.'),
+        429: error("Over the tenant's quota; see `Retry-After`."),
+      },
+    };
+    app.post(URL, { config: { access: 'send' }, schema }, async (request, reply) => {
       const sender = request.sender!;
       const mail = parseMail(request.body);
       const items = itemsOf(mail);
@@ -63,39 +82,5 @@ export function styleS(deps: CompatDeps): CompatIngress {
     });
   };
 
-  const error = (description: string) => ({ description, schema: SendGridErrorBody });
-  return {
-    plugin,
-    operations: [
-      {
-        method: 'POST',
-        url: URL,
-        tag: 'Style S (SendGrid v3)',
-        summary: 'Send mail as SendGrid v3 does (one message per personalization `to` address, all or none)',
-        auth: '`Authorization: Bearer <key>` with a gp_live_ or gp_sandbox_ key',
-        body: { 'application/json': SendGridMail },
-        responses: {
-          202: {
-            description:
-              'Every message committed. `X-Message-Id`: the first message id (msg_…); `Gatepost-Message-Ids`: all of them, in order.',
-            schema: EmptyBody,
-            contentType: 'text/plain',
-          },
-          200: {
-            description: 'Sandbox mode: every message captured, none delivered.',
-            schema: EmptyBody,
-            contentType: 'text/plain',
-          },
-          400: error(
-            'Invalid, or refused by policy (suppressed recipient, attachments, unknown template): nothing was sent. `field` names the field at fault.',
-          ),
-          401: error('Missing, unknown or revoked key.'),
-          403: error('This key may not send mail (public keys are for the browser SDK).'),
-          409: error('A request with this Idempotency-Key is still under way.'),
-          413: error('The request or a rendered message is too large.'),
-          429: error("Over the tenant's quota; see `Retry-After`."),
-        },
-      },
-    ],
-  };
+  return { plugin };
 }
