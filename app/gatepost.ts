@@ -12,7 +12,7 @@ import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import { recipientActor } from '../actors/recipient/recipient.actor.ts';
 import { mirrorSuppressions } from '../actors/recipient/mirror.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
-import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
+import { deliveryActor, type DeliveryDeps } from '../actors/delivery/delivery.actor.ts';
 import { dispatchMessages } from '../actors/delivery/dispatch.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
 import { webhookActor } from '../actors/webhook/webhook.actor.ts';
@@ -24,6 +24,7 @@ import { directTransport } from '../mta/direct.smtp.ts';
 import type { Transport } from '../mta/transport.ts';
 import { dnsResolver } from '../lib/dns.ts';
 import { createGate } from '../gate/gate.ts';
+import { Domains } from '../tenancy/domains.ts';
 import { KeyRing } from '../tenancy/keys.ts';
 import { bootstrapDefaultTenant } from '../tenancy/tenants.ts';
 import { restServer } from '../ingress/rest/server.ts';
@@ -69,12 +70,20 @@ function defaultWebhookSettings(): WebhookSettings {
 /** Wires the actors and what happens after a commit onto a runtime: the same for every adapter. */
 export function registerActors(
   runtime: ActorRuntime,
-  deps: { catalog: Catalog; transport: Transport; retrySchedule: number[]; horizonMs: number; webhooks?: WebhookSettings },
+  deps: {
+    catalog: Catalog;
+    transport: Transport;
+    signers: DeliveryDeps['signers'];
+    retrySchedule: number[];
+    horizonMs: number;
+    webhooks?: WebhookSettings;
+  },
 ): { drain(): Promise<void> } {
   const { catalog } = deps;
   const webhooks = deps.webhooks ?? defaultWebhookSettings();
   const delivery = deliveryActor({
     transport: deps.transport,
+    signers: deps.signers,
     catalog,
     retrySchedule: deps.retrySchedule,
     horizonMs: deps.horizonMs,
@@ -125,6 +134,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const servesApi = config.role !== 'actors';
   const catalog = await openCatalog(config);
   const runtime = openRuntime(config);
+  const domains = new Domains(catalog, { hostname: config.hostname, spf: config.spf, dnsServers: config.dnsServers });
   const transport = hostsActors ? transportOf(config) : null;
   const guard = new SsrfGuard({ allow: config.webhookAllow, dnsServers: config.dnsServers });
   // Deliveries must never reach Gatepost's own API or its Dapr sidecar on this machine.
@@ -133,6 +143,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     ? registerActors(runtime, {
         catalog,
         transport: transport!,
+        signers: domains,
         retrySchedule: config.deliveryRetrySchedule,
         horizonMs: config.deliveryHorizonMs,
         webhooks: {
@@ -145,7 +156,12 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     : null;
 
   const keys = new KeyRing(catalog);
-  const gate = createGate({ invoker: runtime, catalog, renderLimits: config.render });
+  const gate = createGate({
+    invoker: runtime,
+    catalog,
+    senders: config.requireVerifiedDomain ? domains : null,
+    renderLimits: config.render,
+  });
   let ready = false;
   const rest = servesApi
     ? restServer({
@@ -153,6 +169,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         invoker: runtime,
         catalog,
         keys,
+        domains,
         webhookGuard: guard,
         adminToken: config.adminToken,
         http: config.http,

@@ -7,7 +7,8 @@ import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
 import type { RenderedContent } from '../../mail/content.ts';
-import { parseMailbox } from '../../mail/address.ts';
+import { domainOf, parseMailbox } from '../../mail/address.ts';
+import { signDkim, type DkimSigner } from '../../mail/dkim.ts';
 import { composeRaw, envelopeRecipients } from '../../mail/mime.ts';
 import { unanswered, type DeliveryReport, type Transport } from '../../mta/transport.ts';
 import { classify } from './delivery.outcome.ts';
@@ -63,13 +64,26 @@ export interface DeliveryDeps {
   retrySchedule: number[];
   /** How long after it is due a message may still be retried, ms; past it, it soft-bounces. */
   horizonMs: number;
+  /** The DKIM keys of a tenant's verified domain (tenancy/domains.ts); null: not one, the message goes unsigned. */
+  signers: { signerFor(tenantId: string, fromDomain: string): Promise<DkimSigner | null> };
 }
 
 export function deliveryActor(deps: DeliveryDeps) {
   /** One live attempt, step by step: the bytes, the envelope, the hand-over. */
   async function deliver(record: MessageRecord, content: RenderedContent): Promise<DeliveryReport> {
-    const raw = await composeRaw(content, { messageId: record.message_id_header, date: new Date(record.created_at) });
-    // DKIM signing (mail/dkim.ts) goes here, between the bytes and the hand-over, so both signatures cover what is sent.
+    const composed = await composeRaw(content, { messageId: record.message_id_header, date: new Date(record.created_at) });
+    // Signed between the bytes and the hand-over, so both signatures cover exactly what is sent.
+    const from = parseMailbox(content.from)?.address;
+    const signer = from ? await deps.signers.signerFor(record.tenant_id, domainOf(from)) : null;
+    let raw = composed;
+    if (signer) {
+      try {
+        raw = (await signDkim(composed, signer)).raw;
+      } catch (error) {
+        // Mail from a verified domain never leaves unsigned (a sealed key that cannot be opened, say): it waits.
+        return unanswered('transient', `DKIM signing failed: ${String(error)}`);
+      }
+    }
     const envelope = { from: returnPath(content), to: envelopeRecipients(content), raw };
     // A transport answers every failure as a report; one that throws all the same defers, never loses, the message.
     const report = await deps.transport

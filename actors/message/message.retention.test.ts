@@ -13,6 +13,7 @@ import { DELIVERY_ACTOR } from '../delivery/delivery.actor.ts';
 import { MESSAGE_ACTOR, messageActor } from './message.actor.ts';
 import { RETENTION_MS } from './message.state.ts';
 import { admitArgs } from './message.testkit.ts';
+import { NO_SIGNERS } from '../../test/harness/domains.harness.ts';
 
 let h: Harness;
 let catalog: SqliteCatalog;
@@ -25,7 +26,13 @@ afterEach(async () => {
 
 async function start(): Promise<EmbeddedRuntime> {
   const runtime = new EmbeddedRuntime({ file: h.file, log: () => {} });
-  registerActors(runtime, { catalog, transport: await unreachableRelay(), retrySchedule: [60_000], horizonMs: RETENTION_MS });
+  registerActors(runtime, {
+    catalog,
+    transport: await unreachableRelay(),
+    signers: NO_SIGNERS,
+    retrySchedule: [60_000],
+    horizonMs: RETENTION_MS,
+  });
   await runtime.start();
   runtimes.push(runtime);
   return runtime;

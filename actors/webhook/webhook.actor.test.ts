@@ -21,6 +21,7 @@ import { signingSecrets } from '../../webhooks/webhook.signing.ts';
 import type { AttemptLogEntry } from './webhook.state.ts';
 import type { WebhookEnvelope } from '../../events/email.event.ts';
 import { unreachableRelay } from '../../test/harness/relay.harness.ts';
+import { NO_SIGNERS } from '../../test/harness/domains.harness.ts';
 
 let h: Harness;
 let catalog: SqliteCatalog;
@@ -47,6 +48,7 @@ async function start(opts: Options = {}): Promise<EmbeddedRuntime> {
   const { drain } = registerActors(runtime, {
     catalog,
     transport: await unreachableRelay(),
+    signers: NO_SIGNERS,
     retrySchedule: [60_000],
     horizonMs: 86_400_000,
     webhooks: {
