@@ -12,7 +12,7 @@ import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import { recipientActor } from '../actors/recipient/recipient.actor.ts';
 import { mirrorSuppressions } from '../actors/recipient/mirror.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
-import { deliveryActor } from '../actors/delivery/delivery.actor.ts';
+import { deliveryActor, type DeliveryDeps } from '../actors/delivery/delivery.actor.ts';
 import { dispatchMessages } from '../actors/delivery/dispatch.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
 import { webhookActor } from '../actors/webhook/webhook.actor.ts';
@@ -25,6 +25,7 @@ import type { Transport } from '../mta/transport.ts';
 import { ReceiptKeys } from '../mta/receipt.keys.ts';
 import { dnsResolver } from '../lib/dns.ts';
 import { createGate } from '../gate/gate.ts';
+import { Domains } from '../tenancy/domains.ts';
 import { KeyRing } from '../tenancy/keys.ts';
 import { bootstrapDefaultTenant } from '../tenancy/tenants.ts';
 import { restServer } from '../ingress/rest/server.ts';
@@ -74,6 +75,7 @@ export function registerActors(
     catalog: Catalog;
     transport: Transport;
     receiptKeys: ReceiptKeys;
+    signers: DeliveryDeps['signers'];
     retrySchedule: number[];
     horizonMs: number;
     webhooks?: WebhookSettings;
@@ -83,6 +85,7 @@ export function registerActors(
   const webhooks = deps.webhooks ?? defaultWebhookSettings();
   const delivery = deliveryActor({
     transport: deps.transport,
+    signers: deps.signers,
     catalog,
     receiptKeys: deps.receiptKeys,
     retrySchedule: deps.retrySchedule,
@@ -134,6 +137,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const servesApi = config.role !== 'actors';
   const catalog = await openCatalog(config);
   const runtime = openRuntime(config);
+  const domains = new Domains(catalog, { hostname: config.hostname, spf: config.spf, dnsServers: config.dnsServers });
   const transport = hostsActors ? transportOf(config) : null;
   // Delivery signs receipts with them; the API serves their JWKS and rotates them.
   const receiptKeys = new ReceiptKeys(catalog);
@@ -145,6 +149,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         catalog,
         transport: transport!,
         receiptKeys,
+        signers: domains,
         retrySchedule: config.deliveryRetrySchedule,
         horizonMs: config.deliveryHorizonMs,
         webhooks: {
@@ -157,7 +162,12 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     : null;
 
   const keys = new KeyRing(catalog);
-  const gate = createGate({ invoker: runtime, catalog, renderLimits: config.render });
+  const gate = createGate({
+    invoker: runtime,
+    catalog,
+    senders: config.requireVerifiedDomain ? domains : null,
+    renderLimits: config.render,
+  });
   let ready = false;
   const rest = servesApi
     ? restServer({
@@ -166,6 +176,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         catalog,
         keys,
         receiptKeys,
+        domains,
         webhookGuard: guard,
         adminToken: config.adminToken,
         http: config.http,

@@ -27,7 +27,7 @@ const print = console.log;
 console.log = () => {}; // the first start's keys and addresses
 const gp = await startGatepost(loadConfig({ GATEPOST_DATA_DIR: dir, PORT: '0', GATEPOST_SMTP_PORT: '0' }));
 console.log = print;
-const gate = createGate({ invoker: gp.runtime, catalog: gp.catalog });
+const gate = createGate({ invoker: gp.runtime, catalog: gp.catalog, senders: null });
 const sender = await new KeyRing(gp.catalog).resolve(gp.firstStartKeys.sandbox);
 
 /**

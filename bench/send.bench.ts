@@ -47,6 +47,8 @@ const { values: flags } = parseArgs({
     'node-args': { type: 'string' },
     /** Diagnostic: schedule every send this many seconds ahead, so Gatepost only admits (no delivery during the run). */
     'send-at': { type: 'string' },
+    /** Seconds Gatepost is left idle after each run before its resident memory is read again. */
+    idle: { type: 'string', default: '0' },
     /** Diagnostic: measure Gatepost only. */
     'gatepost-only': { type: 'boolean', default: false },
     /** Every server is measured this many times, taking turns (see main). */
@@ -65,6 +67,7 @@ const CONNECTIONS = Number(flags.connections);
 const WARMUP = Number(flags.warmup);
 const ROUNDS = Number(flags.rounds);
 const SEND_AT_S = flags['send-at'] === undefined ? null : Number(flags['send-at']);
+const IDLE_S = Number(flags.idle);
 const REDIS = { host: '127.0.0.1', port: 6379 };
 
 function body(n: number | string): string {
@@ -210,7 +213,17 @@ async function measure(
 
 /** Waits for the sandbox pipeline to capture every accepted message, then checks the ids. */
 async function verifyGatepost(gp: BenchGatepost, received: string[]): Promise<string[]> {
-  if (SEND_AT_S !== null) return verifyScheduled(gp, received);
+  const lines = SEND_AT_S !== null ? await verifyScheduled(gp, received) : await verifyCaptured(gp, received);
+  lines.push(`Gatepost resident memory after the run: ${rssMiB(gp.pid)} MiB (peak ${rssMiB(gp.pid, 'VmHWM')} MiB)`);
+  if (IDLE_S > 0) {
+    await sleep(IDLE_S * 1000);
+    lines.push(`Gatepost resident memory after ${IDLE_S} s idle: ${rssMiB(gp.pid)} MiB`);
+  }
+  return lines;
+}
+
+/** Every received id must reach the sandbox inbox. */
+async function verifyCaptured(gp: BenchGatepost, received: string[]): Promise<string[]> {
   const started = Date.now();
   const last = received[received.length - 1];
   // Deliveries leave the outbox in commit order: once the last one is captured, nearly all are.
@@ -234,7 +247,6 @@ async function verifyGatepost(gp: BenchGatepost, received: string[]): Promise<st
     `capture backlog drained ${drainSeconds.toFixed(1)} s after the load stopped; ${sampleOk}/5 sampled GET /v1/messages/:id show status "sent"`,
     `sends both admitted and captured: ${fmt(received.length)} in ${WARMUP + DURATION} s of load and ${drainSeconds.toFixed(1)} s of drain, ` +
       `${fmt(received.length / (WARMUP + DURATION + drainSeconds))}/s sustained`,
-    `Gatepost resident memory after the run: ${rssMiB(gp.pid)} MiB`,
   ];
 }
 
@@ -249,7 +261,6 @@ async function verifyScheduled(gp: BenchGatepost, received: string[]): Promise<s
   return [
     `every send scheduled ${SEND_AT_S} s ahead (admission only); 202 answers received: ${fmt(received.length)}; ` +
       `${ok}/20 sampled GET /v1/messages/:id show status "scheduled"`,
-    `Gatepost resident memory after the run: ${rssMiB(gp.pid)} MiB`,
   ];
 }
 

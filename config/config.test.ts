@@ -1,4 +1,4 @@
-// The operator contract's settings: defaults, parsing and what is refused (webhooks, SMTP submission, direct delivery).
+// The operator contract's settings: defaults, parsing and what is refused (webhooks, SMTP submission, direct delivery, sending domains).
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from './config.ts';
 
@@ -152,5 +152,30 @@ describe('loadConfig: direct delivery', () => {
     expect(() => loadConfig({ GATEPOST_MX_PORT: '70000' })).toThrow(/GATEPOST_MX_PORT/);
     expect(() => loadConfig({ GATEPOST_MX_MAX_CONNECTIONS: '0' })).toThrow(/GATEPOST_MX_MAX_CONNECTIONS/);
     expect(() => loadConfig({ GATEPOST_DELIVERY_HORIZON: '0s' })).toThrow(/GATEPOST_DELIVERY_HORIZON/);
+  });
+});
+
+describe('loadConfig: sending domains', () => {
+  it('requires verified domains without a relay, whatever GATEPOST_REQUIRE_VERIFIED_DOMAIN says', () => {
+    expect(loadConfig({}).requireVerifiedDomain).toBe(true);
+    expect(loadConfig({ GATEPOST_REQUIRE_VERIFIED_DOMAIN: 'false' }).requireVerifiedDomain).toBe(true);
+  });
+
+  it('with a relay, requires them only when GATEPOST_REQUIRE_VERIFIED_DOMAIN is true', () => {
+    const relay = { GATEPOST_SMTP_RELAY: 'smtp://127.0.0.1:2525' };
+    expect(loadConfig(relay).requireVerifiedDomain).toBe(false);
+    expect(loadConfig({ ...relay, GATEPOST_REQUIRE_VERIFIED_DOMAIN: 'true' }).requireVerifiedDomain).toBe(true);
+    expect(loadConfig({ ...relay, GATEPOST_REQUIRE_VERIFIED_DOMAIN: 'false' }).requireVerifiedDomain).toBe(false);
+    expect(() => loadConfig({ ...relay, GATEPOST_REQUIRE_VERIFIED_DOMAIN: 'yes' })).toThrow(/GATEPOST_REQUIRE_VERIFIED_DOMAIN/);
+  });
+
+  it('reads what SPF must authorise', () => {
+    expect(loadConfig({}).spf).toEqual({ include: null, ips: [] });
+    expect(
+      loadConfig({ GATEPOST_SPF_INCLUDE: '_spf.mail.example.net', GATEPOST_SENDING_IPS: '192.0.2.7, 2001:db8::7' }).spf,
+    ).toEqual({
+      include: '_spf.mail.example.net',
+      ips: ['192.0.2.7', '2001:db8::7'],
+    });
   });
 });

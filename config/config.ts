@@ -49,6 +49,13 @@ export interface Config {
   adminToken: string | null;
   http: HttpLimits;
   smtpRelay: string | null;
+  /**
+   * Live mail only from a tenant's verified sending domains: always with direct delivery (no
+   * relay); with a relay, as GATEPOST_REQUIRE_VERIFIED_DOMAIN says (default false).
+   */
+  requireVerifiedDomain: boolean;
+  /** What a sending domain's SPF record must authorise (GATEPOST_SPF_INCLUDE, else GATEPOST_SENDING_IPS, else `a:<hostname>`). */
+  spf: { include: string | null; ips: string[] };
   /** SMTP submission (roles that serve the API): where it listens; port 0 picks a free port. */
   smtpPort: number;
   smtpHost: string;
@@ -143,6 +150,13 @@ function oneDuration(name: string, text: string): number {
   return ms!;
 }
 
+function booleanOf(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new Error(`${name} must be true or false, not ${value}`);
+}
+
 function countOf(name: string, value: string | undefined, fallback: number): number {
   const count = Number(value ?? fallback);
   if (!Number.isInteger(count) || count < 1) throw new Error(`${name} must be a whole number of at least 1, not ${value}`);
@@ -208,6 +222,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       idleTimeoutMs: limit('GATEPOST_HTTP_IDLE_TIMEOUT', env.GATEPOST_HTTP_IDLE_TIMEOUT, DEFAULT_HTTP_LIMITS.idleTimeoutMs),
     },
     smtpRelay: env.GATEPOST_SMTP_RELAY || null,
+    requireVerifiedDomain:
+      !env.GATEPOST_SMTP_RELAY || booleanOf('GATEPOST_REQUIRE_VERIFIED_DOMAIN', env.GATEPOST_REQUIRE_VERIFIED_DOMAIN, false),
+    spf: { include: env.GATEPOST_SPF_INCLUDE || null, ips: list(env.GATEPOST_SENDING_IPS) },
     smtpPort: portOf('GATEPOST_SMTP_PORT', env.GATEPOST_SMTP_PORT, 2587),
     smtpHost: env.GATEPOST_SMTP_HOST ?? host,
     smtpTls: cert && key ? { cert: resolve(cert), key: resolve(key) } : null,

@@ -24,6 +24,12 @@ export const errorCatalog = {
   not_found: { status: 404, smtp: [550, '5.1.0'], message: 'Not found.' },
   receipt_not_found: { status: 404, smtp: [550, '5.1.0'], message: 'The message has no delivery receipt yet.' },
   template_exists: { status: 409, smtp: [554, '5.6.0'], message: 'A template with that slug already exists.' },
+  domain_exists: { status: 409, smtp: [554, '5.6.0'], message: 'This tenant already has a sending domain with that name.' },
+  domain_taken: {
+    status: 409,
+    smtp: [554, '5.6.0'],
+    message: 'Another tenant has verified this domain; it cannot be added or verified here.',
+  },
   webhook_disabled: { status: 409, smtp: [554, '5.6.0'], message: 'The webhook endpoint is disabled.' },
   webhook_delivery_not_failed: {
     status: 409,
@@ -72,6 +78,11 @@ export const errorCatalog = {
     status: 422,
     smtp: [554, '5.6.0'],
     message: 'Rendering the template went over a limit (source or output size, loop iterations, time or memory).',
+  },
+  sender_not_verified: {
+    status: 422,
+    smtp: [550, '5.7.1'],
+    message: "The from address's domain is not a verified sending domain of this tenant (POST /v1/domains).",
   },
   sender_required: {
     status: 422,

@@ -77,13 +77,13 @@ function fireWatchdogs() {
 describe('Gate.admitAll', () => {
   it('rolls every message back when one admission fails part-way, and a retry sends each once', async () => {
     const { runtime, ready } = await start();
-    const broken = createGate({ invoker: failingAt(runtime, 3), catalog });
+    const broken = createGate({ invoker: failingAt(runtime, 3), catalog, senders: null });
     await expect(
       broken.admitAll({ sender, ingress: 'style_p', items: items(6), batchKey: 'k', refusals: 'per_item' }),
     ).rejects.toThrow('state store unavailable');
     expect(messagesOnDisk()).toBe(0);
 
-    const gate = createGate({ invoker: runtime, catalog });
+    const gate = createGate({ invoker: runtime, catalog, senders: null });
     const results = await gate.admitAll({ sender, ingress: 'style_p', items: items(6), batchKey: 'k', refusals: 'per_item' });
     expect(results.map((r) => ('ok' in r ? r.ok.replayed : r.refused.code))).toEqual([false, false, false, false, false, false]);
     await eventually(() => ready.length === 6);
@@ -107,7 +107,7 @@ describe('Gate.admitAll', () => {
   it('answers a policy refusal per item, or refuses the whole request, as asked', async () => {
     const { runtime, ready } = await start();
     await actor(runtime, recipientActor, recipientActorId('ten_1', 'r2@example.com')).suppress({ reason: 'manual' });
-    const gate = createGate({ invoker: runtime, catalog });
+    const gate = createGate({ invoker: runtime, catalog, senders: null });
 
     const all = gate.admitAll({ sender, ingress: 'smtp', items: items(4), refusals: 'all' });
     // The refusal names the item at fault, so an ingress can point at the recipient.
@@ -127,7 +127,7 @@ describe('Gate.admitAll', () => {
 
   it('keeps a sandbox batch and a live one under the same key apart: neither replays the other', async () => {
     const { runtime, ready } = await start();
-    const gate = createGate({ invoker: runtime, catalog });
+    const gate = createGate({ invoker: runtime, catalog, senders: null });
     const sandboxSender: Sender = { ...sender, key: { ...sender.key, kind: 'sandbox', sandbox: true } };
     const captured = await gate.admitAll({
       sender: sandboxSender,
@@ -185,7 +185,7 @@ describe('Gate.admitAll', () => {
       invoke: (type, id, method, args) =>
         method === 'settle' ? new Promise(() => undefined) : runtime.invoke(type, id, method, args),
     };
-    const cut = createGate({ invoker: silent, catalog });
+    const cut = createGate({ invoker: silent, catalog, senders: null });
     void cut.admitAll({ sender, ingress: 'style_p', items: items(3), batchKey: 'b', refusals: 'per_item' });
     await eventually(() => messagesOnDisk() === 3);
     const batchId = derivedId('bat', 'ten_1', 'live', 'b');

@@ -28,7 +28,7 @@ async function start() {
   h = harness();
   catalog = new SqliteCatalog(join(h.file, '..', 'catalog.sqlite'));
   const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, batchActor] });
-  return { gate: createGate({ invoker: runtime, catalog }) };
+  return { gate: createGate({ invoker: runtime, catalog, senders: null }) };
 }
 
 /** The sends the tenant's quota counts today, as on disk. */

@@ -7,7 +7,7 @@ import { actor, type Invoker } from '../runtime/runtime.port.ts';
 import { GatepostError, invalid, type ErrorDetail } from '../errors/errors.catalog.ts';
 import { canonicalJson } from '../lib/canonical.ts';
 import { derivedId, newId, sha256Hex } from '../lib/ids.ts';
-import { normalizeAddress } from '../mail/address.ts';
+import { domainOf, normalizeAddress, parseMailbox } from '../mail/address.ts';
 import { renderField } from '../mail/render.ts';
 import { DEFAULT_RENDER_LIMITS, dataDepthProblems, type RenderLimits } from '../mail/render.limits.ts';
 import type { RenderedContent, ShownRecipients } from '../mail/content.ts';
@@ -129,6 +129,14 @@ export interface Gate {
   checkRecipient(sender: Sender, address: string): Promise<void>;
 }
 
+/**
+ * Which domains a tenant may send live mail from: its verified sending domains
+ * (tenancy/domains.ts, cached per tenant, so a send asks no store).
+ */
+export interface VerifiedSenders {
+  isVerified(tenantId: string, domain: string): Promise<boolean>;
+}
+
 /** A message ready for its actor's admission. */
 interface Prepared {
   id: string;
@@ -138,6 +146,11 @@ interface Prepared {
 export interface GateDeps {
   invoker: Invoker;
   catalog: Catalog;
+  /**
+   * Live mail only from verified domains: always with direct delivery, with a relay when
+   * GATEPOST_REQUIRE_VERIFIED_DOMAIN says so. Null: any from domain (a relay that checks for itself).
+   */
+  senders: VerifiedSenders | null;
   /** What one render may cost (the operator's GATEPOST_RENDER_* settings); the defaults otherwise. */
   renderLimits?: RenderLimits;
 }
@@ -164,10 +177,12 @@ export function createGate(deps: GateDeps): Gate {
 
     // The rendered content is checked (checkContent) inside the message actor's admitting turn.
     const content = await render(deps.catalog, tenant, draft, ingress, renderLimits);
+    const sandbox = capturesOnly(key, draft);
+    // A capture goes nowhere: a sandbox key tries any sender out.
+    if (!sandbox && deps.senders) await checkSender(deps.senders, tenant.id, content.from);
 
     // Only a key lets a request repeat; without one there is nothing to compare the hash with.
     const requestHash = idempotencyKey ? sha256Hex(canonicalJson({ ...draft, stream: draft.stream ?? 'transactional' })) : null;
-    const sandbox = capturesOnly(key, draft);
     return {
       id: idempotencyKey ? derivedId('msg', tenant.id, modeOf(sandbox), idempotencyKey) : newId('msg'),
       args: {
@@ -264,6 +279,20 @@ export function createGate(deps: GateDeps): Gate {
       }
     },
   };
+}
+
+/** Refuses live mail from a domain the tenant has not verified (issue 21 item 2). */
+async function checkSender(senders: VerifiedSenders, tenantId: string, fromText: string): Promise<void> {
+  // A from that is no mailbox (no domain part, say) is refused by checkContent, naming the field.
+  const from = parseMailbox(fromText);
+  if (!from) return;
+  const domain = domainOf(from.address);
+  if (await senders.isVerified(tenantId, domain)) return;
+  throw new GatepostError(
+    'sender_not_verified',
+    `The from address ${from.address} is not on a verified sending domain of this tenant: add and verify ${domain} (POST /v1/domains), or send with a sandbox key.`,
+    { details: [{ field: 'from', message: `${domain} is not a verified sending domain` }] },
+  );
 }
 
 /** A send is captured, never delivered, from a sandbox key or in a provider's test mode. */

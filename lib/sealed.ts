@@ -1,4 +1,4 @@
-// Secrets at rest (webhook signing secrets; later the DKIM private keys), sealed with AES-256-GCM
+// Secrets at rest (webhook signing secrets, the DKIM private keys of sending domains), sealed with AES-256-GCM
 // under a key the operator gives (GATEPOST_ENCRYPTION_KEY), so a copy of the database alone
 // reveals none of them. The stored form names its key, so keys can rotate: values sealed under an
 // old key (GATEPOST_ENCRYPTION_KEYS_OLD) still open, and are sealed under the current key when

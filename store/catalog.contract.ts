@@ -7,6 +7,7 @@ import { GatepostError, type ErrorCode } from '../errors/errors.catalog.ts';
 import type {
   CapturedMessage,
   Catalog,
+  DomainCreate,
   Page,
   ReceiptKey,
   Suppression,
@@ -826,6 +827,120 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect(await catalog.deleteWebhook(a.id, w.id)).toBe(false);
         expect(await catalog.getWebhook(a.id, w.id)).toBeNull();
         expect(await catalog.listWebhooks(a.id)).toEqual([keep]);
+      });
+    });
+
+    describe('sending domains', () => {
+      // Key material as the catalog sees it: opaque strings (tenancy/domains.ts makes real ones).
+      const domain = (tenant_id: string, name: string): DomainCreate => ({
+        id: unique('dom'),
+        tenant_id,
+        name,
+        dkim: {
+          rsa: {
+            selector: 'gp202611r',
+            public_key: 'MIIBIjANrsa',
+            private_key: '-----BEGIN PRIVATE KEY-----\nrsa\n-----END PRIVATE KEY-----\n',
+          },
+          ed25519: {
+            selector: 'gp202611e',
+            public_key: 'ed25519pub',
+            private_key: '-----BEGIN PRIVATE KEY-----\ned\n-----END PRIVATE KEY-----\n',
+          },
+        },
+      });
+      const uniqueName = () => `${unique('d').toLowerCase().replace('_', '-')}.example.com`;
+      const found = { found: ['v=spf1 a:mx.example ~all'], matches: true, error: null };
+
+      it('creates a pending domain with its keys and reads it back as created, for its tenant only', async () => {
+        const t = await newTenant();
+        const fields = domain(t.id, uniqueName());
+        const created = await catalog.createDomain(fields);
+        expect(created).toEqual({
+          ...fields,
+          status: 'pending',
+          checks: {},
+          checked_at: null,
+          verified_at: null,
+          created_at: expect.stringMatching(ISO),
+          updated_at: created.created_at,
+        });
+        expect(await catalog.getDomain(t.id, fields.id)).toEqual(created);
+        expect(await catalog.getDomain(unique('ten'), fields.id)).toBeNull();
+        expect(await catalog.listDomains(t.id)).toEqual([created]);
+        expect(await catalog.verifiedDomain(t.id, fields.name)).toBeNull();
+        expect(await catalog.verifiedDomainNames(t.id)).toEqual([]);
+      });
+
+      it("lists a tenant's domains oldest first", async () => {
+        const t = await newTenant();
+        const made = [];
+        for (let i = 0; i < 3; i++) made.push(await catalog.createDomain(domain(t.id, uniqueName())));
+        expect((await catalog.listDomains(t.id)).map((d) => d.id)).toEqual(made.sort(byCreation).map((d) => d.id));
+      });
+
+      it('refuses a name the tenant has already', async () => {
+        const t = await newTenant();
+        const name = uniqueName();
+        await catalog.createDomain(domain(t.id, name));
+        await expectError(catalog.createDomain(domain(t.id, name)), 'domain_exists');
+        expect(await catalog.listDomains(t.id)).toHaveLength(1);
+      });
+
+      it('records checks; verified_at is when it became verified, cleared when it falls back to pending', async () => {
+        const t = await newTenant();
+        const d = await catalog.createDomain(domain(t.id, uniqueName()));
+        const pending = await catalog.recordDomainCheck(t.id, d.id, { status: 'pending', checks: { [`spf:${d.name}`]: found } });
+        expect(pending).toEqual({
+          ...d,
+          checks: { [`spf:${d.name}`]: found },
+          checked_at: expect.stringMatching(ISO),
+          updated_at: expect.stringMatching(ISO),
+        });
+        const verified = await catalog.recordDomainCheck(t.id, d.id, { status: 'verified', checks: {} });
+        expect(verified).toMatchObject({ status: 'verified', verified_at: expect.stringMatching(ISO) });
+        expect(await catalog.getDomain(t.id, d.id)).toEqual(verified);
+        const again = await catalog.recordDomainCheck(t.id, d.id, { status: 'verified', checks: {} });
+        expect(again!.verified_at).toBe(verified!.verified_at);
+        expect(await catalog.verifiedDomainNames(t.id)).toEqual([d.name]);
+        expect(await catalog.verifiedDomain(t.id, d.name)).toEqual(again);
+        const lapsed = await catalog.recordDomainCheck(t.id, d.id, { status: 'pending', checks: {} });
+        expect(lapsed).toMatchObject({ status: 'pending', verified_at: null });
+        expect(await catalog.verifiedDomainNames(t.id)).toEqual([]);
+        expect(await catalog.recordDomainCheck(t.id, unique('dom'), { status: 'verified', checks: {} })).toBeNull();
+        expect(await catalog.recordDomainCheck(unique('ten'), d.id, { status: 'verified', checks: {} })).toBeNull();
+      });
+
+      it('lets several tenants hold a name pending; the first to verify it owns it', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const name = uniqueName();
+        const ours = await catalog.createDomain(domain(a.id, name));
+        const theirs = await catalog.createDomain(domain(b.id, name));
+        await catalog.recordDomainCheck(a.id, ours.id, { status: 'verified', checks: {} });
+        await expectError(catalog.recordDomainCheck(b.id, theirs.id, { status: 'verified', checks: {} }), 'domain_taken');
+        expect(await catalog.getDomain(b.id, theirs.id)).toEqual(theirs);
+        // Recording a failed check is still allowed: it verifies nothing.
+        expect(await catalog.recordDomainCheck(b.id, theirs.id, { status: 'pending', checks: {} })).toMatchObject({
+          status: 'pending',
+        });
+        await expectError(catalog.createDomain(domain((await newTenant()).id, name)), 'domain_taken');
+        expect(await catalog.verifiedDomain(b.id, name)).toBeNull();
+
+        // Once the owner lets it go, another tenant may verify it.
+        expect(await catalog.deleteDomain(a.id, ours.id)).toBe(true);
+        expect(await catalog.recordDomainCheck(b.id, theirs.id, { status: 'verified', checks: {} })).toMatchObject({
+          status: 'verified',
+        });
+      });
+
+      it('deletes one domain of one tenant', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const d = await catalog.createDomain(domain(a.id, uniqueName()));
+        const keep = await catalog.createDomain(domain(a.id, uniqueName()));
+        expect(await catalog.deleteDomain(b.id, d.id)).toBe(false);
+        expect(await catalog.deleteDomain(a.id, d.id)).toBe(true);
+        expect(await catalog.deleteDomain(a.id, d.id)).toBe(false);
+        expect(await catalog.listDomains(a.id)).toEqual([keep]);
       });
     });
 

@@ -1,4 +1,4 @@
-// The catalog: tenants, API keys, templates, webhook endpoints, receipt signing keys, and the queryable indexes that actors feed
+// The catalog: tenants, API keys, templates, webhook endpoints, sending domains, receipt signing keys, and the queryable indexes that actors feed
 // (suppression list, sandbox capture inbox). One interface; SQLite (embedded) and PostgreSQL
 // (cluster) implement it. Methods are async so both can.
 
@@ -136,6 +136,47 @@ export type WebhookCreate = Pick<WebhookEndpoint, 'id' | 'tenant_id' | 'url' | '
 /** `enabled: true` clears the disabled reason; `enabled: false` disables by hand ('manual'). */
 export type WebhookPatch = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'enabled'>>;
 
+/** A sending domain is pending until its required DNS records are found (tenancy/domains.ts). */
+export type DomainStatus = 'pending' | 'verified';
+
+/** One DKIM key pair of a domain; the private key (PEM) is sealed at rest and never leaves the service. */
+export interface DkimKey {
+  selector: string;
+  /** What the `p=` tag of the DNS record carries (base64). */
+  public_key: string;
+  /** PKCS#8 PEM. */
+  private_key: string;
+}
+
+/** What the last verification found for one DNS record. */
+export interface RecordCheck {
+  /** The values found at the record's name (TXT strings joined, MX hosts); empty when none. */
+  found: string[];
+  matches: boolean;
+  /** The look-up's failure (ENOTFOUND, ENODATA, a timeout), null when it answered. */
+  error: string | null;
+}
+
+export interface SendingDomain {
+  id: string;
+  tenant_id: string;
+  /** Lower case, IDNA A-labels (xn--…), no trailing dot. */
+  name: string;
+  status: DomainStatus;
+  dkim: { rsa: DkimKey; ed25519: DkimKey };
+  /** The last verification's result per record, keyed `<purpose>:<record name>`; empty before the first. */
+  checks: Record<string, RecordCheck>;
+  checked_at: string | null;
+  verified_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type DomainCreate = Pick<SendingDomain, 'id' | 'tenant_id' | 'name' | 'dkim'>;
+
+/** A verification's result: the status it leads to and what each record showed. */
+export type DomainCheck = Pick<SendingDomain, 'status' | 'checks'>;
+
 /**
  * An operator's delivery-receipt signing key (mta/receipt.keys.ts), Ed25519. One is current (no
  * `retired_at`) and signs; retired ones stay, so the receipts they signed still verify.
@@ -203,6 +244,25 @@ export interface Catalog {
   /** Makes `secret` current; the current one becomes previous, signing until `previousExpiresAt`. */
   rotateWebhookSecret(tenantId: string, id: string, secret: string, previousExpiresAt: string): Promise<WebhookEndpoint | null>;
   deleteWebhook(tenantId: string, id: string): Promise<boolean>;
+
+  /**
+   * Refuses `domain_exists` when the tenant has the name already, and `domain_taken` when another
+   * tenant has it verified. Several tenants may hold the same name pending: the first to verify it owns it.
+   */
+  createDomain(d: DomainCreate): Promise<SendingDomain>;
+  getDomain(tenantId: string, id: string): Promise<SendingDomain | null>;
+  /** Every domain of the tenant, oldest first (then by id). */
+  listDomains(tenantId: string): Promise<SendingDomain[]>;
+  /** The tenant's verified domain with this name, keys opened: what DKIM signing needs. */
+  verifiedDomain(tenantId: string, name: string): Promise<SendingDomain | null>;
+  /** The names of the tenant's verified domains. */
+  verifiedDomainNames(tenantId: string): Promise<string[]>;
+  /**
+   * Records a verification; `verified` when another tenant has the name verified already is
+   * refused with `domain_taken` (and nothing is recorded). Null when the tenant has no such domain.
+   */
+  recordDomainCheck(tenantId: string, id: string, check: DomainCheck): Promise<SendingDomain | null>;
+  deleteDomain(tenantId: string, id: string): Promise<boolean>;
 
   /** The current receipt key, or null before the first is made. */
   currentReceiptKey(): Promise<ReceiptKey | null>;

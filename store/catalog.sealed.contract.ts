@@ -1,6 +1,6 @@
-// Webhook secrets and receipt signing keys at rest, for every catalog: sealed when a key is set,
-// readable through the catalog, never in the stored row, and still readable after the key
-// rotates (issue 20, item 8; issue 21, item 6).
+// Webhook secrets, DKIM private keys and receipt signing keys at rest, for every catalog: sealed
+// when a key is set, readable through the catalog, never in the stored row, and still readable
+// after the key rotates (issue 20, item 8; issue 21, items 1 and 6).
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { keyId, keySealer, plainSealer, type Sealer } from '../lib/sealed.ts';
@@ -11,12 +11,16 @@ export interface SealedStore {
   open(sealer: Sealer): Promise<Catalog>;
   /** The secret and previous_secret columns of every webhook row, as stored. */
   rawSecrets(): Promise<(string | null)[]>;
+  /** The rsa_private and ed_private columns of every domain row, as stored. */
+  rawDomainKeys(): Promise<string[]>;
   /** The private_key column of every receipt key row, as stored. */
   rawReceiptKeys(): Promise<string[]>;
   cleanup(): Promise<void>;
 }
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const RSA_PEM = '-----BEGIN PRIVATE KEY-----\nrsa\n-----END PRIVATE KEY-----\n';
+const ED_PEM = '-----BEGIN PRIVATE KEY-----\ned\n-----END PRIVATE KEY-----\n';
 const ROTATED = 'whsec_rotatedRotatedRotatedRotated0000';
 
 export function sealedSecretsContract(name: string, store: () => Promise<SealedStore>): void {
@@ -29,6 +33,16 @@ export function sealedSecretsContract(name: string, store: () => Promise<SealedS
         let catalog = await s.open(keySealer(first));
         const quota = { per_second: null, per_day: null };
         await catalog.createTenant({ id: 'ten_s', name: 'S', default_from: null, quota });
+        const dkim = {
+          rsa: { selector: 'gp202611r', public_key: 'rsapub', private_key: RSA_PEM },
+          ed25519: { selector: 'gp202611e', public_key: 'edpub', private_key: ED_PEM },
+        };
+        await catalog.createDomain({ id: 'dom_s', tenant_id: 'ten_s', name: 'sealed.example.com', dkim });
+        expect((await catalog.getDomain('ten_s', 'dom_s'))!.dkim).toEqual(dkim);
+        const storedKeys = await s.rawDomainKeys();
+        expect(storedKeys).toHaveLength(2);
+        for (const k of storedKeys) expect(k).toMatch(new RegExp(`^sealed:v1:${keyId(first)}:`));
+        expect(storedKeys.join()).not.toContain('PRIVATE KEY');
         await catalog.createWebhook({
           id: 'whk_s',
           tenant_id: 'ten_s',
@@ -45,6 +59,10 @@ export function sealedSecretsContract(name: string, store: () => Promise<SealedS
         // The second key is current; the first still opens what it sealed.
         catalog = await s.open(keySealer(second, [first]));
         expect((await catalog.webhooksFor('ten_s', 'email.sent')).map((w) => w.secret)).toEqual([SECRET]);
+        // A key sealed under the old key still opens.
+        expect(await catalog.getDomain('ten_s', 'dom_s')).toMatchObject({
+          dkim: { rsa: { private_key: RSA_PEM }, ed25519: { private_key: ED_PEM } },
+        });
         await catalog.rotateWebhookSecret('ten_s', 'whk_s', ROTATED, new Date(Date.now() + 60_000).toISOString());
         const rotated = (await catalog.listWebhooks('ten_s'))[0]!;
         expect([rotated.secret, rotated.previous_secret]).toEqual([ROTATED, SECRET]);

@@ -11,8 +11,9 @@ import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
 import type { RenderedContent } from '../../mail/content.ts';
 import { domainOf, parseMailbox } from '../../mail/address.ts';
+import { signDkim, type DkimSigner } from '../../mail/dkim.ts';
 import { composeRaw, envelopeRecipients } from '../../mail/mime.ts';
-import { unanswered, type Transport } from '../../mta/transport.ts';
+import { unanswered, type DeliveryReport, type Transport } from '../../mta/transport.ts';
 import { receiptDraft } from '../../mta/receipt.ts';
 import { classify, messageStatusOf, type DomainResult } from './delivery.outcome.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
@@ -95,9 +96,28 @@ export interface DeliveryDeps {
   retrySchedule: number[];
   /** How long after it is due a message may still be retried, ms; past it, it soft-bounces. */
   horizonMs: number;
+  /** The DKIM keys of a tenant's verified domain (tenancy/domains.ts); null: not one, the message goes unsigned. */
+  signers: { signerFor(tenantId: string, fromDomain: string): Promise<DkimSigner | null> };
 }
 
+/** The bytes to hand over, and the DKIM signature's domain and selectors (null: unsigned); or why there are none. */
+type Signed = { raw: Buffer; dkim: { d: string; s: string[] } | null } | { failure: DeliveryReport };
+
 export function deliveryActor(deps: DeliveryDeps) {
+  /** DKIM-signs the message when its From domain is a verified domain of its tenant. */
+  async function sign(record: MessageRecord, content: RenderedContent, composed: Buffer): Promise<Signed> {
+    const from = parseMailbox(content.from)?.address;
+    const signer = from ? await deps.signers.signerFor(record.tenant_id, domainOf(from)) : null;
+    if (!signer) return { raw: composed, dkim: null };
+    try {
+      const { raw, d, s } = await signDkim(composed, signer);
+      return { raw, dkim: { d, s } };
+    } catch (error) {
+      // Mail from a verified domain never leaves unsigned (a sealed key that cannot be opened, say): it waits.
+      return { failure: unanswered('transient', `DKIM signing failed: ${String(error)}`) };
+    }
+  }
+
   /**
    * One live attempt, step by step: the bytes, then one transaction per domain still to do (the
    * envelope, the hand-over, what it came to, the receipt of an acceptance). Answers each
@@ -110,26 +130,30 @@ export function deliveryActor(deps: DeliveryDeps) {
     attempt: number,
     pending: Map<string, string[]>,
   ): Promise<AttemptOutcome[]> {
-    const raw = await composeRaw(content, { messageId: record.message_id_header, date: new Date(record.created_at) });
-    // DKIM signing (mail/dkim.ts) goes here, between the bytes and the hand-over, so both signatures
-    // cover what is sent and the receipt's hash is of the signed bytes.
+    const composed = await composeRaw(content, { messageId: record.message_id_header, date: new Date(record.created_at) });
+    // Signed between the bytes and the hand-over, so both signatures cover exactly what is sent,
+    // and the receipt's hash is of the signed bytes.
+    const signed = await sign(record, content, composed);
     const from = returnPath(content);
     const due = Date.parse(record.send_at ?? record.created_at);
     const policy = { schedule: deps.retrySchedule, horizon: due + deps.horizonMs };
     const outcomes: AttemptOutcome[] = [];
     for (const [domain, to] of pending) {
       // A transport answers every failure as a report; one that throws all the same defers, never loses, the message.
-      const report = await deps.transport
-        .send({ from, to, raw })
-        .catch((error: unknown) => unanswered('transient', `Delivery failed: ${String(error)}`));
+      const report =
+        'failure' in signed
+          ? signed.failure
+          : await deps.transport
+              .send({ from, to, raw: signed.raw })
+              .catch((error: unknown) => unanswered('transient', `Delivery failed: ${String(error)}`));
       const outcome: AttemptOutcome = { ...classify(report, attempt, policy, Date.now()), domain, recipients: to };
-      if (report.result === 'accepted') {
+      if (report.result === 'accepted' && !('failure' in signed)) {
         const draft = receiptDraft(report, {
           message_id: record.id,
           message_id_header: record.message_id_header,
           attempt,
-          raw,
-          dkim: null,
+          raw: signed.raw,
+          dkim: signed.dkim,
           envelope: { from, to: to.join(', ') },
         });
         const { id, jws } = await issueReceipt(turn, deps.receiptKeys, record.tenant_id, draft);

@@ -14,6 +14,7 @@ import { MESSAGE_ACTOR, messageActor } from './message.actor.ts';
 import { RETENTION_MS } from './message.state.ts';
 import { admitArgs } from './message.testkit.ts';
 import { ReceiptKeys } from '../../mta/receipt.keys.ts';
+import { NO_SIGNERS } from '../../test/harness/domains.harness.ts';
 
 let h: Harness;
 let catalog: SqliteCatalog;
@@ -30,6 +31,7 @@ async function start(): Promise<EmbeddedRuntime> {
     catalog,
     transport: await unreachableRelay(),
     receiptKeys: new ReceiptKeys(catalog),
+    signers: NO_SIGNERS,
     retrySchedule: [60_000],
     horizonMs: RETENTION_MS,
   });

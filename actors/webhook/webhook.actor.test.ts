@@ -22,6 +22,7 @@ import type { AttemptLogEntry } from './webhook.state.ts';
 import type { WebhookEnvelope } from '../../events/email.event.ts';
 import { unreachableRelay } from '../../test/harness/relay.harness.ts';
 import { ReceiptKeys } from '../../mta/receipt.keys.ts';
+import { NO_SIGNERS } from '../../test/harness/domains.harness.ts';
 
 let h: Harness;
 let catalog: SqliteCatalog;
@@ -49,6 +50,7 @@ async function start(opts: Options = {}): Promise<EmbeddedRuntime> {
     catalog,
     transport: await unreachableRelay(),
     receiptKeys: new ReceiptKeys(catalog),
+    signers: NO_SIGNERS,
     retrySchedule: [60_000],
     horizonMs: 86_400_000,
     webhooks: {

@@ -4,10 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS, type Permission } from '../../tenancy/permissions.ts';
 import { createTenant } from '../../tenancy/tenants.ts';
 import { buildApp, type TestApp } from '../../test/harness/app.harness.ts';
+import { startDns, type DnsServer } from '../../test/harness/dns.harness.ts';
+import { verifiedDomain } from '../../test/harness/domains.harness.ts';
 import type { RestServer } from './server.ts';
 
 const ADMIN = 'a'.repeat(40);
 let app: TestApp;
+let dns: DnsServer;
 let server: RestServer;
 
 type Holder = 'full' | 'sending' | 'sandbox' | 'public' | 'publicSandbox';
@@ -25,9 +28,12 @@ const MAY: Record<Holder, Permission[]> = {
 };
 
 beforeAll(async () => {
-  app = await buildApp('access', { actors: true, deps: { adminToken: ADMIN } });
+  dns = await startDns();
+  app = await buildApp('access', { actors: true, deps: { adminToken: ADMIN }, dnsServers: [dns.address] });
   server = app.server;
   const tenant = await createTenant(app.catalog, { name: 'shop', default_from: 'shop@sender.example' });
+  // Live sends go out only from a verified domain.
+  await verifiedDomain(app.domains, dns, tenant.id, 'sender.example');
   const issue = async (body: object) => {
     const res = await server.app.inject({
       method: 'POST',
@@ -45,7 +51,10 @@ beforeAll(async () => {
   keys.publicSandbox = await issue({ kind: 'public', sandbox: true });
   otherSending = await issue({ kind: 'live', scope: 'sending_access' });
 });
-afterAll(() => app.close());
+afterAll(async () => {
+  await app.close();
+  await dns.close();
+});
 
 const call = (method: string, url: string, key: string, payload?: object) =>
   server.app.inject({

@@ -7,9 +7,11 @@ import type { Gate } from '../../gate/gate.ts';
 import type { Invoker } from '../../runtime/runtime.port.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../config/config.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
+import type { Domains } from '../../tenancy/domains.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
 import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { adminRoutes } from './admin.route.ts';
+import { domainRoutes } from './domains.route.ts';
 import { emailRoutes } from './emails.route.ts';
 import { jwksRoutes, receiptAdminRoutes, receiptRoutes, type ReceiptKeyRing } from './receipts.route.ts';
 import { messageRoutes } from './messages.route.ts';
@@ -48,6 +50,8 @@ export interface RestDeps {
   keys: KeyRing;
   /** The operator's delivery receipt keys: their JWKS, and rotation. */
   receiptKeys: ReceiptKeyRing;
+  /** Sending domains: their routes, and the verified-sender answer the gate was given. */
+  domains: Domains;
   /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS); by default nothing non-public is allowed. */
   webhookGuard?: SsrfGuard;
   adminToken: string | null;
@@ -161,6 +165,7 @@ export function restServer(deps: RestDeps): RestServer {
     templateRoutes(scope, deps.catalog);
     suppressionRoutes(scope, deps.invoker, deps.catalog);
     sandboxRoutes(scope, deps.catalog);
+    domainRoutes(scope, deps.domains);
     webhookRoutes(scope, { invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard ?? new SsrfGuard() });
   });
   const { adminToken } = deps;

@@ -101,6 +101,10 @@ sealedSecretsContract('PostgreSQL', async () => {
   const db = await freshDatabase();
   return {
     open: (sealer) => PgCatalog.open(db.url, { sealer }),
+    rawDomainKeys: async () => {
+      const rows = await sql<{ rsa_private: string; ed_private: string }>(db.url, 'SELECT rsa_private, ed_private FROM domains');
+      return rows.flatMap((r) => [r.rsa_private, r.ed_private]);
+    },
     rawSecrets: async () => {
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
@@ -126,6 +130,7 @@ describe('PgCatalog migrations', () => {
       const catalogs = await Promise.all(Array.from({ length: 4 }, () => PgCatalog.open(db.url)));
       expect(await sql(db.url, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
         { version: 1, name: '001_catalog.sql' },
+        { version: 2, name: '002_domains.sql' },
         { version: 3, name: '003_receipt_keys.sql' },
       ]);
       // Each of them works against the one schema.

@@ -10,11 +10,14 @@ import type {
   ApiKey,
   CapturedMessage,
   Catalog,
+  DomainCheck,
+  DomainCreate,
   KeySettings,
   NewKey,
   NewReceiptKey,
   Page,
   Quota,
+  SendingDomain,
   ReceiptKey,
   ReceiptPublicKey,
   Suppression,
@@ -37,6 +40,16 @@ import {
   rotatedEndpoint,
   sealedEndpoint,
 } from '../webhooks.patch.ts';
+import {
+  DOMAIN_COLUMNS,
+  checkedDomain,
+  domainExists,
+  domainOf,
+  domainRow,
+  domainTaken,
+  newDomain,
+  type DomainRow,
+} from '../domains.rows.ts';
 import { openedReceiptKey, publicReceiptKey, storedReceiptKey, type ReceiptKeyRow } from '../receipt.keys.stored.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -511,6 +524,72 @@ export class PgCatalog implements Catalog {
 
   async deleteWebhook(tenantId: string, id: string): Promise<boolean> {
     const result = await this.pool.query('DELETE FROM webhooks WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  private async domainWhere(where: string, values: unknown[]): Promise<SendingDomain[]> {
+    const rows = await this.query<DomainRow>(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE ${where}`, values);
+    return rows.map((r) => domainOf(r, this.sealer));
+  }
+
+  async createDomain(d: DomainCreate): Promise<SendingDomain> {
+    const domain = newDomain(d, now());
+    const row = domainRow(domain, this.sealer);
+    const columns = DOMAIN_COLUMNS.split(', ') as (keyof DomainRow)[];
+    // One statement: the insert happens only if no other tenant holds the name verified, so a
+    // verification elsewhere cannot slip in between a check and the write.
+    const { rowCount } = await this.pool
+      .query(
+        `INSERT INTO domains (${DOMAIN_COLUMNS})
+           SELECT ${columns.map((_, i) => `$${i + 1}`).join(', ')}
+           WHERE NOT EXISTS (SELECT 1 FROM domains WHERE name = $3 AND status = 'verified' AND tenant_id <> $2)`,
+        columns.map((c) => row[c]),
+      )
+      .catch((error: unknown) => {
+        throw (error as { code?: string }).code === '23505' ? domainExists(d.name) : error;
+      });
+    if (rowCount === 0) throw domainTaken(d.name);
+    return domain;
+  }
+
+  async getDomain(tenantId: string, id: string): Promise<SendingDomain | null> {
+    return (await this.domainWhere('tenant_id = $1 AND id = $2', [tenantId, id]))[0] ?? null;
+  }
+
+  async listDomains(tenantId: string): Promise<SendingDomain[]> {
+    return this.domainWhere('tenant_id = $1 ORDER BY created_at, id', [tenantId]);
+  }
+
+  async verifiedDomain(tenantId: string, name: string): Promise<SendingDomain | null> {
+    return (await this.domainWhere("tenant_id = $1 AND name = $2 AND status = 'verified'", [tenantId, name]))[0] ?? null;
+  }
+
+  async verifiedDomainNames(tenantId: string): Promise<string[]> {
+    const rows = await this.query<{ name: string }>(
+      "SELECT name FROM domains WHERE tenant_id = $1 AND status = 'verified' ORDER BY name",
+      [tenantId],
+    );
+    return rows.map((r) => r.name);
+  }
+
+  async recordDomainCheck(tenantId: string, id: string, check: DomainCheck): Promise<SendingDomain | null> {
+    const current = await this.getDomain(tenantId, id);
+    if (!current) return null;
+    const next = checkedDomain(current, check, now());
+    try {
+      await this.pool.query(
+        'UPDATE domains SET status = $3, checks = $4, checked_at = $5, verified_at = $6, updated_at = $7 WHERE tenant_id = $1 AND id = $2',
+        [tenantId, id, next.status, JSON.stringify(next.checks), next.checked_at, next.verified_at, next.updated_at],
+      );
+    } catch (error) {
+      // The partial unique index on verified names: another tenant verified it first.
+      throw (error as { code?: string }).code === '23505' ? domainTaken(current.name) : error;
+    }
+    return next;
+  }
+
+  async deleteDomain(tenantId: string, id: string): Promise<boolean> {
+    const result = await this.pool.query('DELETE FROM domains WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
     return (result.rowCount ?? 0) > 0;
   }
 

@@ -59,6 +59,16 @@ sealedSecretsContract('SQLite', async () => {
   const file = join(dir, 'catalog.db');
   return {
     open: async (sealer) => new SqliteCatalog(file, sealer),
+    rawDomainKeys: async () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return (
+          db.prepare('SELECT rsa_private, ed_private FROM domains').all() as { rsa_private: string; ed_private: string }[]
+        ).flatMap((r) => [r.rsa_private, r.ed_private]);
+      } finally {
+        db.close();
+      }
+    },
     rawSecrets: async () => {
       const db = new Database(file, { readonly: true });
       try {

@@ -10,11 +10,14 @@ import type {
   ApiKey,
   CapturedMessage,
   Catalog,
+  DomainCheck,
+  DomainCreate,
   KeySettings,
   NewKey,
   NewReceiptKey,
   Page,
   Quota,
+  SendingDomain,
   ReceiptKey,
   ReceiptPublicKey,
   Suppression,
@@ -38,6 +41,16 @@ import {
   rotatedEndpoint,
   sealedEndpoint,
 } from '../webhooks.patch.ts';
+import {
+  DOMAIN_COLUMNS,
+  checkedDomain,
+  domainExists,
+  domainOf,
+  domainRow,
+  domainTaken,
+  newDomain,
+  type DomainRow,
+} from '../domains.rows.ts';
 import { openedReceiptKey, publicReceiptKey, storedReceiptKey, type ReceiptKeyRow } from '../receipt.keys.stored.ts';
 
 interface TenantRow {
@@ -415,6 +428,68 @@ export class SqliteCatalog implements Catalog {
   async deleteWebhook(tenantId: string, id: string): Promise<boolean> {
     this.enabledWebhooks.delete(tenantId);
     return this.sql('DELETE FROM webhooks WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
+  }
+
+  private domainWhere(where: string, ...values: unknown[]): SendingDomain[] {
+    const rows = this.sql(`SELECT ${DOMAIN_COLUMNS} FROM domains WHERE ${where}`).all(...values) as DomainRow[];
+    return rows.map((r) => domainOf(r, this.sealer));
+  }
+
+  /** Checks and writes with no await between: nothing can verify the name in between. */
+  async createDomain(d: DomainCreate): Promise<SendingDomain> {
+    const domain = newDomain(d, now());
+    if (this.sql("SELECT 1 FROM domains WHERE name = ? AND status = 'verified' AND tenant_id <> ?").get(d.name, d.tenant_id)) {
+      throw domainTaken(d.name);
+    }
+    try {
+      this.sql(`INSERT INTO domains (${DOMAIN_COLUMNS}) VALUES (${DOMAIN_COLUMNS.replace(/(\w+)/g, '@$1')})`).run(
+        domainRow(domain, this.sealer),
+      );
+    } catch (error) {
+      throw (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? domainExists(d.name) : error;
+    }
+    return domain;
+  }
+
+  async getDomain(tenantId: string, id: string): Promise<SendingDomain | null> {
+    return this.domainWhere('tenant_id = ? AND id = ?', tenantId, id)[0] ?? null;
+  }
+
+  async listDomains(tenantId: string): Promise<SendingDomain[]> {
+    return this.domainWhere('tenant_id = ? ORDER BY created_at, id', tenantId);
+  }
+
+  async verifiedDomain(tenantId: string, name: string): Promise<SendingDomain | null> {
+    return this.domainWhere("tenant_id = ? AND name = ? AND status = 'verified'", tenantId, name)[0] ?? null;
+  }
+
+  async verifiedDomainNames(tenantId: string): Promise<string[]> {
+    const rows = this.sql("SELECT name FROM domains WHERE tenant_id = ? AND status = 'verified' ORDER BY name").all(tenantId);
+    return (rows as { name: string }[]).map((r) => r.name);
+  }
+
+  async recordDomainCheck(tenantId: string, id: string, check: DomainCheck): Promise<SendingDomain | null> {
+    const current = await this.getDomain(tenantId, id);
+    if (!current) return null;
+    const next = checkedDomain(current, check, now());
+    try {
+      this.sql('UPDATE domains SET status = ?, checks = ?, checked_at = ?, verified_at = ?, updated_at = ? WHERE id = ?').run(
+        next.status,
+        JSON.stringify(next.checks),
+        next.checked_at,
+        next.verified_at,
+        next.updated_at,
+        id,
+      );
+    } catch (error) {
+      // The partial unique index on verified names: another tenant verified it first.
+      throw (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? domainTaken(current.name) : error;
+    }
+    return next;
+  }
+
+  async deleteDomain(tenantId: string, id: string): Promise<boolean> {
+    return this.sql('DELETE FROM domains WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
   }
 
   private receiptKeyRow(where: string, ...values: unknown[]): ReceiptKey | null {

@@ -1,13 +1,18 @@
 // Tenants and keys through the admin API, and what a bad credential gets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
+import { startRelay, type Relay } from '../harness/relay.harness.ts';
 
 let gp: GatepostProcess;
+let relay: Relay;
+// Through a relay, so that live keys send from the tenants' unverified domains.
 beforeAll(async () => {
-  gp = await startGatepost();
+  relay = await startRelay();
+  gp = await startGatepost({ relayUrl: relay.url });
 });
 afterAll(async () => {
   await gp.dispose();
+  await relay.close();
 });
 
 const send = (key: string | undefined, headers: Record<string, string> = {}) =>

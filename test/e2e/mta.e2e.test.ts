@@ -2,8 +2,12 @@
 // recipient domain's MX host, which the loopback DNS server names, and the message's timeline
 // shows who answered, over what, and the whole reply; a 451 defers and then delivers, a 5.1.1
 // suppresses the recipient, a 5.7.1 bounces as a block and suppresses nobody; recipients on two
-// domains get one transaction each, and a retry goes only to the domain that deferred.
+// domains get one transaction each, and a retry goes only to the domain that deferred. The
+// sender's domain is verified (it has to be, with direct delivery), so what arrives is DKIM-signed.
+import { Resolver } from 'node:dns/promises';
+import { dkimVerify } from 'mailauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publish } from '../harness/domains.harness.ts';
 import { eventually, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
 import { startDns, type DnsServer } from '../harness/dns.harness.ts';
 import { freePort, startMx, type MxHost } from '../harness/mx.harness.ts';
@@ -33,6 +37,10 @@ beforeAll(async () => {
     env: { GATEPOST_DNS_SERVERS: dns.address, GATEPOST_MX_PORT: String(port), GATEPOST_DELIVERY_RETRY: '1s,1s,1s,1s,1s,1s' },
   });
   tenant = await gp.tenant();
+  const domain = await gp.request('POST', '/v1/domains', { key: tenant.live, body: { name: 'sender.example' } });
+  publish(dns, domain.body.records);
+  const verified = await gp.request('POST', `/v1/domains/${domain.body.id}/verify`, { key: tenant.live });
+  expect(verified.body.status).toBe('verified');
 });
 
 afterAll(async () => {
@@ -75,6 +83,17 @@ describe('direct delivery to MX', () => {
     expect(got).toHaveLength(1);
     expect(got[0]).toMatchObject({ from: 'app@sender.example', ehlo: 'gatepost.test', cipher: sent.data.tls.cipher });
     expect(got[0]!.parsed.messageId).toBe(m.message_id_header);
+
+    // Both DKIM signatures pass at the receiving end, checked by mailauth against the published keys.
+    const resolver = new Resolver();
+    resolver.setServers([dns.address]);
+    const { results } = await dkimVerify(Buffer.from(got[0]!.raw), {
+      resolver: (name: string, type: string) => resolver.resolve(name, type) as Promise<string[][]>,
+    });
+    expect(results.map((r) => [r.signingDomain, r.status.result])).toEqual([
+      ['sender.example', 'pass'],
+      ['sender.example', 'pass'],
+    ]);
   });
 
   it('451: deferred with the reply on the timeline, then delivered once the MX host accepts', async () => {

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { verifyReceiptChain } from '../../sdk/node/receipts.ts';
+import { publish } from '../harness/domains.harness.ts';
 import { eventually, startGatepost, TEST_RUNTIME, type GatepostProcess } from '../harness/gatepost.harness.ts';
 import { startDns, type DnsServer } from '../harness/dns.harness.ts';
 import { freePort, startMx, type MxHost } from '../harness/mx.harness.ts';
@@ -19,9 +20,17 @@ let tenant: Awaited<ReturnType<GatepostProcess['tenant']>>;
 beforeAll(async () => {
   const port = await freePort();
   mx = await startMx('127.0.0.2', port, { starttls: true });
-  dns = await startDns({ 'mx.accept.test': { A: ['127.0.0.2'] }, 'accept.test': { MX: [{ exchange: 'mx.accept.test', priority: 10 }] } });
+  dns = await startDns({
+    'mx.accept.test': { A: ['127.0.0.2'] },
+    'accept.test': { MX: [{ exchange: 'mx.accept.test', priority: 10 }] },
+  });
   gp = await startGatepost({ env: { GATEPOST_DNS_SERVERS: dns.address, GATEPOST_MX_PORT: String(port) } });
   tenant = await gp.tenant();
+  // Direct delivery sends only from a verified domain, DKIM-signed.
+  const domain = await gp.request('POST', '/v1/domains', { key: tenant.live, body: { name: 'sender.example' } });
+  publish(dns, domain.body.records);
+  const verified = await gp.request('POST', `/v1/domains/${domain.body.id}/verify`, { key: tenant.live });
+  expect(verified.body.status).toBe('verified');
 });
 
 afterAll(async () => {
@@ -39,7 +48,10 @@ async function sendAndDeliver(): Promise<string> {
   });
   expect(res.status).toBe(202);
   const id: string = res.body.id;
-  await eventually(async () => (await gp.request('GET', `/v1/messages/${id}`, { key: tenant.live })).body.status === 'sent', 30_000);
+  await eventually(
+    async () => (await gp.request('GET', `/v1/messages/${id}`, { key: tenant.live })).body.status === 'sent',
+    30_000,
+  );
   return id;
 }
 
@@ -89,7 +101,9 @@ describe('delivery receipts', () => {
       message_id: id,
       message_id_header: message.message_id_header,
       attempt: 1,
+      // The hash is of the bytes as they left, DKIM signatures included.
       sha256: createHash('sha256').update(got[0]!.bytes).digest('hex'),
+      dkim: { d: 'sender.example', s: [expect.any(String), expect.any(String)] },
       envelope: { from: 'app@sender.example', to: `r${n}@accept.test` },
       mx: 'mx.accept.test',
       ip: '127.0.0.2',
@@ -100,6 +114,7 @@ describe('delivery receipts', () => {
     const event = message.events.find((e: { type: string }) => e.type === 'email.sent');
     expect(event.data.receipt).toEqual({ id: receipt.id, jws: receipt.jws });
     // A changed byte of the bytes received no longer has the receipt's hash; a changed byte of the JWS fails.
+    expect(got[0]!.raw).toMatch(/^DKIM-Signature: /im);
     const changed = Buffer.from(got[0]!.bytes);
     changed[changed.length - 3]! ^= 1;
     expect(createHash('sha256').update(changed).digest('hex')).not.toBe(claims.sha256);
@@ -117,7 +132,11 @@ describe('delivery receipts', () => {
       await jwks(),
     );
     expect(claims[1]!.seq).toBe(claims[0]!.seq + 1);
-    expect(claims[1]!.prev).toBe(createHash('sha256').update(Buffer.from(sent[0]!.jws.split('.')[1]!, 'base64url')).digest('hex'));
+    expect(claims[1]!.prev).toBe(
+      createHash('sha256')
+        .update(Buffer.from(sent[0]!.jws.split('.')[1]!, 'base64url'))
+        .digest('hex'),
+    );
     // With a receipt left out, the chain no longer verifies.
     sent.push(await receiptOf(await sendAndDeliver()));
     await expect(verifyReceiptChain([sent[0]!.jws, sent[2]!.jws], await jwks())).rejects.toThrow();
@@ -135,6 +154,9 @@ describe('delivery receipts', () => {
     const { kid } = await verify(after.jws, set);
     // On one process the rotation is seen at once; hosts of the Dapr runtime read the current key again within a minute.
     if (TEST_RUNTIME === 'embedded') expect(kid).toBe(rotated.body.kid);
-    await verifyReceiptChain([...sent, after].map((r) => r.jws), set);
+    await verifyReceiptChain(
+      [...sent, after].map((r) => r.jws),
+      set,
+    );
   });
 });

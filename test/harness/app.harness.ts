@@ -9,7 +9,9 @@ import { restServer, type RestDeps, type RestServer } from '../../ingress/rest/s
 import { EmbeddedRuntime } from '../../runtime/embedded/runtime.sqlite.ts';
 import type { Invoker } from '../../runtime/runtime.port.ts';
 import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
+import { Domains } from '../../tenancy/domains.ts';
 import { KeyRing } from '../../tenancy/keys.ts';
+import { TEST_RECORD_SETTINGS } from './domains.harness.ts';
 import { tempDir } from './gatepost.harness.ts';
 import { unreachableRelay } from './relay.harness.ts';
 import { ReceiptKeys } from '../../mta/receipt.keys.ts';
@@ -19,6 +21,7 @@ export interface TestApp {
   catalog: SqliteCatalog;
   runtime: EmbeddedRuntime;
   keys: KeyRing;
+  domains: Domains;
   close(): Promise<void>;
 }
 
@@ -27,6 +30,14 @@ export interface TestAppOptions {
   actors?: boolean;
   /** What the gate invokes actors through (default: the runtime), for tests that make it fail. */
   gateInvoker?: (runtime: EmbeddedRuntime) => Invoker;
+  /**
+   * The gate's sender rule as with a relay set (GATEPOST_SMTP_RELAY, and no
+   * GATEPOST_REQUIRE_VERIFIED_DOMAIN): live mail from any domain. Without it, as with direct
+   * delivery: only from a verified domain (domains.harness.ts verifies one).
+   */
+  relay?: boolean;
+  /** Where domain verification looks records up: a loopback DNS server (dns.harness.ts). */
+  dnsServers?: string[];
   /** What one render may cost, for tests of lowered limits (default: the defaults). */
   renderLimits?: RenderLimits;
   /** REST dependencies to set beside the defaults (admin token, HTTP limits, log). */
@@ -38,17 +49,31 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
   const catalog = new SqliteCatalog(join(dir, 'catalog.db'));
   const runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
   const receiptKeys = new ReceiptKeys(catalog);
+  const domains = new Domains(catalog, { ...TEST_RECORD_SETTINGS, dnsServers: options.dnsServers ?? null });
   if (options.actors) {
-    registerActors(runtime, { catalog, transport: await unreachableRelay(), receiptKeys, retrySchedule: [], horizonMs: 0 });
+    registerActors(runtime, {
+      catalog,
+      transport: await unreachableRelay(),
+      receiptKeys,
+      signers: domains,
+      retrySchedule: [],
+      horizonMs: 0,
+    });
     await runtime.start();
   }
   const keys = new KeyRing(catalog);
   const server = restServer({
-    gate: createGate({ invoker: options.gateInvoker?.(runtime) ?? runtime, catalog, renderLimits: options.renderLimits }),
+    gate: createGate({
+      invoker: options.gateInvoker?.(runtime) ?? runtime,
+      catalog,
+      senders: options.relay ? null : domains,
+      renderLimits: options.renderLimits,
+    }),
     invoker: runtime,
     catalog,
     keys,
     receiptKeys,
+    domains,
     adminToken: null,
     ready: () => true,
     version: '0.0.0-test',
@@ -61,6 +86,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     catalog,
     runtime,
     keys,
+    domains,
     async close() {
       await server.app.close();
       await runtime.stop();

@@ -23,6 +23,9 @@ const table: Record<ErrorCode, Answer> = {
   not_found: { status: 404 },
   receipt_not_found: { status: 404 },
   template_exists: { status: 400 },
+  // Sending domains are managed through the native API only.
+  domain_exists: { status: 400 },
+  domain_taken: { status: 400 },
   // The webhook API is native only: these never reach this ingress, but every code has a row.
   webhook_disabled: { status: 409 },
   webhook_delivery_not_failed: { status: 409 },
@@ -37,6 +40,8 @@ const table: Record<ErrorCode, Answer> = {
   template_not_found: { status: 400 },
   template_render_failed: { status: 400 },
   render_limit_exceeded: { status: 400 },
+  // Mailgun refuses a send from a domain it may not send for with 403 "Domain <name> is not allowed to send: …".
+  sender_not_verified: { status: 403 },
   sender_required: { status: 400, message: "'from' parameter is missing, and the tenant has no default sender" },
   rate_limited: { status: 429 },
   quota_exceeded: { status: 429 },

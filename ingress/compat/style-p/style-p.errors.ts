@@ -18,6 +18,7 @@ export const POSTMARK = {
   maintenance: 100,
   invalidRequest: 300,
   invalidJson: 402,
+  senderSignatureNotFound: 400,
   inactiveRecipient: 406,
   jsonRequired: 409,
   tooManyBatchMessages: 410,
@@ -35,6 +36,7 @@ const TABLE: Partial<Record<ErrorCode, { status: number; errorCode: number }>> =
   // Postmark knows one kind of refused token; the official client raises InvalidAPIKeyError.
   key_not_allowed: { status: 401, errorCode: POSTMARK.badToken },
   recipient_suppressed: { status: 422, errorCode: POSTMARK.inactiveRecipient },
+  sender_not_verified: { status: 422, errorCode: POSTMARK.senderSignatureNotFound },
   template_not_found: { status: 422, errorCode: POSTMARK.templateNotFound },
   not_found: { status: 404, errorCode: POSTMARK.invalidRequest },
   receipt_not_found: { status: 404, errorCode: POSTMARK.invalidRequest },
@@ -87,7 +89,16 @@ export function inactiveMessage(addresses: string[]): string {
   );
 }
 
+/** Postmark's sentence for a From it has no Sender Signature for; the address comes from the gate's message. */
+function senderSignatureMessage(error: GatepostError): string {
+  const address = /^The from address (\S+@\S+) /.exec(error.message)?.[1];
+  return address
+    ? `The 'From' address you supplied (${address}) is not a Sender Signature on your account. Please add and confirm this address in order to be able to use it in the 'From' field of your messages.`
+    : error.message;
+}
+
 function messageOf(error: GatepostError, all: GatepostError[]): string {
+  if (error.code === 'sender_not_verified') return senderSignatureMessage(error);
   if (error.code === 'recipient_suppressed') {
     const addresses = all.filter((e) => e.code === 'recipient_suppressed').map(suppressedAddress);
     if (addresses.every((a) => a !== null)) return inactiveMessage([...new Set(addresses)]);

@@ -20,6 +20,8 @@ beforeAll(async () => {
   let admits = 0;
   app = await buildApp('style-p', {
     actors: true,
+    // As with a relay: live mail from any domain, the sender rule being another test's subject.
+    relay: true,
     gateInvoker: (runtime): Invoker => ({
       invoke: (type, id, method, args) =>
         method === 'admit' && failAt !== null && admits++ === failAt

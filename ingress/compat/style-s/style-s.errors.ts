@@ -27,6 +27,9 @@ const table: Record<ErrorCode, Answer> = {
   not_found: { status: 404 },
   receipt_not_found: { status: 404 },
   template_exists: { status: 400 },
+  // Sending domains are managed through the native API only.
+  domain_exists: { status: 400 },
+  domain_taken: { status: 400 },
   // The webhook API is native only: these never reach this ingress, but every code has a row.
   webhook_disabled: { status: 409 },
   webhook_delivery_not_failed: { status: 409 },
@@ -41,6 +44,12 @@ const table: Record<ErrorCode, Answer> = {
   template_not_found: { status: 400, field: 'template_id' },
   template_render_failed: { status: 400 },
   render_limit_exceeded: { status: 400 },
+  // SendGrid's answer to a from address it has no verified Sender Identity for, word for word.
+  sender_not_verified: {
+    status: 403,
+    message:
+      'The from address does not match a verified Sender Identity. Mail cannot be sent until this error is resolved. Visit https://sendgrid.com/docs/for-developers/sending-email/sender-identity/ to see the Sender Identity requirements',
+  },
   sender_required: { status: 400, field: 'from.email' },
   rate_limited: { status: 429 },
   quota_exceeded: { status: 429 },

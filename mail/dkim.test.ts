@@ -1,0 +1,121 @@
+// DKIM signing checked by someone else: mailauth's verifier, reading the public keys from a DNS
+// server on loopback that serves the records tenancy/domains.ts told the tenant to publish.
+import { Resolver } from 'node:dns/promises';
+import { join } from 'node:path';
+import { dkimVerify, type DKIMResult } from 'mailauth';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
+import { Domains } from '../tenancy/domains.ts';
+import { startDns, type DnsServer } from '../test/harness/dns.harness.ts';
+import { TEST_RECORD_SETTINGS, verifiedDomain } from '../test/harness/domains.harness.ts';
+import { tempDir } from '../test/harness/gatepost.harness.ts';
+import { signDkim, type DkimSigner } from './dkim.ts';
+
+let dns: DnsServer;
+let catalog: SqliteCatalog;
+let signer: DkimSigner;
+
+/** mailauth's look-ups, asked of the loopback server by Node's own resolver. */
+const verify = (raw: Buffer) => {
+  const resolver = new Resolver();
+  resolver.setServers([dns.address]);
+  return dkimVerify(raw, { resolver: (name: string, type: string) => resolver.resolve(name, type) as Promise<string[][]> });
+};
+
+function message(extra: Record<string, string> = {}): Promise<Buffer> {
+  return new MailComposer({
+    from: 'Shop <orders@signed.example.com>',
+    to: 'ann@example.net',
+    cc: 'bob@example.net',
+    replyTo: 'help@signed.example.com',
+    subject: 'Your order',
+    messageId: '<msg_1@signed.example.com>',
+    date: new Date('2026-11-26T00:00:00Z'),
+    text: 'Thank you for your order.\n',
+    html: '<p>Thank you for your order.</p>',
+    headers: {
+      'List-Unsubscribe': '<https://gatepost.test/u/abc>',
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      'X-Campaign': 'not signed',
+      ...extra,
+    },
+  })
+    .compile()
+    .build();
+}
+
+beforeAll(async () => {
+  dns = await startDns();
+  catalog = new SqliteCatalog(join(tempDir('dkim'), 'catalog.db'));
+  await catalog.createTenant({ id: 'ten_d', name: 'D', default_from: null, quota: { per_second: null, per_day: null } });
+  const domains = new Domains(catalog, { ...TEST_RECORD_SETTINGS, dnsServers: [dns.address] });
+  await verifiedDomain(domains, dns, 'ten_d', 'signed.example.com');
+  signer = (await domains.signerFor('ten_d', 'signed.example.com'))!;
+});
+afterAll(async () => {
+  await catalog.close();
+  await dns.close();
+});
+
+describe('signDkim', () => {
+  it('signs with RSA-2048 and Ed25519, relaxed/relaxed, and both pass mailauth against the published records', async () => {
+    const raw = await message();
+    const signed = await signDkim(raw, signer);
+    expect(signed.d).toBe('signed.example.com');
+    expect(signed.s).toEqual([signer.rsa.selector, signer.ed25519.selector]);
+    expect(signed.raw.subarray(signed.raw.length - raw.length).equals(raw)).toBe(true);
+
+    // What mailauth reports (its typings name algo and format algorithm and canonicalization).
+    const results = (await verify(signed.raw)).results as (DKIMResult & { algo?: string; format?: string })[];
+    expect(results.map((r) => ({ d: r.signingDomain, s: r.selector, a: r.algo, c: r.format, result: r.status.result }))).toEqual([
+      { d: 'signed.example.com', s: signer.rsa.selector, a: 'rsa-sha256', c: 'relaxed/relaxed', result: 'pass' },
+      { d: 'signed.example.com', s: signer.ed25519.selector, a: 'ed25519-sha256', c: 'relaxed/relaxed', result: 'pass' },
+    ]);
+    expect(results.every((r) => r.status.aligned)).toBe(true);
+  });
+
+  it('signs the headers a forger would change, those the message has, and no others', async () => {
+    const signed = await signDkim(await message(), signer);
+    const header = signed.raw
+      .toString()
+      .split('\r\n\r\n')[0]!
+      .replace(/\r\n[ \t]+/g, ' ');
+    const lists = [...header.matchAll(/^DKIM-Signature:.*?\bh=([^;]+);/gim)].map((m) =>
+      m[1]!.replace(/\s+/g, '').toLowerCase().split(':'),
+    );
+    expect(lists).toHaveLength(2);
+    for (const h of lists) {
+      expect([...h].sort()).toEqual(
+        [
+          'from',
+          'to',
+          'cc',
+          'subject',
+          'date',
+          'message-id',
+          'reply-to',
+          'mime-version',
+          'content-type',
+          'list-unsubscribe',
+          'list-unsubscribe-post',
+        ].sort(),
+      );
+    }
+  });
+
+  it('fails verification when one byte of the body changes after signing', async () => {
+    const signed = (await signDkim(await message(), signer)).raw.toString('latin1');
+    const tampered = Buffer.from(signed.replace('Thank you for your order.', 'Thank you for your ordes.'), 'latin1');
+    expect(tampered.equals(Buffer.from(signed, 'latin1'))).toBe(false);
+    const { results } = await verify(tampered);
+    expect(results.map((r) => r.status.result)).toEqual(['neutral', 'neutral']);
+    expect(results.every((r) => /body hash did not verify/.test(r.status.comment ?? ''))).toBe(true);
+  });
+
+  it('fails verification when a signed header changes', async () => {
+    const signed = (await signDkim(await message(), signer)).raw.toString('latin1');
+    const { results } = await verify(Buffer.from(signed.replace('Subject: Your order', 'Subject: Your order!'), 'latin1'));
+    expect(results.map((r) => r.status.result)).toEqual(['fail', 'fail']);
+  });
+});

@@ -1,0 +1,168 @@
+// The DNS records a sending domain needs (DESIGN.md "Sending domains"), and what a look-up of each
+// found. Required for verification: both DKIM keys and SPF, without which receivers would fail
+// Gatepost's mail. Advisory: DMARC (any valid policy passes; p=none is the recommended start) and
+// the return-path MX, which lets bounces find their way back (docs/domains.md).
+import type { Resolver } from 'node:dns/promises';
+import type { DomainStatus, RecordCheck, SendingDomain } from '../store/catalog.port.ts';
+
+export type RecordPurpose = 'dkim' | 'spf' | 'dmarc' | 'return_path';
+
+export interface DnsRecord {
+  purpose: RecordPurpose;
+  type: 'TXT' | 'MX';
+  name: string;
+  /** What to publish: the TXT text, or the MX host. */
+  value: string;
+  /** MX only. */
+  priority?: number;
+  /** Needed for the domain to be verified; false: advised. */
+  required: boolean;
+  /** pending: never looked up; verified: found as it should be; failed: looked up and not found so. */
+  status: 'pending' | 'verified' | 'failed';
+  /** What the last look-up found there; null before the first. */
+  found: string[] | null;
+  error: string | null;
+}
+
+export interface RecordSettings {
+  /** GATEPOST_HOSTNAME: the return-path MX, and the SPF `a:` when nothing else is set. */
+  hostname: string;
+  /** GATEPOST_SPF_INCLUDE and GATEPOST_SENDING_IPS: what the SPF record must authorise. */
+  spf: { include: string | null; ips: string[] };
+}
+
+/** The name the return path (VERP bounces) lives on: bounces.<domain> (mta/verp.ts builds the addresses). */
+export const returnPathDomain = (name: string) => `bounces.${name}`;
+
+export const RETURN_PATH_PRIORITY = 10;
+
+/** The SPF mechanisms Gatepost's mail needs: the operator's include, else its addresses, else its host name. */
+function spfMechanisms({ hostname, spf }: RecordSettings): string[] {
+  if (spf.include) return [`include:${spf.include}`];
+  if (spf.ips.length > 0) return spf.ips.map((ip) => (ip.includes(':') ? `ip6:${ip}` : `ip4:${ip}`));
+  return [`a:${hostname}`];
+}
+
+interface Expected {
+  purpose: RecordPurpose;
+  type: 'TXT' | 'MX';
+  name: string;
+  value: string;
+  required: boolean;
+  /** Whether what was found there is what this record asks for. */
+  matches(found: string[]): boolean;
+}
+
+function expected(d: SendingDomain, settings: RecordSettings): Expected[] {
+  const dkim = (k: 'rsa' | 'ed25519'): Expected => {
+    const key = d.dkim[k];
+    return {
+      purpose: 'dkim',
+      type: 'TXT',
+      name: `${key.selector}._domainkey.${d.name}`,
+      value: `v=DKIM1; k=${k}; p=${key.public_key}`,
+      required: true,
+      matches: (found) =>
+        found.some((text) => {
+          const tags = dkimTags(text);
+          return (tags.v ?? 'DKIM1') === 'DKIM1' && (tags.k ?? 'rsa') === k && tags.p?.replace(/\s+/g, '') === key.public_key;
+        }),
+    };
+  };
+  const mechanisms = spfMechanisms(settings);
+  const hostname = settings.hostname.toLowerCase().replace(/\.$/, '');
+  return [
+    dkim('rsa'),
+    dkim('ed25519'),
+    {
+      purpose: 'spf',
+      type: 'TXT',
+      name: d.name,
+      value: `v=spf1 ${mechanisms.join(' ')} ~all`,
+      required: true,
+      matches: (found) => {
+        // RFC 7208 §4.5: more than one SPF record is a permanent error, whatever they say.
+        const spf = found.filter((t) => /^v=spf1(\s|$)/i.test(t));
+        if (spf.length !== 1) return false;
+        const terms = new Set(
+          spf[0]!
+            .toLowerCase()
+            .split(/\s+/)
+            .map((t) => t.replace(/^\+/, '')),
+        );
+        return mechanisms.every((m) => terms.has(m.toLowerCase()));
+      },
+    },
+    {
+      purpose: 'dmarc',
+      type: 'TXT',
+      name: `_dmarc.${d.name}`,
+      value: 'v=DMARC1; p=none; adkim=r; aspf=r',
+      required: false,
+      matches: (found) => {
+        const dmarc = found.filter((t) => /^v=DMARC1\s*(;|$)/i.test(t));
+        return dmarc.length === 1 && /^(none|quarantine|reject)$/i.test(dkimTags(dmarc[0]!).p ?? '');
+      },
+    },
+    {
+      purpose: 'return_path',
+      type: 'MX',
+      name: returnPathDomain(d.name),
+      value: hostname,
+      required: false,
+      matches: (found) => found.includes(hostname),
+    },
+  ];
+}
+
+/** `tag=value; tag=value` (RFC 6376 §3.2, DMARC alike), tag names as written. */
+function dkimTags(text: string): Record<string, string> {
+  const tags: Record<string, string> = {};
+  for (const part of text.split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0) tags[part.slice(0, at).trim()] = part.slice(at + 1).trim();
+  }
+  return tags;
+}
+
+const checkKey = (r: { purpose: RecordPurpose; name: string }) => `${r.purpose}:${r.name}`;
+
+/** Every record the domain needs, with what its last verification found. */
+export function domainRecords(d: SendingDomain, settings: RecordSettings): DnsRecord[] {
+  return expected(d, settings).map(({ matches: _, ...record }) => {
+    const check = d.checks[checkKey(record)];
+    return {
+      ...record,
+      ...(record.type === 'MX' ? { priority: RETURN_PATH_PRIORITY } : {}),
+      status: check ? (check.matches ? 'verified' : 'failed') : 'pending',
+      found: check ? check.found : null,
+      error: check ? check.error : null,
+    };
+  });
+}
+
+/** Looks every record up; the domain is verified when every required one matches. */
+export async function checkRecords(
+  d: SendingDomain,
+  settings: RecordSettings,
+  resolver: Resolver,
+): Promise<{ status: DomainStatus; checks: Record<string, RecordCheck> }> {
+  const records = expected(d, settings);
+  const results = await Promise.all(
+    records.map(async (r): Promise<RecordCheck> => {
+      try {
+        const found =
+          r.type === 'TXT'
+            ? // A TXT record of several strings is one text (RFC 7208 §3.3, RFC 6376 §3.6.2.2).
+              (await resolver.resolveTxt(r.name)).map((strings) => strings.join(''))
+            : (await resolver.resolveMx(r.name)).map((mx) => mx.exchange.toLowerCase().replace(/\.$/, ''));
+        return { found, matches: r.matches(found), error: null };
+      } catch (error) {
+        return { found: [], matches: false, error: (error as NodeJS.ErrnoException).code ?? String(error) };
+      }
+    }),
+  );
+  const checks = Object.fromEntries(records.map((r, i) => [checkKey(r), results[i]!]));
+  const status = records.every((r, i) => !r.required || results[i]!.matches) ? 'verified' : 'pending';
+  return { status, checks };
+}

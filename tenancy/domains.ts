@@ -1,0 +1,188 @@
+// Sending domains (issue 21 items 1 and 2): a tenant adds a domain, Gatepost makes its DKIM keys
+// and says which DNS records to publish, verification looks them up, and a verified domain is one
+// the tenant may send from and Gatepost signs for. The records themselves are in domain.records.ts.
+import { generateKeyPair } from 'node:crypto';
+import { promisify } from 'node:util';
+import { domainToASCII } from 'node:url';
+import { LRUCache } from 'lru-cache';
+import { GatepostError } from '../errors/errors.catalog.ts';
+import { dnsResolver } from '../lib/dns.ts';
+import { newId } from '../lib/ids.ts';
+import { isDomainName } from '../mail/address.ts';
+import type { DkimSigner } from '../mail/dkim.ts';
+import type { Catalog, DkimKey, SendingDomain } from '../store/catalog.port.ts';
+import { checkRecords, domainRecords, type DnsRecord, type RecordSettings } from './domain.records.ts';
+
+export type { DnsRecord, RecordSettings };
+
+/** A domain as the API shows it: never its private keys. */
+export interface DomainView {
+  id: string;
+  name: string;
+  status: SendingDomain['status'];
+  records: DnsRecord[];
+  checked_at: string | null;
+  verified_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * The name as stored: trimmed, lower case, no trailing dot, international labels as IDNA
+ * A-labels (bücher.example → xn--bcher-kva.example); null when it is not a domain name.
+ */
+export function domainName(input: string): string | null {
+  const trimmed = input.trim().replace(/\.$/, '');
+  if (trimmed === '' || /[\s/@:]/.test(trimmed)) return null;
+  const ascii = domainToASCII(trimmed).toLowerCase();
+  return ascii !== '' && isDomainName(ascii) ? ascii : null;
+}
+
+/** Selectors name the month the keys were made, `r` for RSA and `e` for Ed25519: gp202611r, gp202611e. */
+export function selectorsFor(at: Date): { rsa: string; ed25519: string } {
+  const month = `${at.getUTCFullYear()}${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
+  return { rsa: `gp${month}r`, ed25519: `gp${month}e` };
+}
+
+const newKeyPair = promisify(generateKeyPair);
+
+/**
+ * A fresh RSA-2048 and Ed25519 pair, made on libuv's thread pool (an RSA key takes long enough to
+ * stall the event loop); `p=` is the SubjectPublicKeyInfo for RSA and the raw 32-byte key for
+ * Ed25519 (RFC 8463 §4.2).
+ */
+export async function generateDkimKeys(at: Date): Promise<{ rsa: DkimKey; ed25519: DkimKey }> {
+  const selectors = selectorsFor(at);
+  const [rsa, ed] = await Promise.all([newKeyPair('rsa', { modulusLength: 2048 }), newKeyPair('ed25519')]);
+  const edRaw = Buffer.from(ed.publicKey.export({ format: 'jwk' }).x!, 'base64url');
+  return {
+    rsa: {
+      selector: selectors.rsa,
+      public_key: rsa.publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+      private_key: rsa.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    },
+    ed25519: {
+      selector: selectors.ed25519,
+      public_key: edRaw.toString('base64'),
+      private_key: ed.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    },
+  };
+}
+
+export interface DomainsOptions extends RecordSettings {
+  /** GATEPOST_DNS_SERVERS: where verification looks records up; null: the system's resolver. */
+  dnsServers: string[] | null;
+}
+
+const MAX_CACHED = 10_000;
+/** How long another replica's verification or deletion may go unseen here. */
+const CACHE_MS = 30_000;
+
+export class Domains {
+  /** A tenant's verified names, for the gate's sender check on every live send. */
+  private readonly verifiedNames = new LRUCache<string, ReadonlySet<string>>({ max: MAX_CACHED, ttl: CACHE_MS });
+  /** `<tenant> <domain>` → its signer, or false when it is no verified domain of the tenant. */
+  private readonly signers = new LRUCache<string, DkimSigner | false>({ max: MAX_CACHED, ttl: CACHE_MS });
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly options: DomainsOptions,
+  ) {}
+
+  view(d: SendingDomain): DomainView {
+    return {
+      id: d.id,
+      name: d.name,
+      status: d.status,
+      records: domainRecords(d, this.options),
+      checked_at: d.checked_at,
+      verified_at: d.verified_at,
+      created_at: d.created_at,
+      updated_at: d.updated_at,
+    };
+  }
+
+  async create(tenantId: string, name: string): Promise<DomainView> {
+    const ascii = domainName(name);
+    if (!ascii) {
+      throw new GatepostError('invalid_request', `"${name}" is not a domain name.`, {
+        details: [{ field: 'name', message: 'not a domain name (like example.com)' }],
+      });
+    }
+    const domain = await this.catalog.createDomain({
+      id: newId('dom'),
+      tenant_id: tenantId,
+      name: ascii,
+      dkim: await generateDkimKeys(new Date()),
+    });
+    return this.view(domain);
+  }
+
+  async list(tenantId: string): Promise<DomainView[]> {
+    return (await this.catalog.listDomains(tenantId)).map((d) => this.view(d));
+  }
+
+  async get(tenantId: string, id: string): Promise<DomainView> {
+    return this.view(await this.found(tenantId, id));
+  }
+
+  async delete(tenantId: string, id: string): Promise<void> {
+    if (!(await this.catalog.deleteDomain(tenantId, id))) throw notFound(id);
+    this.forget(tenantId);
+  }
+
+  /**
+   * Looks every record up and records what it found. Verified when both DKIM records and SPF
+   * match; a verified domain whose records are gone goes back to pending.
+   */
+  async verify(tenantId: string, id: string): Promise<DomainView> {
+    const domain = await this.found(tenantId, id);
+    const { status, checks } = await checkRecords(domain, this.options, dnsResolver(this.options.dnsServers));
+    const checked = await this.catalog.recordDomainCheck(tenantId, id, { status, checks });
+    this.forget(tenantId);
+    if (!checked) throw notFound(id);
+    return this.view(checked);
+  }
+
+  /** Whether the tenant has verified `domain` (lower case): the gate asks on every live send. */
+  async isVerified(tenantId: string, domain: string): Promise<boolean> {
+    let names = this.verifiedNames.get(tenantId);
+    if (!names) {
+      names = new Set(await this.catalog.verifiedDomainNames(tenantId));
+      this.verifiedNames.set(tenantId, names);
+    }
+    return names.has(domain);
+  }
+
+  /** The keys to sign mail from `fromDomain` with; null when it is not a verified domain of the tenant. */
+  async signerFor(tenantId: string, fromDomain: string): Promise<DkimSigner | null> {
+    const key = `${tenantId} ${fromDomain.toLowerCase()}`;
+    let signer = this.signers.get(key);
+    if (signer === undefined) {
+      const d = await this.catalog.verifiedDomain(tenantId, fromDomain.toLowerCase());
+      signer = d
+        ? {
+            domain: d.name,
+            rsa: { selector: d.dkim.rsa.selector, privateKey: d.dkim.rsa.private_key },
+            ed25519: { selector: d.dkim.ed25519.selector, privateKey: d.dkim.ed25519.private_key },
+          }
+        : false;
+      this.signers.set(key, signer);
+    }
+    return signer || null;
+  }
+
+  private async found(tenantId: string, id: string): Promise<SendingDomain> {
+    const domain = await this.catalog.getDomain(tenantId, id);
+    if (!domain) throw notFound(id);
+    return domain;
+  }
+
+  /** A tenant's domains changed: its cached answers go. */
+  private forget(tenantId: string): void {
+    this.verifiedNames.delete(tenantId);
+    for (const key of this.signers.keys()) if (key.startsWith(`${tenantId} `)) this.signers.delete(key);
+  }
+}
+
+const notFound = (id: string) => new GatepostError('not_found', `No sending domain has the id "${id}".`);
