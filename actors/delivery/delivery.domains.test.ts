@@ -1,0 +1,120 @@
+// The DeliveryActor with direct delivery to MX hosts on loopback: a message with recipients on
+// three domains makes one transaction per domain; the domain that accepted gets a receipt and is
+// never sent to again, the one that refused is done and its recipient suppressed, and a retry
+// goes only to the one that deferred.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actor } from '../../runtime/runtime.port.ts';
+import { harness, type Harness } from '../../runtime/embedded/runtime.sqlite.testkit.ts';
+import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
+import { dnsResolver } from '../../lib/dns.ts';
+import { directTransport } from '../../mta/direct.smtp.ts';
+import { ReceiptKeys } from '../../mta/receipt.keys.ts';
+import type { Transport } from '../../mta/transport.ts';
+import { verifyReceiptChain } from '../../sdk/node/receipts.ts';
+import { startDns, type DnsServer } from '../../test/harness/dns.harness.ts';
+import { NO_SIGNERS } from '../../test/harness/domains.harness.ts';
+import { freePort, startMx, type MxHost } from '../../test/harness/mx.harness.ts';
+import { timelineOf } from '../../events/email.event.ts';
+import { messageActor } from '../message/message.actor.ts';
+import { admitArgs } from '../message/message.testkit.ts';
+import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
+import { tenantActor } from '../tenant/tenant.actor.ts';
+import { deliveryActor } from './delivery.actor.ts';
+
+let h: Harness;
+let catalog: SqliteCatalog;
+let dns: DnsServer;
+let transport: Transport;
+const mx: Record<'ok' | 'later' | 'refuse', MxHost> = {} as never;
+
+beforeAll(async () => {
+  const port = await freePort();
+  mx.ok = await startMx('127.0.0.2', port);
+  mx.later = await startMx('127.0.0.3', port, { verdict: () => ({ code: 451, text: '4.3.0 Try again later' }) });
+  mx.refuse = await startMx('127.0.0.4', port, { verdict: () => ({ code: 550, text: '5.1.1 No such user here' }) });
+  const records: Parameters<typeof startDns>[0] = {};
+  for (const [name, host] of Object.entries(mx)) {
+    records[`mx.${name}.test`] = { A: [host.ip] };
+    records[`${name}.test`] = { MX: [{ exchange: `mx.${name}.test`, priority: 10 }] };
+  }
+  dns = await startDns(records);
+  transport = directTransport({
+    resolver: dnsResolver([dns.address]),
+    port,
+    hostname: 'gatepost.test',
+    maxConnections: 2,
+    timeouts: { connectMs: 2_000, greetingMs: 2_000, commandMs: 2_000 },
+  });
+  h = harness();
+  catalog = new SqliteCatalog(join(h.file, '..', 'catalog.db'));
+});
+
+afterAll(async () => {
+  await transport?.close();
+  await catalog?.close();
+  await h?.cleanup();
+  await Promise.all(Object.values(mx).map((m) => m.close()));
+  await dns?.close();
+});
+
+describe('delivery to every recipient domain', () => {
+  it('one transaction per domain; a retry goes only to the domain that deferred; each acceptance has a chained receipt', async () => {
+    const keys = new ReceiptKeys(catalog);
+    const delivery = deliveryActor({
+      transport,
+      catalog,
+      receiptKeys: keys,
+      signers: NO_SIGNERS,
+      retrySchedule: [3_600_000, 3_600_000],
+      horizonMs: 86_400_000,
+    });
+    const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
+    const content = { ...admitArgs().content, to: 'ann@ok.test', cc: ['bob@ok.test', 'cat@later.test', 'dan@refuse.test'] };
+    await actor(runtime, messageActor, 'msg_d').admit(admitArgs({ content }));
+    const d = actor(runtime, delivery, 'msg_d');
+    const attempt = async () => {
+      const { attempt: go, interrupted, number } = await d.begin(undefined);
+      expect(go).toBe(true);
+      return d.attempt({ interrupted, number });
+    };
+    const timeline = async () => timelineOf((await actor(runtime, messageActor, 'msg_d').get(undefined)).record);
+    const status = async () => (await actor(runtime, messageActor, 'msg_d').get(undefined)).record.status;
+
+    expect(await attempt()).toBe('deferred');
+    expect(await status()).toBe('deferred');
+    const first = (await timeline()).filter((e) => e.data.attempt === 1);
+    expect(first.map((e) => [e.type, e.data.domain, e.data.recipients])).toEqual([
+      ['email.sent', 'ok.test', ['ann@ok.test', 'bob@ok.test']],
+      ['message.deferred', 'later.test', ['cat@later.test']],
+      ['email.bounced', 'refuse.test', ['dan@refuse.test']],
+    ]);
+    expect(first[2]!.data).toMatchObject({ bounce_type: 'hard', stage: 'rcpt', smtp_code: 550 });
+    // The hard bounce suppresses the refused recipient only.
+    expect(await actor(runtime, recipientActor, recipientActorId('ten_1', 'dan@refuse.test')).check(undefined)).toMatchObject({
+      reason: 'hard_bounce',
+    });
+    expect(await actor(runtime, recipientActor, recipientActorId('ten_1', 'cat@later.test')).check(undefined)).toBeNull();
+
+    mx.later.verdict = () => 'accept';
+    // Every domain is done now, one refused: the message is bounced.
+    expect(await attempt()).toBe('bounced');
+    expect(await status()).toBe('bounced');
+    const second = (await timeline()).filter((e) => e.data.attempt === 2);
+    expect(second.map((e) => [e.type, e.data.domain])).toEqual([['email.sent', 'later.test']]);
+    expect(mx.ok.received.map((r) => r.to)).toEqual([['ann@ok.test', 'bob@ok.test']]);
+    expect(mx.later.received.map((r) => r.to)).toEqual([['cat@later.test']]);
+    expect(mx.refuse.received).toEqual([]);
+    // Done: no further attempt.
+    expect((await d.begin(undefined)).attempt).toBe(false);
+
+    const receipts = (await timeline())
+      .filter((e) => e.type === 'email.sent')
+      .map((e) => (e.data.receipt as { jws: string }).jws);
+    const claims = await verifyReceiptChain(receipts, await keys.jwks());
+    expect(claims.map((c) => [c.seq, c.envelope.to, c.attempt])).toEqual([
+      [1, 'ann@ok.test, bob@ok.test', 1],
+      [2, 'cat@later.test', 2],
+    ]);
+  });
+});
