@@ -22,6 +22,11 @@ export interface DeliveryReport {
   reply: SmtpReply;
   /** Where a refusal or failure came; null when the message was accepted. */
   stage: SmtpStage | null;
+  /**
+   * Recipients refused at RCPT TO while others were accepted: the transaction went on without
+   * them, so each has an answer of its own. Absent or empty when none was.
+   */
+  refused?: RecipientRefusal[];
   /** The host that answered (an MX host, or the relay), and its address; null when none did. */
   mx: string | null;
   ip: string | null;
@@ -30,6 +35,13 @@ export interface DeliveryReport {
   /** ISO times: when the connection that carried the attempt was made, when the message was accepted. */
   connected_at: string | null;
   accepted_at: string | null;
+}
+
+export interface RecipientRefusal {
+  to: string;
+  /** permanent (5xx) or transient (4xx). */
+  result: 'permanent' | 'transient';
+  reply: SmtpReply;
 }
 
 export interface Envelope {
@@ -62,6 +74,23 @@ export function stageOf(command: string | undefined): SmtpStage {
   if (command === 'RCPT TO') return 'rcpt';
   if (command === 'DATA') return 'data';
   return 'connect';
+}
+
+/** The recipients a server refused at RCPT TO in a transaction it accepted for others (nodemailer's `rejectedErrors`). */
+export function refusedRecipients(info: object): RecipientRefusal[] {
+  const errors = (info as { rejectedErrors?: Array<{ recipient?: string; response?: string; responseCode?: number }> })
+    .rejectedErrors;
+  return (errors ?? []).flatMap((e) =>
+    e.recipient && e.response
+      ? [
+          {
+            to: e.recipient,
+            result: (e.responseCode ?? 0) >= 500 ? ('permanent' as const) : ('transient' as const),
+            reply: parseReply(e.response),
+          },
+        ]
+      : [],
+  );
 }
 
 /** A report with no server answer behind it: look-up failures, connections that never came up. */

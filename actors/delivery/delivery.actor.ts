@@ -37,8 +37,8 @@ interface DeliveryState {
   done: boolean;
   /** Set, durably, before an attempt starts and cleared by its outcome: found set, a crash cut one short. */
   in_flight: boolean;
-  /** Recipient domains whose transaction is over: accepted (sent) or refused for good (bounced). Never sent to again. */
-  domains?: Record<string, DomainResult>;
+  /** Recipients whose delivery is over: accepted (sent) or refused for good (bounced). Never sent to again. */
+  recipients?: Record<string, Exclude<DomainResult, 'deferred'>>;
   /** Outcomes the message actor has not been told yet (it could not be reached). */
   unrecorded?: Unrecorded[];
 }
@@ -146,7 +146,14 @@ export function deliveryActor(deps: DeliveryDeps) {
           : await deps.transport
               .send({ from, to, raw: signed.raw })
               .catch((error: unknown) => unanswered('transient', `Delivery failed: ${String(error)}`));
-      const outcome: AttemptOutcome = { ...classify(report, attempt, policy, Date.now()), domain, recipients: to };
+      // Recipients refused while others were accepted have outcomes of their own.
+      const refused = report.refused ?? [];
+      const taken = to.filter((r) => !refused.some((x) => x.to === r));
+      const outcome: AttemptOutcome = { ...classify(report, attempt, policy, Date.now()), domain, recipients: taken };
+      const alone = refused.map((x): AttemptOutcome => {
+        const own = { ...report, result: x.result, reply: x.reply, stage: 'rcpt' as const, accepted_at: null, refused: [] };
+        return { ...classify(own, attempt, policy, Date.now()), domain, recipients: [x.to] };
+      });
       if (report.result === 'accepted' && !('failure' in signed)) {
         const draft = receiptDraft(report, {
           message_id: record.id,
@@ -154,12 +161,12 @@ export function deliveryActor(deps: DeliveryDeps) {
           attempt,
           raw: signed.raw,
           dkim: signed.dkim,
-          envelope: { from, to: to.join(', ') },
+          envelope: { from, to: taken.join(', ') },
         });
         const { id, jws } = await issueReceipt(turn, deps.receiptKeys, record.tenant_id, draft);
         outcome.receipt = { id, jws };
       }
-      outcomes.push(outcome);
+      outcomes.push(outcome, ...alone);
     }
     return outcomes;
   }
@@ -197,7 +204,7 @@ export function deliveryActor(deps: DeliveryDeps) {
         }
         const { record, content } = view;
         const attempt = args.number ?? s.attempts + 1;
-        const domains = { ...s.domains };
+        const done = { ...s.recipients };
         let outcomes: AttemptOutcome[];
 
         if (record.sandbox) {
@@ -205,19 +212,22 @@ export function deliveryActor(deps: DeliveryDeps) {
           outcomes = [captured(attempt)];
         } else {
           // Whether the message may go now (fair queue, warmup, breaker: issue 22) is decided here, before it is built.
-          const all = recipientsByDomain(envelopeRecipients(content));
-          const pending = new Map([...all].filter(([domain]) => !domains[domain]));
+          const all = envelopeRecipients(content);
+          const pending = recipientsByDomain(all.filter((to) => !done[to]));
           outcomes = await deliver(turn, record, content, attempt, pending);
-          for (const o of outcomes) if (o.result !== 'deferred') domains[o.domain!] = o.result === 'sent' ? 'sent' : 'bounced';
-          const status = messageStatusOf([...all.keys()].map((d) => domains[d] ?? 'deferred'));
+          for (const o of outcomes) {
+            if (o.result === 'deferred') continue;
+            for (const to of o.recipients ?? []) done[to] = o.result === 'sent' ? 'sent' : 'bounced';
+          }
+          const status = messageStatusOf(all.map((to) => done[to] ?? 'deferred'));
           for (const o of outcomes) o.message_status = status;
         }
         if (args.interrupted)
           for (const o of outcomes) o.response = `${o.response} (an earlier attempt was cut short by a restart)`;
 
         const retryAt = outcomes.flatMap((o) => (o.retry_at ? [Date.parse(o.retry_at)] : []));
-        const done = retryAt.length === 0;
-        if (!done) turn.setReminder('retry', Math.min(...retryAt));
+        const finished = retryAt.length === 0;
+        if (!finished) turn.setReminder('retry', Math.min(...retryAt));
         // The attempt is done whatever happens next: should telling the message actor fail, the
         // outcomes wait in our state for the 'record' reminder, and a repeated call of this
         // method (a runtime retrying it) finds the delivery done instead of sending again.
@@ -225,7 +235,7 @@ export function deliveryActor(deps: DeliveryDeps) {
           turn,
           outcomes.map((outcome) => ({ outcome, tenant_id: record.tenant_id })),
         );
-        const next: DeliveryState = { attempts: attempt, done, in_flight: false, domains };
+        const next: DeliveryState = { attempts: attempt, done: finished, in_flight: false, recipients: done };
         if (unrecorded.length > 0) {
           next.unrecorded = unrecorded;
           turn.setReminder('record', Date.now() + RECORD_RETRY_MS);

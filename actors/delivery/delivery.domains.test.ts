@@ -1,7 +1,7 @@
 // The DeliveryActor with direct delivery to MX hosts on loopback: a message with recipients on
-// three domains makes one transaction per domain; the domain that accepted gets a receipt and is
-// never sent to again, the one that refused is done and its recipient suppressed, and a retry
-// goes only to the one that deferred.
+// three domains makes one transaction per domain; the recipients a domain accepted get a receipt
+// and are never sent to again, the refused ones (a whole domain, or one recipient of a domain
+// that took the others) are done and suppressed, and a retry goes only to the one that deferred.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actor } from '../../runtime/runtime.port.ts';
@@ -30,7 +30,9 @@ const mx: Record<'ok' | 'later' | 'refuse', MxHost> = {} as never;
 
 beforeAll(async () => {
   const port = await freePort();
-  mx.ok = await startMx('127.0.0.2', port);
+  mx.ok = await startMx('127.0.0.2', port, {
+    verdict: (to) => (to === 'eve@ok.test' ? { code: 550, text: '5.1.1 No such user here' } : 'accept'),
+  });
   mx.later = await startMx('127.0.0.3', port, { verdict: () => ({ code: 451, text: '4.3.0 Try again later' }) });
   mx.refuse = await startMx('127.0.0.4', port, { verdict: () => ({ code: 550, text: '5.1.1 No such user here' }) });
   const records: Parameters<typeof startDns>[0] = {};
@@ -70,7 +72,11 @@ describe('delivery to every recipient domain', () => {
       horizonMs: 86_400_000,
     });
     const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
-    const content = { ...admitArgs().content, to: 'ann@ok.test', cc: ['bob@ok.test', 'cat@later.test', 'dan@refuse.test'] };
+    const content = {
+      ...admitArgs().content,
+      to: 'ann@ok.test',
+      cc: ['bob@ok.test', 'cat@later.test', 'dan@refuse.test', 'eve@ok.test'],
+    };
     await actor(runtime, messageActor, 'msg_d').admit(admitArgs({ content }));
     const d = actor(runtime, delivery, 'msg_d');
     const attempt = async () => {
@@ -86,11 +92,16 @@ describe('delivery to every recipient domain', () => {
     const first = (await timeline()).filter((e) => e.data.attempt === 1);
     expect(first.map((e) => [e.type, e.data.domain, e.data.recipients])).toEqual([
       ['email.sent', 'ok.test', ['ann@ok.test', 'bob@ok.test']],
+      ['email.bounced', 'ok.test', ['eve@ok.test']],
       ['message.deferred', 'later.test', ['cat@later.test']],
       ['email.bounced', 'refuse.test', ['dan@refuse.test']],
     ]);
-    expect(first[2]!.data).toMatchObject({ bounce_type: 'hard', stage: 'rcpt', smtp_code: 550 });
-    // The hard bounce suppresses the refused recipient only.
+    expect(first[1]!.data).toMatchObject({ bounce_type: 'hard', stage: 'rcpt', smtp_code: 550, mx: 'mx.ok.test' });
+    expect(first[3]!.data).toMatchObject({ bounce_type: 'hard', stage: 'rcpt', smtp_code: 550 });
+    // A hard bounce suppresses the refused recipients only.
+    expect(await actor(runtime, recipientActor, recipientActorId('ten_1', 'eve@ok.test')).check(undefined)).toMatchObject({
+      reason: 'hard_bounce',
+    });
     expect(await actor(runtime, recipientActor, recipientActorId('ten_1', 'dan@refuse.test')).check(undefined)).toMatchObject({
       reason: 'hard_bounce',
     });

@@ -232,10 +232,11 @@ export const messageActor = defineActor({
     /** Records a delivery attempt's outcome on the timeline. */
     async recordAttempt(turn, outcome: AttemptOutcome): Promise<void> {
       const outcomes = await loadOutcomes(turn);
-      // Told twice (a runtime retrying the call): the timeline has it already. An attempt has one
-      // outcome per recipient domain.
-      const domain = outcome.domain ?? null;
-      if (outcomes.events.some((e) => e.data.attempt === outcome.attempt && (e.data.domain ?? null) === domain)) return;
+      // Told twice (a runtime retrying the call): the timeline has it already. An attempt has an
+      // outcome per recipient domain, and one per recipient refused while others were accepted:
+      // their recipients tell them apart.
+      const whom = String(outcome.recipients ?? null);
+      if (outcomes.events.some((e) => e.data.attempt === outcome.attempt && String(e.data.recipients ?? null) === whom)) return;
       const o = outcome;
       const common = {
         to: outcomes.to,
