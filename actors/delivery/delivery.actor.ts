@@ -4,7 +4,8 @@
 // transaction is a row on the message's timeline: sent (with its signed receipt), bounced (hard:
 // its recipients are suppressed; block: a refusal that says nothing of them, nobody is; soft:
 // retries or the horizon ran out) or deferred on a reminder. A domain that accepted or refused
-// for good is done: a retry goes only to the domains still deferred.
+// for good is done, as is a recipient refused while its domain took the others: a retry goes
+// only to the recipients still deferred.
 // A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox.
 import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
