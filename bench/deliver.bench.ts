@@ -307,7 +307,7 @@ async function gatepostRun(sink: Sink, dns: DnsServer, offset: number): Promise<
         from: `Shop <shop@${SENDER_DOMAIN}>`,
         to: `user${n}@${SINK_DOMAIN}`,
         subject: `Order ${n} has shipped`,
-        text: FILLER,
+        html: `<p>${FILLER.replaceAll('\r\n', '<br>')}</p>`,
         headers: { 'X-Bench-N': String(n) },
       });
       if (res.status !== 202) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
@@ -382,6 +382,11 @@ async function main() {
           ]),
         ),
     );
+    for (const r of rows) {
+      for (const note of [...r.burst.notes, ...r.paced.notes]) console.log(`${r.name}: ${note}`);
+      const failed = r.burst.dkim.sample || r.paced.dkim.sample;
+      if (failed) console.log(`${r.name}: a failed DKIM check: ${failed}`);
+    }
     if (flags.only) return;
     const ratios = rounds.map(([postfix, gatepost]) => rateOf(gatepost!.burst) / rateOf(postfix!.burst));
     console.log(
@@ -389,11 +394,6 @@ async function main() {
         `median ${fmt(median(ratios), 2)} (goal ≥ 2)`,
     );
     console.log('(server CPU in % of one core during the burst and the wait for its last arrival)\n');
-    for (const r of rows) {
-      for (const note of [...r.burst.notes, ...r.paced.notes]) console.log(`${r.name}: ${note}`);
-      const failed = r.burst.dkim.sample || r.paced.dkim.sample;
-      if (failed) console.log(`${r.name}: a failed DKIM check: ${failed}`);
-    }
   } finally {
     await sink.child.stop();
     await dns.close();
