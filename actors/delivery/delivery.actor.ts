@@ -16,6 +16,7 @@ import { signDkim, type DkimSigner } from '../../mail/dkim.ts';
 import { composeRaw, envelopeRecipients } from '../../mail/mime.ts';
 import { unanswered, type DeliveryReport, type Transport } from '../../mta/transport.ts';
 import { receiptDraft } from '../../mta/receipt.ts';
+import { returnPathDomain, verpAddress } from '../../mta/verp.ts';
 import { classify, messageStatusOf, type DomainResult } from './delivery.outcome.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
@@ -135,7 +136,7 @@ export function deliveryActor(deps: DeliveryDeps) {
     // Signed between the bytes and the hand-over, so both signatures cover exactly what is sent,
     // and the receipt's hash is of the signed bytes.
     const signed = await sign(record, content, composed);
-    const from = returnPath(content);
+    const from = returnPath(record, content, 'failure' in signed ? null : signed.dkim);
     const due = Date.parse(record.send_at ?? record.created_at);
     const policy = { schedule: deps.retrySchedule, horizon: due + deps.horizonMs };
     const outcomes: AttemptOutcome[] = [];
@@ -329,10 +330,11 @@ const captured = (attempt: number): AttemptOutcome => ({
 });
 
 /**
- * The envelope sender. A verified domain's messages will carry a VERP address on its bounce
- * subdomain (mta/verp.ts; the sending-domains work gives the domain); until then, and through a
- * relay, the From address.
+ * The envelope sender: a message from a verified domain (the one it is signed for) carries a VERP
+ * address on that domain's bounce subdomain, so a bounce names its message (mta/verp.ts); any
+ * other, the From address.
  */
-function returnPath(content: RenderedContent): string {
+function returnPath(record: MessageRecord, content: RenderedContent, dkim: { d: string } | null): string {
+  if (dkim) return verpAddress(record.id, returnPathDomain(dkim.d));
   return parseMailbox(content.from)?.address ?? content.from;
 }

@@ -81,7 +81,8 @@ describe('direct delivery to MX', () => {
     expect(Date.parse(sent.data.accepted_at)).toBeGreaterThanOrEqual(Date.parse(sent.data.connected_at));
     const got = mx.ok.received.filter((r) => r.to.includes('bob@ok.test'));
     expect(got).toHaveLength(1);
-    expect(got[0]).toMatchObject({ from: 'app@sender.example', ehlo: 'gatepost.test', cipher: sent.data.tls.cipher });
+    // The return-path is a VERP address on the verified domain's bounce subdomain: a bounce names its message.
+    expect(got[0]).toMatchObject({ from: `b+${id}@bounces.sender.example`, ehlo: 'gatepost.test', cipher: sent.data.tls.cipher });
     expect(got[0]!.parsed.messageId).toBe(m.message_id_header);
 
     // Both DKIM signatures pass at the receiving end, checked by mailauth against the published keys.

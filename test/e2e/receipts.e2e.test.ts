@@ -104,7 +104,7 @@ describe('delivery receipts', () => {
       // The hash is of the bytes as they left, DKIM signatures included.
       sha256: createHash('sha256').update(got[0]!.bytes).digest('hex'),
       dkim: { d: 'sender.example', s: [expect.any(String), expect.any(String)] },
-      envelope: { from: 'app@sender.example', to: `r${n}@accept.test` },
+      envelope: { from: `b+${id}@bounces.sender.example`, to: `r${n}@accept.test` },
       mx: 'mx.accept.test',
       ip: '127.0.0.2',
       tls: { version: expect.stringMatching(/^TLSv1\.[23]$/) },
