@@ -4,7 +4,7 @@ import { Resolver } from 'node:dns/promises';
 import { join } from 'node:path';
 import { dkimVerify, type DKIMResult } from 'mailauth';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
 import { Domains } from '../tenancy/domains.ts';
 import { startDns, type DnsServer } from '../test/harness/dns.harness.ts';
@@ -73,6 +73,22 @@ describe('signDkim', () => {
       { d: 'signed.example.com', s: signer.ed25519.selector, a: 'ed25519-sha256', c: 'relaxed/relaxed', result: 'pass' },
     ]);
     expect(results.every((r) => r.status.aligned)).toBe(true);
+  });
+
+  it('signs the t= it writes, even when the clock passes a second while the RSA signature is made', async () => {
+    const raw = await message();
+    // Every reading of the clock a second after the one before: the header signed and the
+    // header written would each read a time of their own.
+    let now = Date.parse('2026-11-26T00:00:00.400Z');
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => (now += 1000));
+    let signed: Buffer;
+    try {
+      signed = (await signDkim(raw, signer)).raw;
+    } finally {
+      clock.mockRestore();
+    }
+    const { results } = await verify(signed);
+    expect(results.map((r) => r.status.result)).toEqual(['pass', 'pass']);
   });
 
   it('signs the headers a forger would change, those the message has, and no others', async () => {
