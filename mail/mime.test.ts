@@ -42,4 +42,9 @@ describe('composeRaw', () => {
   it('lists every envelope recipient, To first', () => {
     expect(envelopeRecipients(content)).toEqual(['bob@example.com', 'cy@example.org', 'dee@example.net']);
   });
+
+  it('takes the address alone from a recipient written with a display name', () => {
+    const named = { ...content, to: 'Bob Reader <bob@example.com>', cc: ['"Cy, Jr." <cy@example.org>'] };
+    expect(envelopeRecipients(named)).toEqual(['bob@example.com', 'cy@example.org', 'dee@example.net']);
+  });
 });
