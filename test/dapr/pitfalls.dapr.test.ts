@@ -169,9 +169,11 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     try {
       await expect(probe.invoke(PROBE, 'p3', 'set', { key: 'a', value: 'unsaved' })).rejects.toThrow(/state save/);
       const t = await client.tenant();
+      // A sandbox send: this cluster has no relay and no verified domain, so a live one would be
+      // refused by the gate's sender rule (422) before any state is saved.
       const send = () =>
         client.request('POST', '/v1/emails', {
-          key: t.live,
+          key: t.sandbox,
           body: { to: 'unsaved@example.com', subject: 's', html: '<p>h</p>', idempotency_key: 'pitfall-save' },
         });
       const refused = await send();

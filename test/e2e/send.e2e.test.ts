@@ -98,7 +98,11 @@ describe('POST /v1/emails', () => {
     await receivedFor('later@example.com');
     const arrived = Date.now();
     expect(arrived).toBeGreaterThanOrEqual(Date.parse(sendAt));
-    const after = await suite.gp.request('GET', `/v1/messages/${res.body.id}`, { key: suite.tenant.live });
+    // The relay has the mail a moment before its 250 is recorded on the timeline: wait for it.
+    const after = await eventually(async () => {
+      const m = await suite.gp.request('GET', `/v1/messages/${res.body.id}`, { key: suite.tenant.live });
+      return m.body.status === 'sent' ? m : undefined;
+    });
     expect(after.body.events.map((e: { type: string }) => e.type)).toEqual([
       'message.accepted',
       'message.scheduled',
