@@ -86,7 +86,6 @@ export function registerActors(
   const delivery = deliveryActor({
     transport: deps.transport,
     signers: deps.signers,
-    catalog,
     receiptKeys: deps.receiptKeys,
     retrySchedule: deps.retrySchedule,
     horizonMs: deps.horizonMs,

@@ -9,6 +9,9 @@ import type { MessageRecord } from '../actors/message/message.state.ts';
 import type { ApiKey } from '../store/catalog.port.ts';
 import { mayReadMessage } from '../tenancy/permissions.ts';
 
+/** `msg_` and 26 base32 characters (lib/ids.ts). */
+const MESSAGE_ID = /^msg_[0-9a-z]{26}$/;
+
 export interface MessageRead {
   record: MessageRecord;
   content: RenderedContent;
@@ -23,6 +26,8 @@ export interface MessageRead {
  */
 export async function readMessage(invoker: Invoker, reader: ApiKey, id: string): Promise<MessageRead> {
   const notFound = new GatepostError('not_found', `No message ${id} exists for this key.`);
+  // Not a message id at all: no actor is asked (a runtime's store may refuse such an id outright).
+  if (!MESSAGE_ID.test(id)) throw notFound;
   const { record, content } = await actor(invoker, messageActor, id)
     .get(undefined)
     .catch((error: unknown) => {

@@ -3,15 +3,7 @@
 // pooled connection to that host. Every end (accepted, refused, deferred) is a DeliveryReport.
 import type { Resolver } from 'node:dns/promises';
 import { domainOf } from '../mail/address.ts';
-import {
-  parseReply,
-  stageOf,
-  unanswered,
-  type DeliveryReport,
-  type Envelope,
-  refusedRecipients,
-  type Transport,
-} from './transport.ts';
+import { acceptance, parseReply, stageOf, unanswered, type DeliveryReport, type Envelope, type Transport } from './transport.ts';
 import { resolveAddresses, resolveMx } from './mx.resolve.ts';
 import { connect, DestinationPool, type MxConnection, type MxTimeouts } from './mx.pool.ts';
 
@@ -107,15 +99,7 @@ function transact(conn: MxConnection, envelope: Envelope, pool: DestinationPool)
     conn.smtp.send({ from: envelope.from, to: envelope.to }, envelope.raw, (error, info) => {
       if (!error) {
         pool.release(conn, true);
-        const refused = refusedRecipients(info);
-        return resolve({
-          ...base,
-          result: 'accepted',
-          reply: parseReply(info.response),
-          stage: null,
-          accepted_at: new Date().toISOString(),
-          ...(refused.length > 0 ? { refused } : {}),
-        });
+        return resolve({ ...base, ...acceptance(info) });
       }
       pool.release(conn, false);
       const e = error as SmtpFailure;

@@ -2,7 +2,7 @@
 // that hands every message to the same server. Its answer becomes a DeliveryReport, as direct
 // delivery's does: accepted, refused for good (5xx) or for now (4xx, no answer).
 import nodemailer from 'nodemailer';
-import { parseReply, refusedRecipients, stageOf, type Transport } from './transport.ts';
+import { acceptance, parseReply, stageOf, type Transport } from './transport.ts';
 
 /** `url` as nodemailer takes it: smtp://user:pass@host:port (smtps:// for implicit TLS). */
 export function smtpRelay(url: string): Transport {
@@ -24,16 +24,7 @@ export function smtpRelay(url: string): Transport {
       const connected_at = new Date().toISOString();
       try {
         const info = await transport.sendMail({ envelope: { from, to }, raw });
-        const refused = refusedRecipients(info);
-        return {
-          ...base,
-          result: 'accepted',
-          reply: parseReply(info.response),
-          stage: null,
-          connected_at,
-          accepted_at: new Date().toISOString(),
-          ...(refused.length > 0 ? { refused } : {}),
-        };
+        return { ...base, connected_at, ...acceptance(info) };
       } catch (error) {
         const e = error as { responseCode?: number; response?: string; command?: string; message: string };
         const reply = e.response ? parseReply(e.response) : { code: null, enhanced: null, text: e.message };

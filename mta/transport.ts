@@ -76,8 +76,22 @@ export function stageOf(command: string | undefined): SmtpStage {
   return 'connect';
 }
 
+/** What an accepted transaction reports, whichever way it went: the reply, when, and any recipient refused on the way. */
+export function acceptance(info: {
+  response: string;
+}): Pick<DeliveryReport, 'result' | 'reply' | 'stage' | 'accepted_at' | 'refused'> {
+  const refused = refusedRecipients(info);
+  return {
+    result: 'accepted',
+    reply: parseReply(info.response),
+    stage: null,
+    accepted_at: new Date().toISOString(),
+    ...(refused.length > 0 ? { refused } : {}),
+  };
+}
+
 /** The recipients a server refused at RCPT TO in a transaction it accepted for others (nodemailer's `rejectedErrors`). */
-export function refusedRecipients(info: object): RecipientRefusal[] {
+function refusedRecipients(info: object): RecipientRefusal[] {
   const errors = (info as { rejectedErrors?: Array<{ recipient?: string; response?: string; responseCode?: number }> })
     .rejectedErrors;
   return (errors ?? []).flatMap((e) =>

@@ -91,7 +91,6 @@ export function recipientsByDomain(recipients: string[]): Map<string, string[]> 
 export interface DeliveryDeps {
   /** How live mail leaves: the relay when one is configured, direct MX delivery otherwise. */
   transport: Transport;
-  catalog: Catalog;
   /** The operator's receipt signing keys (mta/receipt.keys.ts). */
   receiptKeys: ReceiptSigner;
   /** Waits between attempts, in ms; when they run out the message soft-bounces. */
@@ -190,8 +189,8 @@ export function deliveryActor(deps: DeliveryDeps) {
       },
 
       /**
-       * `number`: the attempt's number from `begin` (a sandbox capture has none: it takes the
-       * next). Answers what the message came to: sent (every domain accepted), bounced (every
+       * `number`: the attempt's number from `begin` (without one, it takes the next). Answers
+       * what the message came to: sent (every domain accepted), bounced (every
        * domain is done, one or more refused), deferred (a domain waits for a retry).
        */
       async attempt(turn, args: { interrupted: boolean; number?: number }): Promise<AttemptOutcome['result'] | 'skipped'> {
@@ -207,23 +206,17 @@ export function deliveryActor(deps: DeliveryDeps) {
         const { record, content } = view;
         const attempt = args.number ?? s.attempts + 1;
         const done = { ...s.recipients };
-        let outcomes: AttemptOutcome[];
 
-        if (record.sandbox) {
-          await putInInbox(deps.catalog, { ...record, content });
-          outcomes = [captured(attempt)];
-        } else {
-          // Whether the message may go now (fair queue, warmup, breaker: issue 22) is decided here, before it is built.
-          const all = envelopeRecipients(content);
-          const pending = recipientsByDomain(all.filter((to) => !done[to]));
-          outcomes = await deliver(turn, record, content, attempt, pending);
-          for (const o of outcomes) {
-            if (o.result === 'deferred') continue;
-            for (const to of o.recipients ?? []) done[to] = o.result === 'sent' ? 'sent' : 'bounced';
-          }
-          const status = messageStatusOf(all.map((to) => done[to] ?? 'deferred'));
-          for (const o of outcomes) o.message_status = status;
+        // Whether the message may go now (fair queue, warmup, breaker: issue 22) is decided here, before it is built.
+        const all = envelopeRecipients(content);
+        const pending = recipientsByDomain(all.filter((to) => !done[to]));
+        const outcomes = await deliver(turn, record, content, attempt, pending);
+        for (const o of outcomes) {
+          if (o.result === 'deferred') continue;
+          for (const to of o.recipients ?? []) done[to] = o.result === 'sent' ? 'sent' : 'bounced';
         }
+        const status = messageStatusOf(all.map((to) => done[to] ?? 'deferred'));
+        for (const o of outcomes) o.message_status = status;
         if (args.interrupted)
           for (const o of outcomes) o.response = `${o.response} (an earlier attempt was cut short by a restart)`;
 
@@ -243,7 +236,7 @@ export function deliveryActor(deps: DeliveryDeps) {
           turn.setReminder('record', Date.now() + RECORD_RETRY_MS);
         }
         turn.set('delivery', next);
-        return record.sandbox ? 'captured' : statusResult(outcomes[0]?.message_status);
+        return statusResult(status);
       },
 
       /** The message's retention ended: nothing is left to deliver or to deduplicate. */

@@ -65,7 +65,6 @@ describe('delivery to every recipient domain', () => {
     const keys = new ReceiptKeys(catalog);
     const delivery = deliveryActor({
       transport,
-      catalog,
       receiptKeys: keys,
       signers: NO_SIGNERS,
       retrySchedule: [3_600_000, 3_600_000],

@@ -1,7 +1,6 @@
 // GET /v1/messages/:id: a message and its full event history, to a key that may read it
 // (gate/messages.ts).
 import type { Invoker } from '../../runtime/runtime.port.ts';
-import { GatepostError } from '../../errors/errors.catalog.ts';
 import { readMessage } from '../../gate/messages.ts';
 import { senderOf } from './auth.hooks.ts';
 import { answer, refusal, type ZodApp } from './schema.http.ts';
@@ -27,8 +26,6 @@ export function messageRoutes(app: ZodApp, invoker: Invoker): void {
     async (request, reply) => {
       const { params } = request;
       const sender = senderOf(request);
-      if (!/^msg_[0-9a-z]{26}$/.test(params.id))
-        throw new GatepostError('not_found', `No message ${params.id} exists for this key.`);
       const { record, content, events } = await readMessage(invoker, sender.key, params.id);
       return reply.code(200).send({
         id: record.id,

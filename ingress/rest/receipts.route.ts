@@ -60,8 +60,6 @@ export function receiptRoutes(app: ZodApp, invoker: Invoker): void {
     },
     async (request, reply) => {
       const { params } = request;
-      if (!/^msg_[0-9a-z]{26}$/.test(params.id))
-        throw new GatepostError('not_found', `No message ${params.id} exists for this key.`);
       const { events } = await readMessage(invoker, senderOf(request).key, params.id);
       const receipts = receiptsOf(events);
       const latest = receipts.at(-1);

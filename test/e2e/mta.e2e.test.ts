@@ -7,7 +7,7 @@
 import { Resolver } from 'node:dns/promises';
 import { dkimVerify } from 'mailauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publish } from '../harness/domains.harness.ts';
+import { verifiedDomainOver } from '../harness/domains.harness.ts';
 import { eventually, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
 import { startDns, type DnsServer } from '../harness/dns.harness.ts';
 import { freePort, startMx, type MxHost } from '../harness/mx.harness.ts';
@@ -37,10 +37,8 @@ beforeAll(async () => {
     env: { GATEPOST_DNS_SERVERS: dns.address, GATEPOST_MX_PORT: String(port), GATEPOST_DELIVERY_RETRY: '1s,1s,1s,1s,1s,1s' },
   });
   tenant = await gp.tenant();
-  const domain = await gp.request('POST', '/v1/domains', { key: tenant.live, body: { name: 'sender.example' } });
-  publish(dns, domain.body.records);
-  const verified = await gp.request('POST', `/v1/domains/${domain.body.id}/verify`, { key: tenant.live });
-  expect(verified.body.status).toBe('verified');
+  // Direct delivery sends only from a verified domain, DKIM-signed.
+  await verifiedDomainOver(gp, dns, tenant.live, 'sender.example');
 });
 
 afterAll(async () => {

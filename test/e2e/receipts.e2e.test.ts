@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { verifyReceiptChain } from '../../sdk/node/receipts.ts';
-import { publish } from '../harness/domains.harness.ts';
+import { verifiedDomainOver } from '../harness/domains.harness.ts';
 import { eventually, startGatepost, TEST_RUNTIME, type GatepostProcess } from '../harness/gatepost.harness.ts';
 import { startDns, type DnsServer } from '../harness/dns.harness.ts';
 import { freePort, startMx, type MxHost } from '../harness/mx.harness.ts';
@@ -27,10 +27,7 @@ beforeAll(async () => {
   gp = await startGatepost({ env: { GATEPOST_DNS_SERVERS: dns.address, GATEPOST_MX_PORT: String(port) } });
   tenant = await gp.tenant();
   // Direct delivery sends only from a verified domain, DKIM-signed.
-  const domain = await gp.request('POST', '/v1/domains', { key: tenant.live, body: { name: 'sender.example' } });
-  publish(dns, domain.body.records);
-  const verified = await gp.request('POST', `/v1/domains/${domain.body.id}/verify`, { key: tenant.live });
-  expect(verified.body.status).toBe('verified');
+  await verifiedDomainOver(gp, dns, tenant.live, 'sender.example');
 });
 
 afterAll(async () => {
