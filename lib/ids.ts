@@ -61,7 +61,8 @@ export function randomToken(bytes: number): string {
   return randomBytes(bytes).toString('base64url');
 }
 
-export function sha256Hex(value: string): string {
+/** Lowercase hex SHA-256 of text (its UTF-8 bytes) or of bytes. */
+export function sha256Hex(value: string | Uint8Array): string {
   // The one-shot hash: no Hash object a call (every request hashes its API key).
   return hash('sha256', value, 'hex');
 }

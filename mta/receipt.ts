@@ -5,9 +5,9 @@
 // as a compact JWS, EdDSA over Ed25519 (`signReceipt`). The chain is over payloads, not over
 // whole JWSs, so the tenant's actor needs no key: it serialises the chain, and the signature is
 // made after its turn by whoever holds the key.
-import { createHash, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { CompactSign } from 'jose';
-import { newId } from '../lib/ids.ts';
+import { newId, sha256Hex } from '../lib/ids.ts';
 
 /** The JWS `typ` of a receipt: a new payload format would get a new one. */
 export const RECEIPT_TYP = 'gatepost-receipt+jws';
@@ -70,8 +70,6 @@ export interface ChainLink {
 
 /** The payload of a receipt, in the order its JSON is written. */
 export type ReceiptClaims = Pick<ChainLink, 'id' | 'tenant_id' | 'seq' | 'prev'> & ReceiptDraft & Pick<ChainLink, 'issued_at'>;
-
-const sha256Hex = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
 
 /** The draft of an accepted delivery's receipt. */
 export function receiptDraft(report: AcceptedDelivery, sent: SentMessage): ReceiptDraft {
