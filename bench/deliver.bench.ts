@@ -30,6 +30,7 @@ import {
   inTurns,
   median,
   percentile,
+  profileArgs,
   sleep,
   startChild,
   startGatepost,
@@ -48,6 +49,8 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string', default: '2' },
     /** One sender only (`postfix` or `gatepost`), to try a change quickly; no ratio. */
     only: { type: 'string' },
+    /** Write a CPU profile of Gatepost (node --cpu-prof) into this directory. */
+    profile: { type: 'string' },
   },
 });
 const MESSAGES = Number(flags.messages);
@@ -286,7 +289,7 @@ async function postfixRun(sink: Sink, dns: DnsServer, offset: number): Promise<R
 // ---- Gatepost --------------------------------------------------------------------------------
 
 async function gatepostRun(sink: Sink, dns: DnsServer, offset: number): Promise<Run> {
-  const gp = await startGatepost([], {
+  const gp = await startGatepost(profileArgs(flags.profile), {
     GATEPOST_DNS_SERVERS: dns.address,
     GATEPOST_MX_PORT: String(sink.smtpPort),
     GATEPOST_HOSTNAME: 'gatepost.bench.test',

@@ -9,7 +9,7 @@ import { GatepostError } from '../errors/errors.catalog.ts';
 import { dnsResolver } from '../lib/dns.ts';
 import { newId } from '../lib/ids.ts';
 import { isDomainName } from '../mail/address.ts';
-import type { DkimSigner } from '../mail/dkim.ts';
+import { dkimSigner, type DkimSigner } from '../mail/dkim.ts';
 import type { Catalog, DkimKey, SendingDomain } from '../store/catalog.port.ts';
 import { checkRecords, domainRecords, type DnsRecord, type RecordSettings } from './domain.records.ts';
 
@@ -160,13 +160,7 @@ export class Domains {
     let signer = this.signers.get(key);
     if (signer === undefined) {
       const d = await this.catalog.verifiedDomain(tenantId, fromDomain.toLowerCase());
-      signer = d
-        ? {
-            domain: d.name,
-            rsa: { selector: d.dkim.rsa.selector, privateKey: d.dkim.rsa.private_key },
-            ed25519: { selector: d.dkim.ed25519.selector, privateKey: d.dkim.ed25519.private_key },
-          }
-        : false;
+      signer = d ? dkimSigner(d.name, d.dkim) : false;
       this.signers.set(key, signer);
     }
     return signer || null;

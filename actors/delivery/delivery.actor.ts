@@ -108,10 +108,10 @@ export function deliveryActor(deps: DeliveryDeps) {
   /** DKIM-signs the message when its From domain is a verified domain of its tenant. */
   async function sign(record: MessageRecord, content: RenderedContent, composed: Buffer): Promise<Signed> {
     const from = parseMailbox(content.from)?.address;
-    const signer = from ? await deps.signers.signerFor(record.tenant_id, domainOf(from)) : null;
-    if (!signer) return { raw: composed, dkim: null };
     try {
-      const { raw, d, s } = await signDkim(composed, signer);
+      const signer = from ? await deps.signers.signerFor(record.tenant_id, domainOf(from)) : null;
+      if (!signer) return { raw: composed, dkim: null };
+      const { raw, d, s } = signDkim(composed, signer);
       return { raw, dkim: { d, s } };
     } catch (error) {
       // Mail from a verified domain never leaves unsigned (a sealed key that cannot be opened, say): it waits.

@@ -128,3 +128,26 @@ describe('delivery to every recipient domain', () => {
     ]);
   });
 });
+
+describe('a verified domain whose keys cannot be used', () => {
+  it('defers the message, and sends nothing unsigned', async () => {
+    const delivery = deliveryActor({
+      transport,
+      receiptKeys: new ReceiptKeys(catalog),
+      signers: { signerFor: () => Promise.reject(new Error('the sealed key cannot be opened')) },
+      retrySchedule: [3_600_000],
+      horizonMs: 86_400_000,
+    });
+    const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
+    const before = mx.ok.received.length;
+    await actor(runtime, messageActor, 'msg_k').admit(admitArgs({ content: { ...admitArgs().content, to: 'ann@ok.test', cc: [] } }));
+    const d = actor(runtime, delivery, 'msg_k');
+    const { interrupted, number } = await d.begin(undefined);
+    expect(await d.attempt({ interrupted, number })).toBe('deferred');
+    const events = timelineOf((await actor(runtime, messageActor, 'msg_k').get(undefined)).record);
+    expect(events.filter((e) => e.data.attempt === 1).map((e) => [e.type, e.data.response])).toEqual([
+      ['message.deferred', expect.stringContaining('DKIM signing failed: Error: the sealed key cannot be opened')],
+    ]);
+    expect(mx.ok.received.length).toBe(before);
+  });
+});
