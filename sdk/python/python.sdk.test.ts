@@ -2,7 +2,14 @@
 // /usr/bin/python3, and its operations table checked against the served /openapi.json.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { missingFromOpenApi, ROOT, run, startSdkTarget, type Operation, type SdkTarget } from '../../test/harness/sdk-runner.harness.ts';
+import {
+  missingFromOpenApi,
+  ROOT,
+  run,
+  startSdkTarget,
+  type Operation,
+  type SdkTarget,
+} from '../../test/harness/sdk-runner.harness.ts';
 
 const PYTHON = '/usr/bin/python3';
 const SDK = join(ROOT, 'sdk/python');

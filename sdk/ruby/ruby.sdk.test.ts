@@ -2,7 +2,14 @@
 // /usr/bin/ruby, and its operations table checked against the served /openapi.json.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { missingFromOpenApi, ROOT, run, startSdkTarget, type Operation, type SdkTarget } from '../../test/harness/sdk-runner.harness.ts';
+import {
+  missingFromOpenApi,
+  ROOT,
+  run,
+  startSdkTarget,
+  type Operation,
+  type SdkTarget,
+} from '../../test/harness/sdk-runner.harness.ts';
 
 const RUBY = '/usr/bin/ruby';
 const SDK = join(ROOT, 'sdk/ruby');

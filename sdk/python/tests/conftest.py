@@ -2,11 +2,12 @@
 # URL and a fresh tenant's keys in the environment.
 import os
 import time
-from typing import Any, Callable, Optional, TypeVar
+from typing import Callable, Optional, TypeVar
 
 import pytest
 
 from gatepost import Gatepost
+from gatepost.models import Event
 
 T = TypeVar("T")
 
@@ -45,5 +46,5 @@ def eventually(check: Callable[[], Optional[T]], seconds: float = 20.0) -> T:
         time.sleep(0.1)
 
 
-def event_of(client: Gatepost, message_id: str, kind: str) -> Optional[dict[str, Any]]:
+def event_of(client: Gatepost, message_id: str, kind: str) -> Optional[Event]:
     return next((e for e in client.timeline(message_id) if e["type"] == kind), None)

@@ -35,7 +35,7 @@ def test_a_bad_key_raises_the_coded_authentication_error(url: str) -> None:
 
 def test_refusals_carry_their_code_and_fields(sandbox: Gatepost) -> None:
     with pytest.raises(UnprocessableError) as refused:
-        sandbox.send({"to": "ann@example.com", "subject": "s", "html": "h", "attachments": [{"filename": "a.txt"}]})  # type: ignore[typeddict-unknown-key]
+        sandbox.send({"to": "ann@example.com", "subject": "s", "html": "h", "attachments": [{"filename": "a.txt"}]})  # type: ignore[typeddict-item]
     assert (refused.value.status, refused.value.code) == (422, "attachments_unsupported")
     with pytest.raises(BadRequestError) as invalid:
         sandbox.send({"to": "not an address", "subject": "s", "html": "h"})

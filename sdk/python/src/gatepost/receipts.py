@@ -15,7 +15,7 @@ import binascii
 import hashlib
 import json
 import re
-from typing import Any, Literal, Mapping, Optional, Sequence
+from typing import Any, Literal, Mapping, Optional, Sequence, cast
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -72,7 +72,7 @@ def _key(jwks: Mapping[str, Any], kid: Any) -> Ed25519PublicKey:
 
 def _claims_of(payload: bytes) -> dict[str, Any]:
     try:
-        claims = json.loads(payload.decode("utf-8"))
+        claims: Any = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise ReceiptVerificationError("malformed", "The receipt payload is not JSON.") from None
     seq = claims.get("seq") if isinstance(claims, dict) else None
@@ -92,7 +92,7 @@ def _claims_of(payload: bytes) -> dict[str, Any]:
     )
     if not ok:
         raise ReceiptVerificationError("malformed", "The receipt payload does not have the fields of a receipt.")
-    return claims
+    return cast(dict[str, Any], claims)
 
 
 def verify_receipt(jws: str, jwks: Mapping[str, Any]) -> dict[str, Any]:

@@ -44,7 +44,7 @@ def compute_signature(secret: str, timestamp: Union[int, str], payload: Union[st
 
 def _header(headers: Union[Mapping[str, Any], Any], name: str) -> Optional[str]:
     """A header from a dict (any case), http.server's or email's message, or a WSGI environ."""
-    values = []
+    values: list[str] = []
     for key, value in headers.items():
         key = key.lower()
         if key.startswith("http_"):  # a WSGI environ: HTTP_X_SERVICE_SIGNATURE
@@ -59,7 +59,7 @@ def verify_webhook(
     headers: Union[Mapping[str, Any], Any],
     secret: Union[str, Iterable[str]],
     *,
-    tolerance: int = DEFAULT_TOLERANCE_SECONDS,
+    tolerance: float = DEFAULT_TOLERANCE_SECONDS,
     now: Optional[float] = None,
 ) -> dict[str, Any]:
     """Checks a delivery's ``x-service-signature`` and answers the event it carries.
