@@ -1,0 +1,197 @@
+"""The Gatepost API client: one method per entry of the operations table (table.py)."""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from typing import Any, Dict, List, Optional, cast
+
+from .version import __version__
+from .table import OPERATIONS
+from .transport import RetryPolicy, Transport
+from .models import (
+    BatchResult,
+    Domain,
+    Event,
+    Message,
+    Page,
+    Receipt,
+    SandboxMessage,
+    SendRequest,
+    SendResult,
+    Suppression,
+    Template,
+    Webhook,
+)
+
+
+class Gatepost:
+    """A client for one API key.
+
+    ``Gatepost(api_key, base_url=...)``; both default to ``GATEPOST_API_KEY`` and ``GATEPOST_URL``.
+    ``timeout`` bounds each connection and each read, in seconds; ``max_attempts`` bounds the
+    tries of one call (transport.py says which failures are retried).
+    """
+
+    def __init__(
+        self,
+        api_key: Optional[str] = None,
+        *,
+        base_url: Optional[str] = None,
+        timeout: float = 30.0,
+        max_attempts: int = 3,
+        retry: Optional[RetryPolicy] = None,
+    ) -> None:
+        api_key = api_key if api_key is not None else os.environ.get("GATEPOST_API_KEY")
+        base_url = base_url or os.environ.get("GATEPOST_URL") or "http://localhost:3000"
+        policy = retry or RetryPolicy(max_attempts=max_attempts)
+        self._transport = Transport(base_url, api_key, timeout, policy, f"gatepost-python/{__version__}")
+
+    def _call(
+        self,
+        operation: str,
+        path_params: Optional[Dict[str, str]] = None,
+        *,
+        body: Any = None,
+        query: Optional[Dict[str, Any]] = None,
+        headers: Optional[Dict[str, str]] = None,
+    ) -> Any:
+        method, template = OPERATIONS[operation]
+        path = template.format(**{k: urllib.parse.quote(v, safe="") for k, v in (path_params or {}).items()})
+        given = {k: v for k, v in (query or {}).items() if v is not None}
+        if given:
+            path += "?" + urllib.parse.urlencode(given)
+        return self._transport.request(method, path, body, headers)
+
+    @staticmethod
+    def _key_header(idempotency_key: Optional[str]) -> Optional[Dict[str, str]]:
+        return {"Idempotency-Key": idempotency_key} if idempotency_key is not None else None
+
+    # Sending and reading messages
+
+    def send(self, email: SendRequest, *, idempotency_key: Optional[str] = None) -> SendResult:
+        """Sends one email (202). A repeat with the same ``idempotency_key`` answers the first send."""
+        return cast(SendResult, self._call("send_email", body=email, headers=self._key_header(idempotency_key)))
+
+    def send_batch(self, emails: List[SendRequest], *, idempotency_key: Optional[str] = None) -> BatchResult:
+        """Sends up to 500 emails, each admitted or refused on its own; the key covers each item."""
+        return cast(BatchResult, self._call("send_batch", body=emails, headers=self._key_header(idempotency_key)))
+
+    def get_message(self, message_id: str) -> Message:
+        """A message, with its timeline under ``events``."""
+        return cast(Message, self._call("get_message", {"id": message_id}))
+
+    def timeline(self, message_id: str) -> List[Event]:
+        """The events of a message's timeline, oldest first."""
+        return self.get_message(message_id)["events"]
+
+    def get_receipt(self, message_id: str) -> Receipt:
+        """The signed delivery receipt of a delivered message (verify it with verify_receipt)."""
+        return cast(Receipt, self._call("get_receipt", {"id": message_id}))
+
+    def get_jwks(self) -> Dict[str, Any]:
+        """The operator's public keys (a JWK Set), which verify receipts."""
+        return cast(Dict[str, Any], self._call("get_jwks"))
+
+    # Templates
+
+    def create_template(self, template: Dict[str, Any]) -> Template:
+        return cast(Template, self._call("create_template", body=template))
+
+    def list_templates(self) -> List[Template]:
+        return cast(List[Template], self._call("list_templates")["data"])
+
+    def get_template(self, slug: str) -> Template:
+        return cast(Template, self._call("get_template", {"slug": slug}))
+
+    def update_template(self, slug: str, changes: Dict[str, Any]) -> Template:
+        return cast(Template, self._call("update_template", {"slug": slug}, body=changes))
+
+    def delete_template(self, slug: str) -> None:
+        self._call("delete_template", {"slug": slug})
+
+    # Suppressions
+
+    def add_suppression(self, address: str, *, reason: str = "manual", detail: Optional[str] = None) -> Suppression:
+        body = {"address": address, "reason": reason, "detail": detail}
+        return cast(Suppression, self._call("add_suppression", body=body))
+
+    def list_suppressions(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page:
+        """One page; pass its ``next_cursor`` back for the next (None after the last)."""
+        return cast(Page, self._call("list_suppressions", query={"limit": limit, "cursor": cursor}))
+
+    def get_suppression(self, address: str) -> Suppression:
+        """The entry of a suppressed address; NotFoundError when it is not suppressed."""
+        return cast(Suppression, self._call("get_suppression", {"address": address}))
+
+    def delete_suppression(self, address: str) -> None:
+        self._call("delete_suppression", {"address": address})
+
+    # Sending domains
+
+    def create_domain(self, name: str) -> Domain:
+        """Adds a sending domain: its ``records`` are what to publish in DNS."""
+        return cast(Domain, self._call("create_domain", body={"name": name}))
+
+    def list_domains(self) -> List[Domain]:
+        return cast(List[Domain], self._call("list_domains")["data"])
+
+    def get_domain(self, domain_id: str) -> Domain:
+        return cast(Domain, self._call("get_domain", {"id": domain_id}))
+
+    def verify_domain(self, domain_id: str) -> Domain:
+        """Looks every record up; the answer says what each showed."""
+        return cast(Domain, self._call("verify_domain", {"id": domain_id}))
+
+    def delete_domain(self, domain_id: str) -> None:
+        self._call("delete_domain", {"id": domain_id})
+
+    # Webhooks
+
+    def create_webhook(self, url: str, events: List[str]) -> Webhook:
+        """The answer's ``secret`` is shown this once: keep it to verify deliveries."""
+        return cast(Webhook, self._call("create_webhook", body={"url": url, "events": events}))
+
+    def list_webhooks(self) -> List[Webhook]:
+        return cast(List[Webhook], self._call("list_webhooks")["data"])
+
+    def get_webhook(self, webhook_id: str) -> Webhook:
+        return cast(Webhook, self._call("get_webhook", {"id": webhook_id}))
+
+    def update_webhook(
+        self,
+        webhook_id: str,
+        *,
+        url: Optional[str] = None,
+        events: Optional[List[str]] = None,
+        enabled: Optional[bool] = None,
+    ) -> Webhook:
+        changes = {k: v for k, v in {"url": url, "events": events, "enabled": enabled}.items() if v is not None}
+        return cast(Webhook, self._call("update_webhook", {"id": webhook_id}, body=changes))
+
+    def delete_webhook(self, webhook_id: str) -> None:
+        self._call("delete_webhook", {"id": webhook_id})
+
+    def rotate_webhook_secret(self, webhook_id: str) -> Dict[str, str]:
+        """A new secret (shown once); for 24 hours deliveries are signed with both."""
+        return cast(Dict[str, str], self._call("rotate_webhook_secret", {"id": webhook_id}))
+
+    def test_webhook(self, webhook_id: str) -> Event:
+        """Sends a ``webhook.test`` event through the normal delivery path; answers it."""
+        return cast(Event, self._call("test_webhook", {"id": webhook_id})["event"])
+
+    def list_webhook_deliveries(self, webhook_id: str, *, limit: Optional[int] = None) -> List[Dict[str, Any]]:
+        """The latest delivery attempts, newest first."""
+        answer = self._call("list_webhook_deliveries", {"id": webhook_id}, query={"limit": limit})
+        return cast(List[Dict[str, Any]], answer["data"])
+
+    def retry_webhook_delivery(self, webhook_id: str, event_id: str) -> Dict[str, str]:
+        return cast(Dict[str, str], self._call("retry_webhook_delivery", {"id": webhook_id, "evt": event_id}))
+
+    # The sandbox capture inbox
+
+    def list_sandbox_messages(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page:
+        return cast(Page, self._call("list_sandbox_messages", query={"limit": limit, "cursor": cursor}))
+
+    def get_sandbox_message(self, message_id: str) -> SandboxMessage:
+        return cast(SandboxMessage, self._call("get_sandbox_message", {"id": message_id}))

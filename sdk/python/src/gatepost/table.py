@@ -1,0 +1,49 @@
+"""The one table of the API operations this SDK calls: every request the client makes names an
+entry here (client.py's ``_call``). ``python3 -m gatepost.operations`` prints it as JSON, and a
+test checks it against the served OpenAPI document."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Operation(NamedTuple):
+    method: str
+    #: An OpenAPI path template: ``{name}`` stands for a path parameter.
+    path: str
+
+
+OPERATIONS: dict[str, Operation] = {
+    "send_email": Operation("POST", "/v1/emails"),
+    "send_batch": Operation("POST", "/v1/emails/batch"),
+    "get_message": Operation("GET", "/v1/messages/{id}"),
+    "get_receipt": Operation("GET", "/v1/messages/{id}/receipt"),
+    "get_jwks": Operation("GET", "/.well-known/jwks.json"),
+    "create_template": Operation("POST", "/v1/templates"),
+    "list_templates": Operation("GET", "/v1/templates"),
+    "get_template": Operation("GET", "/v1/templates/{slug}"),
+    "update_template": Operation("PATCH", "/v1/templates/{slug}"),
+    "delete_template": Operation("DELETE", "/v1/templates/{slug}"),
+    "add_suppression": Operation("POST", "/v1/suppressions"),
+    "list_suppressions": Operation("GET", "/v1/suppressions"),
+    "get_suppression": Operation("GET", "/v1/suppressions/{address}"),
+    "delete_suppression": Operation("DELETE", "/v1/suppressions/{address}"),
+    "create_domain": Operation("POST", "/v1/domains"),
+    "list_domains": Operation("GET", "/v1/domains"),
+    "get_domain": Operation("GET", "/v1/domains/{id}"),
+    "verify_domain": Operation("POST", "/v1/domains/{id}/verify"),
+    "delete_domain": Operation("DELETE", "/v1/domains/{id}"),
+    "create_webhook": Operation("POST", "/v1/webhooks"),
+    "list_webhooks": Operation("GET", "/v1/webhooks"),
+    "get_webhook": Operation("GET", "/v1/webhooks/{id}"),
+    "update_webhook": Operation("PATCH", "/v1/webhooks/{id}"),
+    "delete_webhook": Operation("DELETE", "/v1/webhooks/{id}"),
+    "rotate_webhook_secret": Operation("POST", "/v1/webhooks/{id}/rotate"),
+    "test_webhook": Operation("POST", "/v1/webhooks/{id}/test"),
+    "list_webhook_deliveries": Operation("GET", "/v1/webhooks/{id}/deliveries"),
+    "retry_webhook_delivery": Operation("POST", "/v1/webhooks/{id}/deliveries/{evt}/retry"),
+    "list_sandbox_messages": Operation("GET", "/v1/sandbox/messages"),
+    "get_sandbox_message": Operation("GET", "/v1/sandbox/messages/{id}"),
+}
+
+

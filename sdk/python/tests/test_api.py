@@ -1,0 +1,136 @@
+# The client against a real Gatepost: sends, errors, idempotency and every resource's round trip.
+import uuid
+
+import pytest
+
+from conftest import event_of, eventually
+from gatepost import (
+    AuthenticationError,
+    BadRequestError,
+    ConflictError,
+    Gatepost,
+    NotFoundError,
+    UnprocessableError,
+)
+
+
+def test_a_sandbox_send_is_accepted_then_on_its_timeline(sandbox: Gatepost) -> None:
+    sent = sandbox.send({"to": "ann@example.com", "subject": "Hello", "html": "<p>Hi {{name}}</p>", "data": {"name": "Ann"}})
+    assert sent["id"].startswith("msg_")
+    assert sent["status"] == "queued" and sent["sandbox"] is True
+    captured = eventually(lambda: event_of(sandbox, sent["id"], "email.sent"))
+    assert captured["data"]["message_id"] == sent["id"]
+    message = sandbox.get_message(sent["id"])
+    assert (message["to"], message["subject"], message["status"]) == ("ann@example.com", "Hello", "sent")
+    inbox = sandbox.get_sandbox_message(sent["id"])
+    assert inbox["html"] == "<p>Hi Ann</p>"
+
+
+def test_a_bad_key_raises_the_coded_authentication_error(url: str) -> None:
+    with pytest.raises(AuthenticationError) as raised:
+        Gatepost("gp_live_not-a-key", base_url=url).send({"to": "ann@example.com", "subject": "s", "html": "h"})
+    assert (raised.value.status, raised.value.code) == (401, "invalid_api_key")
+    assert raised.value.message
+
+
+def test_refusals_carry_their_code_and_fields(sandbox: Gatepost) -> None:
+    with pytest.raises(UnprocessableError) as refused:
+        sandbox.send({"to": "ann@example.com", "subject": "s", "html": "h", "attachments": [{"filename": "a.txt"}]})  # type: ignore[typeddict-item]
+    assert (refused.value.status, refused.value.code) == (422, "attachments_unsupported")
+    with pytest.raises(BadRequestError) as invalid:
+        sandbox.send({"to": "not an address", "subject": "s", "html": "h"})
+    assert (invalid.value.status, invalid.value.code) == (400, "invalid_request")
+    assert [d["field"] for d in invalid.value.details] == ["to"]
+
+
+def test_the_same_idempotency_key_twice_gives_the_same_message(sandbox: Gatepost) -> None:
+    key = f"py-{uuid.uuid4()}"
+    email = {"to": "ann@example.com", "subject": "Once", "html": "<p>once</p>"}
+    first = sandbox.send(email, idempotency_key=key)  # type: ignore[arg-type]
+    second = sandbox.send(email, idempotency_key=key)  # type: ignore[arg-type]
+    assert second["id"] == first["id"]
+    assert sandbox.get_message(first["id"])["idempotency_key"] == key
+    batch_key = f"py-{uuid.uuid4()}"
+    emails = [{"to": "ann@example.com", "subject": "b1", "html": "1"}, {"to": "nope", "subject": "b2", "html": "2"}]
+    batch = sandbox.send_batch(emails, idempotency_key=batch_key)  # type: ignore[arg-type]
+    assert (batch["accepted"], batch["refused"]) == (1, 1)
+    assert batch["results"][1]["error"]["code"] == "invalid_request"
+    again = sandbox.send_batch(emails, idempotency_key=batch_key)  # type: ignore[arg-type]
+    assert again["results"][0]["id"] == batch["results"][0]["id"] and again["results"][0]["replayed"] is True
+
+
+def test_templates_round_trip(live: Gatepost, sandbox: Gatepost) -> None:
+    slug = f"welcome-{uuid.uuid4().hex[:8]}"
+    made = live.create_template({"slug": slug, "subject": "Welcome {{name}}", "html": "<p>Hi {{name}}</p>"})
+    assert made["id"].startswith("tpl_") and made["slug"] == slug
+    assert live.get_template(slug)["subject"] == "Welcome {{name}}"
+    assert slug in [t["slug"] for t in live.list_templates()]
+    assert live.update_template(slug, {"subject": "Hello {{name}}"})["subject"] == "Hello {{name}}"
+    sent = sandbox.send({"to": "ann@example.com", "template": slug, "data": {"name": "Ann"}})
+    assert eventually(lambda: sandbox.get_message(sent["id"])["subject"] == "Hello Ann")
+    live.delete_template(slug)
+    with pytest.raises(NotFoundError) as gone:
+        live.get_template(slug)
+    assert gone.value.code == "not_found"
+
+
+def test_suppressions_round_trip(live: Gatepost, sandbox: Gatepost) -> None:
+    address = f"sup-{uuid.uuid4().hex[:8]}@example.com"
+    added = live.add_suppression(address, detail="asked to stop")
+    assert (added["address"], added["reason"], added["detail"]) == (address, "manual", "asked to stop")
+    assert live.get_suppression(address)["reason"] == "manual"
+    assert address in [s["address"] for s in live.list_suppressions(limit=1000)["data"]]
+    with pytest.raises(UnprocessableError) as suppressed:
+        sandbox.send({"to": address, "subject": "s", "html": "h"})
+    assert suppressed.value.code == "recipient_suppressed"
+    live.delete_suppression(address)
+    with pytest.raises(NotFoundError):
+        live.get_suppression(address)
+    assert sandbox.send({"to": address, "subject": "s", "html": "h"})["status"] == "queued"
+
+
+def test_webhooks_round_trip(live: Gatepost) -> None:
+    # Port 9 (discard) answers nothing on loopback: each attempt fails and is listed.
+    made = live.create_webhook("http://127.0.0.1:9/hooks", ["email.sent"])
+    assert made["id"].startswith("whk_") and made["secret"].startswith("whsec_")
+    assert made["id"] in [w["id"] for w in live.list_webhooks()]
+    fetched = live.get_webhook(made["id"])
+    assert "secret" not in fetched and fetched["events"] == ["email.sent"]
+    event = live.test_webhook(made["id"])
+    assert event["type"] == "webhook.test" and event["data"]["endpoint_id"] == made["id"]
+    attempt = eventually(
+        lambda: next((d for d in live.list_webhook_deliveries(made["id"]) if d["event_id"] == event["id"]), None)
+    )
+    assert attempt["event_type"] == "webhook.test" and attempt["result"] in ("retrying", "failed")
+    changed = live.update_webhook(made["id"], events=["email.sent", "email.bounced"], enabled=False)
+    assert (changed["events"], changed["enabled"], changed["disabled_reason"]) == (
+        ["email.sent", "email.bounced"],
+        False,
+        "manual",
+    )
+    with pytest.raises(ConflictError) as disabled:
+        live.test_webhook(made["id"])
+    assert disabled.value.code == "webhook_disabled"
+    rotated = live.rotate_webhook_secret(made["id"])
+    assert rotated["secret"].startswith("whsec_") and rotated["secret"] != made["secret"]
+    live.delete_webhook(made["id"])
+    with pytest.raises(NotFoundError):
+        live.get_webhook(made["id"])
+
+
+def test_domains_round_trip_with_their_dns_records(live: Gatepost) -> None:
+    name = f"py-{uuid.uuid4().hex[:8]}.example"
+    made = live.create_domain(name)
+    assert (made["name"], made["status"]) == (name, "pending")
+    purposes = sorted(r["purpose"] for r in made["records"])
+    assert purposes == ["dkim", "dkim", "dmarc", "return_path", "spf"]
+    assert all(r["value"] and r["name"].endswith(name) for r in made["records"])
+    assert live.get_domain(made["id"])["records"] == made["records"]
+    assert made["id"] in [d["id"] for d in live.list_domains()]
+    checked = live.verify_domain(made["id"])
+    # Nothing is published for it: every record was looked up and not found.
+    assert checked["status"] == "pending" and checked["checked_at"] is not None
+    assert all(r["status"] == "failed" for r in checked["records"])
+    live.delete_domain(made["id"])
+    with pytest.raises(NotFoundError):
+        live.get_domain(made["id"])

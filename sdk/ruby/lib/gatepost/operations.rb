@@ -1,0 +1,49 @@
+# frozen_string_literal: true
+
+require "json"
+
+module Gatepost
+  # The one table of the API operations this SDK calls: every request the client makes names an
+  # entry here (Client#call). Print it as JSON with
+  #   ruby -Ilib -rgatepost/operations -e 'puts Gatepost::Operations.to_json'
+  # and a test checks it against the served OpenAPI document. Paths are OpenAPI templates:
+  # {name} stands for a path parameter.
+  module Operations
+    TABLE = {
+      send_email: ["POST", "/v1/emails"],
+      send_batch: ["POST", "/v1/emails/batch"],
+      get_message: ["GET", "/v1/messages/{id}"],
+      get_receipt: ["GET", "/v1/messages/{id}/receipt"],
+      get_jwks: ["GET", "/.well-known/jwks.json"],
+      create_template: ["POST", "/v1/templates"],
+      list_templates: ["GET", "/v1/templates"],
+      get_template: ["GET", "/v1/templates/{slug}"],
+      update_template: ["PATCH", "/v1/templates/{slug}"],
+      delete_template: ["DELETE", "/v1/templates/{slug}"],
+      add_suppression: ["POST", "/v1/suppressions"],
+      list_suppressions: ["GET", "/v1/suppressions"],
+      get_suppression: ["GET", "/v1/suppressions/{address}"],
+      delete_suppression: ["DELETE", "/v1/suppressions/{address}"],
+      create_domain: ["POST", "/v1/domains"],
+      list_domains: ["GET", "/v1/domains"],
+      get_domain: ["GET", "/v1/domains/{id}"],
+      verify_domain: ["POST", "/v1/domains/{id}/verify"],
+      delete_domain: ["DELETE", "/v1/domains/{id}"],
+      create_webhook: ["POST", "/v1/webhooks"],
+      list_webhooks: ["GET", "/v1/webhooks"],
+      get_webhook: ["GET", "/v1/webhooks/{id}"],
+      update_webhook: ["PATCH", "/v1/webhooks/{id}"],
+      delete_webhook: ["DELETE", "/v1/webhooks/{id}"],
+      rotate_webhook_secret: ["POST", "/v1/webhooks/{id}/rotate"],
+      test_webhook: ["POST", "/v1/webhooks/{id}/test"],
+      list_webhook_deliveries: ["GET", "/v1/webhooks/{id}/deliveries"],
+      retry_webhook_delivery: ["POST", "/v1/webhooks/{id}/deliveries/{evt}/retry"],
+      list_sandbox_messages: ["GET", "/v1/sandbox/messages"],
+      get_sandbox_message: ["GET", "/v1/sandbox/messages/{id}"]
+    }.freeze
+
+    def self.to_json(*)
+      JSON.pretty_generate(TABLE.map { |name, (method, path)| { name: name, method: method, path: path } })
+    end
+  end
+end

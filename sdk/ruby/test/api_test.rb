@@ -1,0 +1,116 @@
+# frozen_string_literal: true
+
+# The client against a real Gatepost: sends, errors, idempotency and every resource's round trip.
+require_relative "test_helper"
+
+class ApiTest < Minitest::Test
+  include GatepostTest
+
+  def test_a_sandbox_send_is_accepted_then_on_its_timeline
+    sent = sandbox.send_email({ to: "ann@example.com", subject: "Hello", html: "<p>Hi {{name}}</p>", data: { name: "Ann" } })
+    assert_match(/\Amsg_/, sent["id"])
+    assert_equal ["queued", true], [sent["status"], sent["sandbox"]]
+    captured = eventually { event_of(sandbox, sent["id"], "email.sent") }
+    assert_equal sent["id"], captured["data"]["message_id"]
+    message = sandbox.get_message(sent["id"])
+    assert_equal ["ann@example.com", "Hello", "sent"], message.values_at("to", "subject", "status")
+    assert_equal "<p>Hi Ann</p>", sandbox.get_sandbox_message(sent["id"])["html"]
+  end
+
+  def test_a_bad_key_raises_the_coded_authentication_error
+    error = assert_raises(Gatepost::AuthenticationError) do
+      Gatepost::Client.new(api_key: "gp_live_not-a-key", base_url: url).send_email({ to: "ann@example.com", subject: "s", html: "h" })
+    end
+    assert_equal [401, "invalid_api_key"], [error.status, error.code]
+    refute_empty error.api_message
+  end
+
+  def test_refusals_carry_their_code_and_fields
+    refused = assert_raises(Gatepost::UnprocessableError) do
+      sandbox.send_email({ to: "ann@example.com", subject: "s", html: "h", attachments: [{ filename: "a.txt" }] })
+    end
+    assert_equal [422, "attachments_unsupported"], [refused.status, refused.code]
+    invalid = assert_raises(Gatepost::BadRequestError) { sandbox.send_email({ to: "not an address", subject: "s", html: "h" }) }
+    assert_equal [400, "invalid_request"], [invalid.status, invalid.code]
+    assert_equal ["to"], invalid.details.map { |d| d["field"] }
+  end
+
+  def test_the_same_idempotency_key_twice_gives_the_same_message
+    key = "rb-#{SecureRandom.uuid}"
+    email = { to: "ann@example.com", subject: "Once", html: "<p>once</p>" }
+    first = sandbox.send_email(email, idempotency_key: key)
+    assert_equal first["id"], sandbox.send_email(email, idempotency_key: key)["id"]
+    assert_equal key, sandbox.get_message(first["id"])["idempotency_key"]
+    batch_key = "rb-#{SecureRandom.uuid}"
+    emails = [{ to: "ann@example.com", subject: "b1", html: "1" }, { to: "nope", subject: "b2", html: "2" }]
+    batch = sandbox.send_batch(emails, idempotency_key: batch_key)
+    assert_equal [1, 1], batch.values_at("accepted", "refused")
+    assert_equal "invalid_request", batch["results"][1]["error"]["code"]
+    again = sandbox.send_batch(emails, idempotency_key: batch_key)
+    assert_equal [batch["results"][0]["id"], true], again["results"][0].values_at("id", "replayed")
+  end
+
+  def test_templates_round_trip
+    slug = "welcome-#{SecureRandom.hex(4)}"
+    made = live.create_template({ slug: slug, subject: "Welcome {{name}}", html: "<p>Hi {{name}}</p>" })
+    assert_match(/\Atpl_/, made["id"])
+    assert_equal "Welcome {{name}}", live.get_template(slug)["subject"]
+    assert_includes live.list_templates.map { |t| t["slug"] }, slug
+    assert_equal "Hello {{name}}", live.update_template(slug, { subject: "Hello {{name}}" })["subject"]
+    sent = sandbox.send_email({ to: "ann@example.com", template: slug, data: { name: "Ann" } })
+    eventually { sandbox.get_message(sent["id"])["subject"] == "Hello Ann" }
+    assert_nil live.delete_template(slug)
+    assert_equal "not_found", assert_raises(Gatepost::NotFoundError) { live.get_template(slug) }.code
+  end
+
+  def test_suppressions_round_trip
+    address = "sup-#{SecureRandom.hex(4)}@example.com"
+    added = live.add_suppression(address, detail: "asked to stop")
+    assert_equal [address, "manual", "asked to stop"], added.values_at("address", "reason", "detail")
+    assert_equal "manual", live.get_suppression(address)["reason"]
+    assert_includes live.list_suppressions(limit: 1000)["data"].map { |s| s["address"] }, address
+    refused = assert_raises(Gatepost::UnprocessableError) { sandbox.send_email({ to: address, subject: "s", html: "h" }) }
+    assert_equal "recipient_suppressed", refused.code
+    live.delete_suppression(address)
+    assert_raises(Gatepost::NotFoundError) { live.get_suppression(address) }
+    assert_equal "queued", sandbox.send_email({ to: address, subject: "s", html: "h" })["status"]
+  end
+
+  def test_webhooks_round_trip
+    # Port 9 (discard) answers nothing on loopback: each attempt fails and is listed.
+    made = live.create_webhook(url: "http://127.0.0.1:9/hooks", events: ["email.sent"])
+    assert_match(/\Awhk_/, made["id"])
+    assert_match(/\Awhsec_/, made["secret"])
+    assert_includes live.list_webhooks.map { |w| w["id"] }, made["id"]
+    fetched = live.get_webhook(made["id"])
+    refute fetched.key?("secret")
+    event = live.test_webhook(made["id"])
+    assert_equal ["webhook.test", made["id"]], [event["type"], event["data"]["endpoint_id"]]
+    attempt = eventually { live.list_webhook_deliveries(made["id"]).find { |d| d["event_id"] == event["id"] } }
+    assert_includes %w[retrying failed], attempt["result"]
+    changed = live.update_webhook(made["id"], events: ["email.sent", "email.bounced"], enabled: false)
+    assert_equal [["email.sent", "email.bounced"], false, "manual"], changed.values_at("events", "enabled", "disabled_reason")
+    assert_equal "webhook_disabled", assert_raises(Gatepost::ConflictError) { live.test_webhook(made["id"]) }.code
+    rotated = live.rotate_webhook_secret(made["id"])
+    refute_equal made["secret"], rotated["secret"]
+    live.delete_webhook(made["id"])
+    assert_raises(Gatepost::NotFoundError) { live.get_webhook(made["id"]) }
+  end
+
+  def test_domains_round_trip_with_their_dns_records
+    name = "rb-#{SecureRandom.hex(4)}.example"
+    made = live.create_domain(name)
+    assert_equal [name, "pending"], made.values_at("name", "status")
+    assert_equal %w[dkim dkim dmarc return_path spf], made["records"].map { |r| r["purpose"] }.sort
+    assert(made["records"].all? { |r| !r["value"].empty? && r["name"].end_with?(name) })
+    assert_equal made["records"], live.get_domain(made["id"])["records"]
+    assert_includes live.list_domains.map { |d| d["id"] }, made["id"]
+    checked = live.verify_domain(made["id"])
+    # Nothing is published for it: every record was looked up and not found.
+    assert_equal "pending", checked["status"]
+    refute_nil checked["checked_at"]
+    assert(checked["records"].all? { |r| r["status"] == "failed" })
+    live.delete_domain(made["id"])
+    assert_raises(Gatepost::NotFoundError) { live.get_domain(made["id"]) }
+  end
+end
