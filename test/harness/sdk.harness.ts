@@ -46,7 +46,11 @@ export interface Run {
 }
 
 /** Runs a command to its end, bounded by `timeoutMs` (then killed: a hang is a failure, not a wait). */
-export function run(command: string, args: string[], opts: { cwd: string; env?: Record<string, string>; timeoutMs?: number }): Promise<Run> {
+export function run(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string>; timeoutMs?: number },
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       cwd: opts.cwd,
@@ -72,7 +76,10 @@ export interface SdkOperation {
  * The operations an SDK claims that the OpenAPI document does not have, with the same method and
  * path (as `METHOD /path`); empty when every one exists.
  */
-export function missingFromOpenApi(operations: SdkOperation[], openapi: { paths: Record<string, Record<string, unknown>> }): string[] {
+export function missingFromOpenApi(
+  operations: SdkOperation[],
+  openapi: { paths: Record<string, Record<string, unknown>> },
+): string[] {
   return operations
     .filter((op) => openapi.paths[op.path]?.[op.method.toLowerCase()] === undefined)
     .map((op) => `${op.method} ${op.path}`);
