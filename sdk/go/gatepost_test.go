@@ -419,6 +419,34 @@ func TestALiveSendsWebhookAndReceiptVerify(t *testing.T) {
 	if !errors.As(err, &rErr) || rErr.Reason != gatepost.ReceiptUnknownKey {
 		t.Fatalf("empty JWKS: %v; want unknown_key", err)
 	}
+	// Two more live sends: the tenant's three receipts chain; one left out is a gap, a swap out of order.
+	chain := []string{receipt.JWS}
+	for i := 0; i < 2; i++ {
+		next, err := live.Send(ctx, gatepost.SendRequest{From: "app@sdk-go.example", To: "bob@example.com", Subject: "Chain", HTML: "<p>c</p>"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := live.WaitForEvent(ctx, next.ID, "email.sent", 50*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		r, err := live.GetReceipt(ctx, next.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chain = append(chain, r.JWS)
+	}
+	all, err := gatepost.VerifyReceiptChain(chain, jwks)
+	if err != nil || len(all) != 3 || all[2].Seq != all[0].Seq+2 {
+		t.Fatalf("chain %+v, %v", all, err)
+	}
+	_, err = gatepost.VerifyReceiptChain([]string{chain[0], chain[2]}, jwks)
+	if !errors.As(err, &rErr) || rErr.Reason != gatepost.ReceiptSequenceGap || rErr.Index != 1 {
+		t.Fatalf("a gap: %v; want sequence_gap at 1", err)
+	}
+	_, err = gatepost.VerifyReceiptChain([]string{chain[1], chain[0]}, jwks)
+	if !errors.As(err, &rErr) || rErr.Reason != gatepost.ReceiptOutOfOrder {
+		t.Fatalf("a swap: %v; want out_of_order", err)
+	}
 	// A sandbox capture is never delivered: no receipt.
 	_, sandbox := clients(t)
 	captured, err := sandbox.Send(ctx, gatepost.SendRequest{To: "ann@example.com", Subject: "s", HTML: "<p>s</p>"})

@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -66,22 +67,29 @@ type ReceiptClaims struct {
 	IssuedAt    string  `json:"issued_at"`
 }
 
-// Reasons a ReceiptVerificationError gives.
+// Reasons a ReceiptVerificationError gives: of one receipt, then of the links of a chain.
 const (
 	ReceiptMalformed        = "malformed"
 	ReceiptUnknownKey       = "unknown_key"
 	ReceiptInvalidSignature = "invalid_signature"
+	ReceiptTenantMismatch   = "tenant_mismatch"
+	ReceiptOutOfOrder       = "out_of_order"
+	ReceiptSequenceGap      = "sequence_gap"
+	ReceiptChainBroken      = "chain_broken"
 )
 
-// ReceiptVerificationError says why a receipt is refused.
+// ReceiptVerificationError says why a receipt is refused; in a chain, Index is its position.
 type ReceiptVerificationError struct {
 	Reason  string
 	Message string
+	Index   int
 }
 
 func (e *ReceiptVerificationError) Error() string { return "gatepost receipt: " + e.Message }
 
-func malformed(msg string) error { return &ReceiptVerificationError{ReceiptMalformed, msg} }
+func malformed(msg string) error {
+	return &ReceiptVerificationError{Reason: ReceiptMalformed, Message: msg}
+}
 
 // VerifyReceipt checks a receipt's signature against the JWK Set and answers its claims, or a
 // *ReceiptVerificationError when it is not a receipt, names no key of the set, or its signature
@@ -124,10 +132,10 @@ func VerifyReceipt(jws string, jwks *JWKS) (*ReceiptClaims, error) {
 		}
 	}
 	if matches != 1 {
-		return nil, &ReceiptVerificationError{ReceiptUnknownKey, "the receipt names no single key of the JWK Set"}
+		return nil, &ReceiptVerificationError{Reason: ReceiptUnknownKey, Message: "the receipt names no single key of the JWK Set"}
 	}
 	if !ed25519.Verify(key, []byte(parts[0]+"."+parts[1]), signature) {
-		return nil, &ReceiptVerificationError{ReceiptInvalidSignature, "the receipt signature does not match"}
+		return nil, &ReceiptVerificationError{Reason: ReceiptInvalidSignature, Message: "the receipt signature does not match"}
 	}
 	if header.Typ != ReceiptTyp {
 		return nil, malformed(`its typ is not "` + ReceiptTyp + `"`)
@@ -159,4 +167,37 @@ func ReceiptHash(jws string) string {
 	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
 	sum := sha256.Sum256(payload)
 	return hex.EncodeToString(sum[:])
+}
+
+// VerifyReceiptChain verifies each receipt (VerifyReceipt) and the links between them: receipts
+// of one tenant, in order of Seq, consecutive, each Prev the chain hash of the one before. So a
+// receipt changed, deleted from the middle or moved is found; one removed after the last given
+// cannot be. Answers the claims, in order.
+func VerifyReceiptChain(receipts []string, jwks *JWKS) ([]*ReceiptClaims, error) {
+	out := make([]*ReceiptClaims, 0, len(receipts))
+	for i, jws := range receipts {
+		claims, err := VerifyReceipt(jws, jwks)
+		if err != nil {
+			e := err.(*ReceiptVerificationError)
+			return nil, &ReceiptVerificationError{Reason: e.Reason, Message: fmt.Sprintf("receipt %d: %s", i, e.Message), Index: i}
+		}
+		if i > 0 {
+			before := out[i-1]
+			fail := func(reason, msg string) error {
+				return &ReceiptVerificationError{Reason: reason, Message: msg, Index: i}
+			}
+			switch {
+			case claims.TenantID != before.TenantID:
+				return nil, fail(ReceiptTenantMismatch, fmt.Sprintf("receipt %d is of another tenant than receipt %d", i, i-1))
+			case claims.Seq <= before.Seq:
+				return nil, fail(ReceiptOutOfOrder, fmt.Sprintf("receipt %d (seq %d) comes after seq %d", i, claims.Seq, before.Seq))
+			case claims.Seq != before.Seq+1:
+				return nil, fail(ReceiptSequenceGap, fmt.Sprintf("%d receipt(s) missing between seq %d and seq %d", claims.Seq-before.Seq-1, before.Seq, claims.Seq))
+			case *claims.Prev != ReceiptHash(receipts[i-1]):
+				return nil, fail(ReceiptChainBroken, fmt.Sprintf("receipt %d does not link to receipt %d", i, i-1))
+			}
+		}
+		out = append(out, claims)
+	}
+	return out, nil
 }

@@ -45,7 +45,7 @@ final class Client
     public function send(array $email, ?string $idempotencyKey = null): array
     {
         $key = $idempotencyKey ?? $email['idempotency_key'] ?? self::newIdempotencyKey();
-        return $this->call('emails.send', [], $email, [], $key);
+        return $this->call('emails.send', [], self::objects($email), [], $key);
     }
 
     /**
@@ -57,7 +57,18 @@ final class Client
      */
     public function sendBatch(array $emails, ?string $idempotencyKey = null): array
     {
-        return $this->call('emails.batch', [], $emails, [], $idempotencyKey ?? self::newIdempotencyKey());
+        return $this->call('emails.batch', [], array_map(self::objects(...), $emails), [], $idempotencyKey ?? self::newIdempotencyKey());
+    }
+
+    /** `data` and `headers` are JSON objects: an empty PHP array would be encoded as a list. */
+    private static function objects(array $email): array
+    {
+        foreach (['data', 'headers'] as $field) {
+            if (($email[$field] ?? null) === []) {
+                $email[$field] = new \stdClass();
+            }
+        }
+        return $email;
     }
 
     // --- messages, receipts, the sandbox inbox ---------------------------------------------

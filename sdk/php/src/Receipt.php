@@ -50,6 +50,44 @@ final class Receipt
         return self::claims(self::base64url($p));
     }
 
+    /**
+     * Verifies each receipt (verify) and the links between them: receipts of one tenant, in
+     * order of seq, consecutive, each prev the chain hash of the one before. So a receipt
+     * changed, deleted from the middle or moved is found; one removed after the last given
+     * cannot be. Answers the claims, in order.
+     *
+     * @param list<string> $receipts
+     * @param array{keys: list<array<string, string>>} $jwks
+     * @throws ReceiptVerificationException with the failing receipt's $index
+     */
+    public static function verifyChain(array $receipts, array $jwks): array
+    {
+        $out = [];
+        $receipts = array_values($receipts);
+        foreach ($receipts as $i => $jws) {
+            try {
+                $claims = self::verify($jws, $jwks);
+            } catch (ReceiptVerificationException $e) {
+                throw new ReceiptVerificationException($e->reason, "Receipt $i: " . $e->getMessage(), $i);
+            }
+            $before = $out[$i - 1] ?? null;
+            if ($before !== null) {
+                [$reason, $message] = match (true) {
+                    $claims['tenant_id'] !== $before['tenant_id'] => ['tenant_mismatch', "Receipt $i is of another tenant than receipt " . ($i - 1) . '.'],
+                    $claims['seq'] <= $before['seq'] => ['out_of_order', "Receipt $i (seq {$claims['seq']}) comes after seq {$before['seq']}."],
+                    $claims['seq'] !== $before['seq'] + 1 => ['sequence_gap', ($claims['seq'] - $before['seq'] - 1) . " receipt(s) missing between seq {$before['seq']} and seq {$claims['seq']}."],
+                    $claims['prev'] !== self::hash($receipts[$i - 1]) => ['chain_broken', "Receipt $i does not link to receipt " . ($i - 1) . '.'],
+                    default => [null, ''],
+                };
+                if ($reason !== null) {
+                    throw new ReceiptVerificationException($reason, $message, $i);
+                }
+            }
+            $out[] = $claims;
+        }
+        return $out;
+    }
+
     /** A receipt's chain hash: the lowercase hex SHA-256 of its payload bytes (the next receipt's prev). */
     public static function hash(string $jws): string
     {

@@ -99,7 +99,8 @@ final class GatepostTest extends TestCase
     public function testABatchAdmitsAndRefusesEachItemOnItsOwn(): void
     {
         $res = $this->sandbox->sendBatch([
-            ['to' => 'ann@example.com', 'subject' => 'one', 'html' => '<p>1</p>'],
+            // An empty data is sent as the JSON object it must be, not as a list.
+            ['to' => 'ann@example.com', 'subject' => 'one', 'html' => '<p>1</p>', 'data' => []],
             ['to' => 'bob@example.com', 'template' => self::unique('no-such-')],
         ]);
         $this->assertSame([1, 1], [$res['accepted'], $res['refused']]);
@@ -235,6 +236,27 @@ final class GatepostTest extends TestCase
         $forged = $h . '.' . rtrim(strtr(base64_encode($payload), '+/', '-_'), '=') . '.' . $s;
         $this->assertSame('invalid_signature', $this->receiptRefusal($forged, $jwks));
         $this->assertSame('unknown_key', $this->receiptRefusal($receipt['jws'], ['keys' => []]));
+        // Two more live sends: the tenant's three receipts chain; one left out is a gap, a swap out of order.
+        $chain = [$receipt['jws']];
+        for ($i = 0; $i < 2; $i++) {
+            $next = $this->live->send(['from' => 'app@sdk-php.example', 'to' => 'bob@example.com', 'subject' => 'Chain', 'html' => '<p>c</p>']);
+            $this->live->waitForEvent($next['id'], 'email.sent');
+            $chain[] = $this->live->getReceipt($next['id'])['jws'];
+        }
+        $all = Receipt::verifyChain($chain, $jwks);
+        $this->assertSame([$all[0]['seq'] + 1, $all[0]['seq'] + 2], [$all[1]['seq'], $all[2]['seq']]);
+        try {
+            Receipt::verifyChain([$chain[0], $chain[2]], $jwks);
+            $this->fail('a gap was accepted');
+        } catch (ReceiptVerificationException $e) {
+            $this->assertSame(['sequence_gap', 1], [$e->reason, $e->index]);
+        }
+        try {
+            Receipt::verifyChain([$chain[1], $chain[0]], $jwks);
+            $this->fail('a swap was accepted');
+        } catch (ReceiptVerificationException $e) {
+            $this->assertSame('out_of_order', $e->reason);
+        }
         // A sandbox capture is never delivered: no receipt.
         $captured = $this->sandbox->send(['to' => 'ann@example.com', 'subject' => 's', 'html' => '<p>s</p>']);
         $this->refusal(404, 'receipt_not_found', fn () => $this->sandbox->getReceipt($captured['id']));
