@@ -103,7 +103,7 @@ func WithIdempotencyKey(key string) RequestOption {
 }
 
 // call makes the request of operation `name`, its path parameters filled in order, retrying as
-// documented on retryable, and decodes a 2xx JSON answer into out (when not nil).
+// retryWait decides, and decodes a 2xx JSON answer into out (when not nil).
 func (c *Client) call(ctx context.Context, name string, params []string, body any, query url.Values, out any, opts []RequestOption) error {
 	op, ok := operationByName[name]
 	if !ok {
