@@ -1,0 +1,3 @@
+module github.com/gatepost/gatepost-go
+
+go 1.19

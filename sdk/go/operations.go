@@ -1,0 +1,55 @@
+package gatepost
+
+// The one table of the API operations this client calls: every request it makes goes through
+// Client.call with one of these names, so the table is the whole of what the SDK claims.
+// `go run ./cmd/operations` prints it as JSON; a test holds it to the served /openapi.json.
+
+// Operation is one API route: its HTTP method and its path template, with {name} parameters
+// as the OpenAPI document writes them.
+type Operation struct {
+	Name   string `json:"name"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
+}
+
+// Operations lists every operation the client uses, in the order the README documents them.
+var Operations = []Operation{
+	{"emails.send", "POST", "/v1/emails"},
+	{"emails.batch", "POST", "/v1/emails/batch"},
+	{"messages.get", "GET", "/v1/messages/{id}"},
+	{"messages.receipt", "GET", "/v1/messages/{id}/receipt"},
+	{"receipts.jwks", "GET", "/.well-known/jwks.json"},
+	{"sandbox.list", "GET", "/v1/sandbox/messages"},
+	{"sandbox.get", "GET", "/v1/sandbox/messages/{id}"},
+	{"templates.create", "POST", "/v1/templates"},
+	{"templates.list", "GET", "/v1/templates"},
+	{"templates.get", "GET", "/v1/templates/{slug}"},
+	{"templates.update", "PATCH", "/v1/templates/{slug}"},
+	{"templates.delete", "DELETE", "/v1/templates/{slug}"},
+	{"suppressions.create", "POST", "/v1/suppressions"},
+	{"suppressions.list", "GET", "/v1/suppressions"},
+	{"suppressions.get", "GET", "/v1/suppressions/{address}"},
+	{"suppressions.delete", "DELETE", "/v1/suppressions/{address}"},
+	{"webhooks.create", "POST", "/v1/webhooks"},
+	{"webhooks.list", "GET", "/v1/webhooks"},
+	{"webhooks.get", "GET", "/v1/webhooks/{id}"},
+	{"webhooks.update", "PATCH", "/v1/webhooks/{id}"},
+	{"webhooks.delete", "DELETE", "/v1/webhooks/{id}"},
+	{"webhooks.rotate", "POST", "/v1/webhooks/{id}/rotate"},
+	{"webhooks.test", "POST", "/v1/webhooks/{id}/test"},
+	{"webhooks.deliveries", "GET", "/v1/webhooks/{id}/deliveries"},
+	{"webhooks.retry", "POST", "/v1/webhooks/{id}/deliveries/{evt}/retry"},
+	{"domains.create", "POST", "/v1/domains"},
+	{"domains.list", "GET", "/v1/domains"},
+	{"domains.get", "GET", "/v1/domains/{id}"},
+	{"domains.verify", "POST", "/v1/domains/{id}/verify"},
+	{"domains.delete", "DELETE", "/v1/domains/{id}"},
+}
+
+var operationByName = func() map[string]Operation {
+	m := make(map[string]Operation, len(Operations))
+	for _, op := range Operations {
+		m[op.Name] = op
+	}
+	return m
+}()

@@ -1,0 +1,417 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Gatepost;
+
+/**
+ * The PHP client of Gatepost's native API, on ext-curl. Answers are the API's JSON as
+ * associative arrays; a refusal is a GatepostException carrying the coded error.
+ *
+ * Retries: a 429 is retried (it was not acted on), after its Retry-After when that is within
+ * $maxRetryWait; a 5xx or no answer is retried only when repeating is safe (GET, PATCH, DELETE,
+ * or a request with an idempotency key: sends always carry one). At most $maxAttempts tries,
+ * waits growing from $backoffMs, doubled each time, with full jitter.
+ */
+final class Client
+{
+    public const VERSION = '0.1.0';
+
+    private readonly string $baseUrl;
+
+    public function __construct(
+        private readonly string $apiKey,
+        string $baseUrl = 'http://localhost:3000',
+        /** Bounds each attempt, in seconds. */
+        private readonly float $timeout = 30.0,
+        private readonly int $maxAttempts = 3,
+        private readonly int $backoffMs = 500,
+        /** Bounds one wait between attempts, Retry-After included, in seconds. */
+        private readonly int $maxRetryWait = 30,
+    ) {
+        $this->baseUrl = rtrim($baseUrl, '/');
+    }
+
+    // --- sending ---------------------------------------------------------------------------
+
+    /**
+     * Sends one email: from, to, subject and html, or a template with data. Without an
+     * idempotency key (argument or `idempotency_key` field) one is made, so that a retry after a
+     * lost answer cannot send twice.
+     *
+     * @param array<string, mixed> $email
+     * @return array<string, mixed> {id, status, to, created_at, send_at, sandbox}
+     */
+    public function send(array $email, ?string $idempotencyKey = null): array
+    {
+        $key = $idempotencyKey ?? $email['idempotency_key'] ?? self::newIdempotencyKey();
+        return $this->call('emails.send', [], self::objects($email), [], $key);
+    }
+
+    /**
+     * Sends up to 500 emails; each is admitted or refused on its own. A batch key (given, or
+     * made here) gives each item a key derived from it.
+     *
+     * @param list<array<string, mixed>> $emails
+     * @return array<string, mixed> {results: [{index, id, …} | {index, error}], accepted, refused}
+     */
+    public function sendBatch(array $emails, ?string $idempotencyKey = null): array
+    {
+        return $this->call('emails.batch', [], array_map(self::objects(...), $emails), [], $idempotencyKey ?? self::newIdempotencyKey());
+    }
+
+    /** `data` and `headers` are JSON objects: an empty PHP array would be encoded as a list. */
+    private static function objects(array $email): array
+    {
+        foreach (['data', 'headers'] as $field) {
+            if (($email[$field] ?? null) === []) {
+                $email[$field] = new \stdClass();
+            }
+        }
+        return $email;
+    }
+
+    // --- messages, receipts, the sandbox inbox ---------------------------------------------
+
+    /** A message and its timeline (`events`, oldest first). */
+    public function getMessage(string $id): array
+    {
+        return $this->call('messages.get', [$id]);
+    }
+
+    /**
+     * Polls the message's timeline until an event of this type is on it, and answers the message
+     * then; a GatepostException `event_timeout` after $timeoutSeconds.
+     */
+    public function waitForEvent(string $id, string $type, float $timeoutSeconds = 30.0, int $everyMs = 100): array
+    {
+        $until = microtime(true) + $timeoutSeconds;
+        for (;;) {
+            $message = $this->getMessage($id);
+            foreach ($message['events'] as $event) {
+                if ($event['type'] === $type) {
+                    return $message;
+                }
+            }
+            if (microtime(true) > $until) {
+                throw new GatepostException('event_timeout', "No $type on message $id within {$timeoutSeconds} s.", 0);
+            }
+            usleep($everyMs * 1000);
+        }
+    }
+
+    /** The message's latest delivery receipt {id, jws} and all of them (`receipts`); 404 receipt_not_found before any. */
+    public function getReceipt(string $messageId): array
+    {
+        return $this->call('messages.receipt', [$messageId]);
+    }
+
+    /** The operator's JWK Set, to verify receipts with (Receipt::verify). Needs no key. */
+    public function jwks(): array
+    {
+        return $this->call('receipts.jwks');
+    }
+
+    /** A page of the sandbox inbox, newest first: {data, next_cursor}. */
+    public function listCaptured(?int $limit = null, ?string $cursor = null): array
+    {
+        return $this->call('sandbox.list', [], null, self::page($limit, $cursor));
+    }
+
+    public function getCaptured(string $messageId): array
+    {
+        return $this->call('sandbox.get', [$messageId]);
+    }
+
+    // --- templates -------------------------------------------------------------------------
+
+    /** @param array<string, mixed> $template slug, subject, html; name, text, from, to, reply_to */
+    public function createTemplate(array $template): array
+    {
+        return $this->call('templates.create', [], $template);
+    }
+
+    /** Every template of the tenant, by slug. */
+    public function listTemplates(): array
+    {
+        return $this->call('templates.list')['data'];
+    }
+
+    public function getTemplate(string $slug): array
+    {
+        return $this->call('templates.get', [$slug]);
+    }
+
+    /** @param array<string, mixed> $changes the fields to change (null clears an optional one) */
+    public function updateTemplate(string $slug, array $changes): array
+    {
+        return $this->call('templates.update', [$slug], $changes);
+    }
+
+    public function deleteTemplate(string $slug): void
+    {
+        $this->call('templates.delete', [$slug]);
+    }
+
+    // --- suppressions ----------------------------------------------------------------------
+
+    /** Suppresses an address; $reason is manual, unsubscribe or complaint. */
+    public function suppress(string $address, string $reason = 'manual', ?string $detail = null): array
+    {
+        return $this->call('suppressions.create', [], array_filter(
+            ['address' => $address, 'reason' => $reason, 'detail' => $detail],
+            static fn ($v) => $v !== null,
+        ));
+    }
+
+    /** A page of suppressions, by address: {data, next_cursor}. */
+    public function listSuppressions(?int $limit = null, ?string $cursor = null): array
+    {
+        return $this->call('suppressions.list', [], null, self::page($limit, $cursor));
+    }
+
+    /** The suppression of an address; 404 not_found when it is not suppressed. */
+    public function getSuppression(string $address): array
+    {
+        return $this->call('suppressions.get', [$address]);
+    }
+
+    public function unsuppress(string $address): void
+    {
+        $this->call('suppressions.delete', [$address]);
+    }
+
+    // --- webhooks --------------------------------------------------------------------------
+
+    /**
+     * Subscribes an https URL to event types; the answer's `secret` (whsec_…) is shown this once.
+     *
+     * @param list<string> $events
+     */
+    public function createWebhook(string $url, array $events): array
+    {
+        return $this->call('webhooks.create', [], ['url' => $url, 'events' => $events]);
+    }
+
+    public function listWebhooks(): array
+    {
+        return $this->call('webhooks.list')['data'];
+    }
+
+    public function getWebhook(string $id): array
+    {
+        return $this->call('webhooks.get', [$id]);
+    }
+
+    /** @param array<string, mixed> $changes url, events, enabled */
+    public function updateWebhook(string $id, array $changes): array
+    {
+        return $this->call('webhooks.update', [$id], $changes);
+    }
+
+    public function deleteWebhook(string $id): void
+    {
+        $this->call('webhooks.delete', [$id]);
+    }
+
+    /** A new secret (shown once): {id, secret, previous_secret_expires_at}; both sign for 24 hours. */
+    public function rotateWebhookSecret(string $id): array
+    {
+        return $this->call('webhooks.rotate', [$id]);
+    }
+
+    /** Sends a webhook.test event to the endpoint; answers the event. */
+    public function testWebhook(string $id): array
+    {
+        return $this->call('webhooks.test', [$id])['event'];
+    }
+
+    /** The endpoint's last delivery attempts, newest first. */
+    public function listWebhookDeliveries(string $id, ?int $limit = null): array
+    {
+        return $this->call('webhooks.deliveries', [$id], null, $limit === null ? [] : ['limit' => $limit])['data'];
+    }
+
+    /** Redelivers a failed event by hand; 409 webhook_delivery_not_failed otherwise. */
+    public function retryWebhookDelivery(string $id, string $eventId): void
+    {
+        $this->call('webhooks.retry', [$id, $eventId]);
+    }
+
+    // --- domains ---------------------------------------------------------------------------
+
+    /** Adds a sending domain: pending, with the DNS `records` to publish. */
+    public function createDomain(string $name): array
+    {
+        return $this->call('domains.create', [], ['name' => $name]);
+    }
+
+    public function listDomains(): array
+    {
+        return $this->call('domains.list')['data'];
+    }
+
+    public function getDomain(string $id): array
+    {
+        return $this->call('domains.get', [$id]);
+    }
+
+    /** Looks every record up now; verified when both DKIM records and SPF match. */
+    public function verifyDomain(string $id): array
+    {
+        return $this->call('domains.verify', [$id]);
+    }
+
+    public function deleteDomain(string $id): void
+    {
+        $this->call('domains.delete', [$id]);
+    }
+
+    // --- the wire --------------------------------------------------------------------------
+
+    /**
+     * Makes the request of operation $name (Operations::TABLE), its path parameters filled in
+     * order, with retries; answers the decoded JSON (an empty array for a 204).
+     *
+     * @param list<string> $params
+     * @param array<string, scalar> $query
+     */
+    private function call(string $name, array $params = [], mixed $body = null, array $query = [], ?string $idempotencyKey = null): array
+    {
+        [$method, $template] = Operations::TABLE[$name];
+        $url = $this->baseUrl . self::fillPath($template, $params) . ($query ? '?' . http_build_query($query) : '');
+        $payload = $body === null ? null : json_encode($body, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES);
+        $headers = [
+            'Authorization: Bearer ' . $this->apiKey,
+            'Accept: application/json',
+            'User-Agent: gatepost-php/' . self::VERSION,
+        ];
+        if ($payload !== null) {
+            $headers[] = 'Content-Type: application/json';
+        }
+        if ($idempotencyKey !== null) {
+            $headers[] = 'Idempotency-Key: ' . $idempotencyKey;
+        }
+        $safe = $method !== 'POST' || $idempotencyKey !== null;
+        for ($attempt = 1; ; $attempt++) {
+            try {
+                [$status, $retryAfter, $answer] = $this->once($method, $url, $headers, $payload);
+            } catch (ConnectionException $e) {
+                if ($attempt >= $this->maxAttempts || !$safe) {
+                    throw $e;
+                }
+                usleep($this->backoff($attempt) * 1000);
+                continue;
+            }
+            if ($status >= 200 && $status < 300) {
+                return self::decode($status, $answer);
+            }
+            $error = self::errorOf($status, $retryAfter, $answer);
+            $retryable = $status === 429 || ($status >= 500 && $safe);
+            if (!$retryable || $attempt >= $this->maxAttempts || ($retryAfter ?? 0) > $this->maxRetryWait) {
+                throw $error;
+            }
+            $waitMs = max($this->backoff($attempt), ($retryAfter ?? 0) * 1000);
+            usleep(min($waitMs, $this->maxRetryWait * 1000) * 1000);
+        }
+    }
+
+    /**
+     * One attempt: [status, Retry-After seconds or null, body]. No answer is a ConnectionException.
+     *
+     * @param list<string> $headers
+     * @return array{int, ?int, string}
+     */
+    private function once(string $method, string $url, array $headers, ?string $payload): array
+    {
+        $retryAfter = null;
+        $curl = curl_init($url);
+        curl_setopt_array($curl, [
+            CURLOPT_CUSTOMREQUEST => $method,
+            CURLOPT_HTTPHEADER => $headers,
+            CURLOPT_RETURNTRANSFER => true,
+            CURLOPT_FOLLOWLOCATION => false,
+            CURLOPT_CONNECTTIMEOUT_MS => (int) min($this->timeout * 1000, 10_000),
+            CURLOPT_TIMEOUT_MS => (int) ($this->timeout * 1000),
+            CURLOPT_HEADERFUNCTION => static function ($curl, string $line) use (&$retryAfter): int {
+                if (preg_match('/^Retry-After:\s*(.+?)\s*$/i', $line, $m)) {
+                    $retryAfter = self::retryAfterSeconds($m[1]);
+                }
+                return strlen($line);
+            },
+        ]);
+        if ($payload !== null) {
+            curl_setopt($curl, CURLOPT_POSTFIELDS, $payload);
+        }
+        $answer = curl_exec($curl);
+        if ($answer === false) {
+            $timedOut = curl_errno($curl) === CURLE_OPERATION_TIMEDOUT;
+            $message = "$method $url: " . curl_error($curl);
+            curl_close($curl);
+            throw new ConnectionException($timedOut ? ConnectionException::TIMEOUT : ConnectionException::CODE, $message, 0);
+        }
+        $status = curl_getinfo($curl, CURLINFO_RESPONSE_CODE);
+        curl_close($curl);
+        return [$status, $retryAfter, (string) $answer];
+    }
+
+    /** Retry-After as seconds: a number of seconds or an HTTP date. */
+    private static function retryAfterSeconds(string $value): ?int
+    {
+        if (ctype_digit($value)) {
+            return (int) $value;
+        }
+        $at = strtotime($value);
+        return $at === false ? null : max(0, $at - time());
+    }
+
+    /** Exponential backoff with full jitter: a random wait up to backoff·2^(attempt-1), in ms. */
+    private function backoff(int $attempt): int
+    {
+        return random_int(0, $this->backoffMs * 2 ** ($attempt - 1));
+    }
+
+    private static function decode(int $status, string $answer): array
+    {
+        if ($status === 204 || $answer === '') {
+            return [];
+        }
+        $decoded = json_decode($answer, true);
+        if (!is_array($decoded)) {
+            throw new GatepostException(GatepostException::INVALID_RESPONSE, "HTTP $status with an answer that is not JSON.", $status);
+        }
+        return $decoded;
+    }
+
+    private static function errorOf(int $status, ?int $retryAfter, string $answer): GatepostException
+    {
+        $error = json_decode($answer, true)['error'] ?? null;
+        if (!is_array($error) || !is_string($error['code'] ?? null)) {
+            return new GatepostException(GatepostException::INVALID_RESPONSE, "HTTP $status with no Gatepost error body.", $status, [], $retryAfter);
+        }
+        return new GatepostException($error['code'], (string) ($error['message'] ?? ''), $status, $error['details'] ?? [], $retryAfter);
+    }
+
+    /** @param list<string> $params */
+    private static function fillPath(string $template, array $params): string
+    {
+        foreach ($params as $value) {
+            if ($value === '') {
+                throw new GatepostException('invalid_request', "$template: a path parameter is empty.", 0);
+            }
+            $template = preg_replace('/\{[a-z]+\}/', rawurlencode($value), $template, 1);
+        }
+        return $template;
+    }
+
+    /** @return array<string, scalar> */
+    private static function page(?int $limit, ?string $cursor): array
+    {
+        return array_filter(['limit' => $limit, 'cursor' => $cursor], static fn ($v) => $v !== null);
+    }
+
+    private static function newIdempotencyKey(): string
+    {
+        return 'gp-php-' . bin2hex(random_bytes(16));
+    }
+}

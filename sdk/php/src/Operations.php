@@ -1,0 +1,57 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Gatepost;
+
+/**
+ * The one table of the API operations the client calls: every request goes through
+ * Client::call with one of these names, so the table is all the SDK claims. `php
+ * bin/operations.php` prints it as JSON; a test holds it to the served /openapi.json.
+ */
+final class Operations
+{
+    /** name => [method, path template with {name} parameters, as the OpenAPI document writes them] */
+    public const TABLE = [
+        'emails.send' => ['POST', '/v1/emails'],
+        'emails.batch' => ['POST', '/v1/emails/batch'],
+        'messages.get' => ['GET', '/v1/messages/{id}'],
+        'messages.receipt' => ['GET', '/v1/messages/{id}/receipt'],
+        'receipts.jwks' => ['GET', '/.well-known/jwks.json'],
+        'sandbox.list' => ['GET', '/v1/sandbox/messages'],
+        'sandbox.get' => ['GET', '/v1/sandbox/messages/{id}'],
+        'templates.create' => ['POST', '/v1/templates'],
+        'templates.list' => ['GET', '/v1/templates'],
+        'templates.get' => ['GET', '/v1/templates/{slug}'],
+        'templates.update' => ['PATCH', '/v1/templates/{slug}'],
+        'templates.delete' => ['DELETE', '/v1/templates/{slug}'],
+        'suppressions.create' => ['POST', '/v1/suppressions'],
+        'suppressions.list' => ['GET', '/v1/suppressions'],
+        'suppressions.get' => ['GET', '/v1/suppressions/{address}'],
+        'suppressions.delete' => ['DELETE', '/v1/suppressions/{address}'],
+        'webhooks.create' => ['POST', '/v1/webhooks'],
+        'webhooks.list' => ['GET', '/v1/webhooks'],
+        'webhooks.get' => ['GET', '/v1/webhooks/{id}'],
+        'webhooks.update' => ['PATCH', '/v1/webhooks/{id}'],
+        'webhooks.delete' => ['DELETE', '/v1/webhooks/{id}'],
+        'webhooks.rotate' => ['POST', '/v1/webhooks/{id}/rotate'],
+        'webhooks.test' => ['POST', '/v1/webhooks/{id}/test'],
+        'webhooks.deliveries' => ['GET', '/v1/webhooks/{id}/deliveries'],
+        'webhooks.retry' => ['POST', '/v1/webhooks/{id}/deliveries/{evt}/retry'],
+        'domains.create' => ['POST', '/v1/domains'],
+        'domains.list' => ['GET', '/v1/domains'],
+        'domains.get' => ['GET', '/v1/domains/{id}'],
+        'domains.verify' => ['POST', '/v1/domains/{id}/verify'],
+        'domains.delete' => ['DELETE', '/v1/domains/{id}'],
+    ];
+
+    /** @return list<array{name: string, method: string, path: string}> */
+    public static function all(): array
+    {
+        $out = [];
+        foreach (self::TABLE as $name => [$method, $path]) {
+            $out[] = ['name' => $name, 'method' => $method, 'path' => $path];
+        }
+        return $out;
+    }
+}

@@ -1,0 +1,87 @@
+// What each language SDK's test file (sdk/<lang>/<lang>.sdk.test.ts) shares: a Gatepost with a
+// real SMTP relay (so a live send is delivered and gets a receipt) whose SSRF guard lets
+// webhooks reach the language test's own receiver on loopback, and a tenant; a way to run the
+// language's test runner as a child process, its output kept for the failure message; and the
+// check of an SDK's operations table against the served OpenAPI document.
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll } from 'vitest';
+import { startGatepost, type GatepostProcess } from './gatepost.harness.ts';
+import { startRelay, type Relay } from './relay.harness.ts';
+
+export interface SdkSuite {
+  gp: GatepostProcess;
+  relay: Relay;
+  tenant: Awaited<ReturnType<GatepostProcess['tenant']>>;
+  /** The environment a language test reads: GATEPOST_URL and the tenant's keys. */
+  env: Record<string, string>;
+}
+
+export function gatepostForSdk(): SdkSuite {
+  const suite = {} as SdkSuite;
+  beforeAll(async () => {
+    suite.relay = await startRelay();
+    suite.gp = await startGatepost({
+      relayUrl: suite.relay.url,
+      // Retries a test's receiver sees within moments, not minutes.
+      env: { GATEPOST_WEBHOOK_ALLOW: '127.0.0.0/8,::1', GATEPOST_WEBHOOK_RETRY: '300ms,300ms,300ms' },
+    });
+    suite.tenant = await suite.gp.tenant();
+    suite.env = {
+      GATEPOST_URL: suite.gp.url,
+      GATEPOST_LIVE_KEY: suite.tenant.live,
+      GATEPOST_SANDBOX_KEY: suite.tenant.sandbox,
+    };
+  });
+  afterAll(async () => {
+    await suite.gp?.dispose();
+    await suite.relay?.close();
+  });
+  return suite;
+}
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  /** stdout and stderr as they came, to show when the run failed. */
+  output: string;
+}
+
+/** Runs a command to its end, bounded by `timeoutMs` (then killed: a hang is a failure, not a wait). */
+export function run(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string>; timeoutMs?: number },
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: opts.cwd,
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: opts.timeoutMs ?? 170_000,
+    });
+    let stdout = '';
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => ((stdout += c.toString()), (output += c.toString())));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, output }));
+  });
+}
+
+export interface SdkOperation {
+  method: string;
+  path: string;
+}
+
+/**
+ * The operations an SDK claims that the OpenAPI document does not have, with the same method and
+ * path (as `METHOD /path`); empty when every one exists.
+ */
+export function missingFromOpenApi(
+  operations: SdkOperation[],
+  openapi: { paths: Record<string, Record<string, unknown>> },
+): string[] {
+  return operations
+    .filter((op) => openapi.paths[op.path]?.[op.method.toLowerCase()] === undefined)
+    .map((op) => `${op.method} ${op.path}`);
+}
