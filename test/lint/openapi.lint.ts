@@ -1,0 +1,27 @@
+// `npm run lint:openapi`: the OpenAPI document the server serves at /openapi.json (every route,
+// the admin API included), written to a temporary file and linted by Redocly's CLI with the
+// repository's redocly.yaml (the recommended rules). Exits with the linter's code.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../harness/app.harness.ts';
+import { tempDir } from '../harness/gatepost.harness.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const REDOCLY = fileURLToPath(import.meta.resolve('@redocly/cli/bin/cli.js'));
+
+const app = await buildApp('openapi-lint', { deps: { adminToken: 'lint' } });
+const served = await app.server.app.inject({ method: 'GET', url: '/openapi.json' });
+await app.close();
+if (served.statusCode !== 200) throw new Error(`GET /openapi.json answered ${served.statusCode}`);
+
+const file = join(tempDir('openapi-lint'), 'openapi.json');
+// Indented, so that each problem the linter reports points at a line of its own.
+writeFileSync(file, JSON.stringify(served.json(), null, 2));
+const lint = spawnSync(process.execPath, [REDOCLY, 'lint', '--config', join(ROOT, 'redocly.yaml'), file], {
+  cwd: ROOT,
+  stdio: 'inherit',
+  env: { ...process.env, REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+});
+process.exit(lint.status ?? 1);
