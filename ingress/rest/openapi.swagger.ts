@@ -72,6 +72,8 @@ export function registerOpenApi(app: FastifyInstance, version: string): void {
         description:
           'Self-hostable transactional email: the native API (errors are `{"error": {"code", "message", "details"}}`) and the compatibility endpoints, which answer in the imitated provider\'s own shapes.',
       },
+      // Relative: the Gatepost that serves this document, whatever address it is reached at.
+      servers: [{ url: '/', description: 'This Gatepost' }],
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'A gp_live_ or gp_sandbox_ key.' },
