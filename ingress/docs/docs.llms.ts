@@ -26,7 +26,11 @@ export function llmsTxt(pages: DocPage[]): string {
     '',
     '## API',
     '',
-    entry('/openapi.json', 'OpenAPI document', 'every route (the native API and the compatibility endpoints) as OpenAPI 3.1, with an example on each.'),
+    entry(
+      '/openapi.json',
+      'OpenAPI document',
+      'every route (the native API and the compatibility endpoints) as OpenAPI 3.1, with an example on each.',
+    ),
     '',
     '## Optional',
     '',

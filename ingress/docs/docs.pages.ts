@@ -58,9 +58,7 @@ const marked = new Marked({ gfm: true }).use(gfmHeadingId(), {
 
 /** The text of inline tokens, without their markup. */
 function plain(tokens: Token[] | undefined): string {
-  return (tokens ?? [])
-    .map((t) => ('tokens' in t && t.tokens ? plain(t.tokens) : 'text' in t ? String(t.text) : ''))
-    .join('');
+  return (tokens ?? []).map((t) => ('tokens' in t && t.tokens ? plain(t.tokens) : 'text' in t ? String(t.text) : '')).join('');
 }
 
 /** Up to the first full stop; a paragraph that leads into a list or a block ends with one instead of its colon. */

@@ -19,7 +19,9 @@ const SLUGS = readdirSync(DOCS_DIR)
 
 /** Every href and src of a page, resolved against its URL. */
 function linksOf(html: string, pageUrl: string): URL[] {
-  return [...html.matchAll(/\s(?:href|src)="([^"]*)"/g)].map((m) => new URL(m[1]!.replace(/&amp;/g, '&'), `http://gatepost.test${pageUrl}`));
+  return [...html.matchAll(/\s(?:href|src)="([^"]*)"/g)].map(
+    (m) => new URL(m[1]!.replace(/&amp;/g, '&'), `http://gatepost.test${pageUrl}`),
+  );
 }
 
 beforeAll(async () => {
@@ -124,7 +126,8 @@ describe('llms.txt and llms-full.txt', () => {
     expect(lines[0]).toBe('# Gatepost');
     expect(lines[2]).toMatch(/^> Gatepost is a self-hostable transactional email service\./);
     expect(lines).toContain('## Docs');
-    for (const slug of SLUGS) expect(lines.filter((l) => l.startsWith(`- [`) && l.includes(`](/docs/${slug}.md)`))).toHaveLength(1);
+    for (const slug of SLUGS)
+      expect(lines.filter((l) => l.startsWith(`- [`) && l.includes(`](/docs/${slug}.md)`))).toHaveLength(1);
     const links = [...res.body.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1]!);
     expect(links).toEqual(expect.arrayContaining(['/openapi.json', '/llms-full.txt']));
     for (const link of links) expect((await get(link)).statusCode, link).toBe(200);
