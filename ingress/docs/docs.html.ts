@@ -2,7 +2,7 @@
 // indexes, then the page. Self-contained (its style inline), so the docs work with no network.
 import type { DocPage } from './docs.pages.ts';
 
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const STYLE = `
 body{margin:0;font:16px/1.55 system-ui,sans-serif;color:#1f2328;display:flex;min-height:100vh}

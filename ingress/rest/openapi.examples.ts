@@ -337,7 +337,6 @@ export const operationExamples: Record<string, OperationExamples> = {
     },
   },
   postV3DomainMessages: {
-    params: { domain: 'shop.example' },
     body: {
       from: 'Shop <orders@shop.example>',
       to: ['ann@example.com'],
@@ -347,7 +346,6 @@ export const operationExamples: Record<string, OperationExamples> = {
     answer: mailgunAnswer,
   },
   postV3DomainMessagesMime: {
-    params: { domain: 'shop.example' },
     body: {
       to: ['ann@example.com'],
       message: 'From: orders@shop.example\r\nTo: ann@example.com\r\nSubject: Your order\r\n\r\nYour order is on its way.\r\n',
