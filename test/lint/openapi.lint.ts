@@ -4,7 +4,7 @@
 // ignore file by its path from the config, so the document is written to a temporary directory
 // beside copies of the two. Exits with the linter's code.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../harness/app.harness.ts';
@@ -27,4 +27,5 @@ const lint = spawnSync(process.execPath, [REDOCLY, 'lint', '--config', 'redocly.
   stdio: 'inherit',
   env: { ...process.env, REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
 });
+rmSync(dir, { recursive: true, force: true });
 process.exit(lint.status ?? 1);
