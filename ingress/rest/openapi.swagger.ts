@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { Access } from './auth.hooks.ts';
+import { operationExamples, type OperationExamples } from './openapi.examples.ts';
 import { refusal } from './schema.http.ts';
 
 /** `/v1/messages/:id` → `/v1/messages/{id}` */
@@ -39,6 +40,39 @@ function accessDoc(access: Access | undefined): Record<string, unknown> {
 }
 
 type Transform = typeof jsonSchemaTransform;
+type JsonSchema = { properties?: Record<string, JsonSchema>; examples?: unknown[]; [keyword: string]: unknown };
+type Documented = {
+  body?: JsonSchema;
+  params?: JsonSchema;
+  headers?: JsonSchema;
+  response?: Record<string, { content?: Record<string, { schema: JsonSchema }> }>;
+};
+
+/**
+ * A route's examples (openapi.examples.ts) on its converted schemas, as JSON Schema `examples`:
+ * @fastify/swagger makes a body's the request's media type example and keeps the others on
+ * their schemas. Headers are documented only where a route has none of its own (a preflight).
+ */
+function withExamples(schema: Documented, examples: OperationExamples | undefined): void {
+  if (!examples) return;
+  if (examples.body !== undefined && schema.body) schema.body.examples = [examples.body];
+  for (const [name, value] of Object.entries(examples.params ?? {})) {
+    const param = schema.params?.properties?.[name];
+    if (param) param.examples = [value];
+  }
+  if (examples.headers && !schema.headers) {
+    const properties = Object.fromEntries(
+      Object.entries(examples.headers).map(([name, value]) => [name, { type: 'string', examples: [value] }]),
+    );
+    schema.headers = { type: 'object', properties };
+  }
+  if (examples.answer === undefined) return;
+  const success = Object.keys(schema.response ?? {})
+    .filter((status) => status.startsWith('2') && schema.response![status]!.content)
+    .sort()[0];
+  for (const media of Object.values(success ? schema.response![success]!.content! : {}))
+    media.schema.examples = [examples.answer];
+}
 
 /**
  * Each route's schema as the document shows it. A route whose schema names its own security (a
@@ -50,15 +84,18 @@ const transform: Transform = (input) => {
   const method = [route.method].flat()[0]!;
   const native = schema.security === undefined;
   const access = route.config?.access;
-  return jsonSchemaTransform({
+  const id = operationId(method, input.url);
+  const documented = jsonSchemaTransform({
     ...input,
     schema: {
       ...schema,
-      operationId: operationId(method, input.url),
+      operationId: id,
       ...(native ? accessDoc(access) : {}),
       response: { ...(native ? authAnswers(access) : {}), ...schema.response },
     },
   });
+  withExamples(documented.schema as Documented, operationExamples[id]);
+  return documented;
 };
 
 /** Registers the generator; routes registered after it are in the document (`app.swagger()`). */
@@ -72,6 +109,8 @@ export function registerOpenApi(app: FastifyInstance, version: string): void {
         description:
           'Self-hostable transactional email: the native API (errors are `{"error": {"code", "message", "details"}}`) and the compatibility endpoints, which answer in the imitated provider\'s own shapes.',
       },
+      // Relative: the Gatepost that serves this document, whatever address it is reached at.
+      servers: [{ url: '/', description: 'This Gatepost' }],
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'A gp_live_ or gp_sandbox_ key.' },

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCatalog } from '../../errors/errors.catalog.ts';
 import { buildApp, type TestApp } from '../../test/harness/app.harness.ts';
+import { operationExamples } from './openapi.examples.ts';
 import { openApiPath } from './openapi.swagger.ts';
 import type { RestServer } from './server.ts';
 
@@ -86,5 +87,43 @@ describe('GET /openapi.json', () => {
     expect(doc.paths['/v1/messages/{id}'].get.parameters).toEqual([
       expect.objectContaining({ name: 'id', in: 'path', required: true }),
     ]);
+  });
+});
+
+describe('examples', () => {
+  type Media = { example?: unknown; schema: { examples?: unknown[] } };
+  type Operation = {
+    operationId: string;
+    requestBody?: { content: Record<string, Media> };
+    parameters?: { schema: { examples?: unknown[] }; example?: unknown }[];
+    responses: Record<string, { content?: Record<string, Media> }>;
+  };
+  const hasExample = (m: Media) => m.example !== undefined || (m.schema.examples?.length ?? 0) > 0;
+
+  it('gives every operation an example: of its body, of its JSON answer, or else of its parameters', async () => {
+    const doc = (await server.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const operations = Object.values(doc.paths as Record<string, Record<string, Operation>>).flatMap((ops) => Object.values(ops));
+    expect(operations.length).toBe(server.served.length);
+    const missing = operations.flatMap((op) => {
+      const body = Object.values(op.requestBody?.content ?? {});
+      const answers = Object.entries(op.responses)
+        .filter(([status]) => status.startsWith('2'))
+        .flatMap(([, r]) => Object.entries(r.content ?? {}))
+        .filter(([type]) => type === 'application/json')
+        .map(([, m]) => m);
+      const params = op.parameters ?? [];
+      const problems = [
+        ...(body.length && !body.some(hasExample) ? ['its body'] : []),
+        ...(answers.length && !answers.some(hasExample) ? ['its answer'] : []),
+        ...(!body.length && !answers.length && !params.some((p) => p.example !== undefined || p.schema.examples?.length)
+          ? ['its parameters']
+          : []),
+      ];
+      return problems.map((p) => `${op.operationId}: ${p}`);
+    });
+    expect(missing).toEqual([]);
+    // And no example is kept for an operation that is gone.
+    const ids = new Set(operations.map((op) => op.operationId));
+    expect(Object.keys(operationExamples).filter((id) => !ids.has(id))).toEqual([]);
   });
 });

@@ -33,6 +33,8 @@ import { systemRoutes } from './system.route.ts';
 import { templateRoutes } from './templates.route.ts';
 import { webhookRoutes } from './webhooks.route.ts';
 import { compatIngresses } from '../compat/compat.registry.ts';
+import { docsPlugin } from '../docs/docs.plugin.ts';
+import { loadDocs } from '../docs/docs.pages.ts';
 
 /** How long a drain waits for requests under way before it closes their connections anyway. */
 const DRAIN_MS = 30_000;
@@ -72,7 +74,10 @@ export interface RestServer {
   app: FastifyInstance;
   /** Stops taking requests, answers every request under way, then closes every connection. */
   drain(): Promise<void>;
-  /** Every method and URL Fastify serves, as registered (HEAD twins of GET routes left out). */
+  /**
+   * Every method and URL of the API Fastify serves, as registered (HEAD twins of GET routes left
+   * out, and the docs' pages, which the OpenAPI document hides).
+   */
   served: { method: string; url: string }[];
   /** The native routes, with who may call each (their config's access). */
   routes: { method: string; url: string; access: Access }[];
@@ -123,6 +128,7 @@ export function restServer(deps: RestDeps): RestServer {
     done();
   });
   app.addHook('onRoute', (r) => {
+    if ((r.schema as { hide?: boolean } | undefined)?.hide) return;
     for (const method of [r.method].flat()) {
       if (method === 'HEAD') continue;
       served.push({ method, url: r.url });
@@ -180,6 +186,8 @@ export function restServer(deps: RestDeps): RestServer {
   }
   // Each style in its own encapsulated scope: its parsers and error handler stay its own.
   for (const c of compat) app.register(c.plugin);
+  // The docs' pages, rendered once here; open to anyone.
+  app.register(docsPlugin, { docs: loadDocs() });
 
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new GatepostError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),

@@ -2,6 +2,7 @@
 // loader) on an empty data directory, as the Dockerfile's final stage does. Every worker thread
 // must load its compiled .js: a send commits (the writer and checkpointer threads), a sandbox
 // send is captured (the capture writer's thread), an SMTP submission is parsed (the parser's).
+// The docs' pages are read from dist/docs/, which the build copies.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +59,14 @@ describe.skipIf(TEST_RUNTIME === 'dapr')('the build: node dist/main.js', () => {
     const id = /msg_[0-9a-z]{26}/.exec(info.response)?.[0] ?? '';
     expect(id).not.toBe('');
     expect(await captured(id)).toBe(true);
+  });
+
+  it('serves the docs the build copied beside it (dist/docs/)', async () => {
+    const page = await gp.request('GET', '/docs/errors');
+    expect(page.status).toBe(200);
+    expect(String(page.body)).toContain('<h1 id="errors">Errors</h1>');
+    expect((await gp.request('GET', '/docs/errors.md')).status).toBe(200);
+    expect(String((await gp.request('GET', '/llms.txt')).body)).toContain('](/docs/errors.md)');
   });
 
   it('drains on SIGTERM and exits 0, every thread closed', async () => {

@@ -1,0 +1,377 @@
+// An example for every operation of the OpenAPI document, by its operationId: what a client
+// sends (the request body, or the path parameters or headers of a request without one) and what
+// a success answers. openapi.swagger.ts puts them in the document; `npm run lint:openapi` checks
+// each against its operation's schema, and openapi.test.ts that no operation is without one.
+
+export interface OperationExamples {
+  /** The request body. */
+  body?: unknown;
+  /** The body of the first 2xx answer that has one. */
+  answer?: unknown;
+  /** Path parameters, by name. */
+  params?: Record<string, string>;
+  /** Request headers a request without a body or parameters carries (documented, not validated). */
+  headers?: Record<string, string>;
+}
+
+const AT = '2026-11-26T09:30:00.000Z';
+const LATER = '2026-11-26T09:30:02.000Z';
+const MSG = 'msg_06gz7d9k3m2q8r4t6v8x0y2a4c';
+const TPL = 'tpl_06gz7d9k3m2q8r4t6v8x0y2a4d';
+const DOM = 'dom_06gz7d9k3m2q8r4t6v8x0y2a4e';
+const WHK = 'whk_06gz7d9k3m2q8r4t6v8x0y2a4f';
+const EVT = 'evt_06gz7d9k3m2q8r4t6v8x0y2a4g';
+const TEN = 'ten_06gz7d9k3m2q8r4t6v8x0y2a4h';
+const KEY = 'key_06gz7d9k3m2q8r4t6v8x0y2a4j';
+const RCP = 'rcp_06gz7d9k3m2q8r4t6v8x0y2a4k';
+const JWS = 'eyJhbGciOiJFZERTQSIsImtpZCI6InJrXzEiLCJ0eXAiOiJnYXRlcG9zdC1yZWNlaXB0K2p3dCJ9.eyJtc2ciOiJtc2dfMDZneiJ9.c2lnbmF0dXJl';
+
+const send = {
+  from: 'Shop <orders@shop.example>',
+  to: 'ann@example.com',
+  subject: 'Your order {{order}}',
+  html: '<p>Hi {{name}}, your order {{order}} is on its way.</p>',
+  data: { name: 'Ann', order: 'A-1042' },
+  idempotency_key: 'order-A-1042-shipped',
+  tags: ['orders'],
+};
+const accepted = { id: MSG, status: 'queued', to: 'ann@example.com', created_at: AT, send_at: null, sandbox: false };
+
+const template = {
+  id: TPL,
+  slug: 'order-shipped',
+  name: 'Order shipped',
+  subject: 'Your order {{order}}',
+  html: '<p>Hi {{name}}, your order {{order}} is on its way.</p>',
+  text: null,
+  from: 'Shop <orders@shop.example>',
+  to: null,
+  reply_to: null,
+  created_at: AT,
+  updated_at: AT,
+};
+
+const suppression = { address: 'ann@example.com', reason: 'unsubscribe', detail: 'Asked by phone', created_at: AT };
+
+const capture = {
+  message_id: MSG,
+  from: 'orders@shop.example',
+  to: 'ann@example.com',
+  subject: 'Your order A-1042',
+  html: '<p>Hi Ann, your order A-1042 is on its way.</p>',
+  text: 'Hi Ann, your order A-1042 is on its way.',
+  headers: { 'message-id': `<${MSG}@shop.example>` },
+  captured_at: AT,
+};
+
+const record = (purpose: string, type: string, name: string, value: string, required: boolean) => ({
+  purpose,
+  type,
+  name,
+  value,
+  ...(type === 'MX' ? { priority: 10 } : {}),
+  required,
+  status: 'verified',
+  found: [value],
+  error: null,
+});
+const domain = {
+  id: DOM,
+  name: 'shop.example',
+  status: 'verified',
+  records: [
+    record(
+      'dkim',
+      'TXT',
+      'gp202611r._domainkey.shop.example',
+      'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA',
+      true,
+    ),
+    record(
+      'dkim',
+      'TXT',
+      'gp202611e._domainkey.shop.example',
+      'v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=',
+      true,
+    ),
+    record('spf', 'TXT', 'shop.example', 'v=spf1 include:_spf.mail.shop.example ~all', true),
+    record('dmarc', 'TXT', '_dmarc.shop.example', 'v=DMARC1; p=none; adkim=r; aspf=r', false),
+    record('return_path', 'MX', 'bounces.shop.example', 'mail.shop.example', false),
+  ],
+  checked_at: AT,
+  verified_at: AT,
+  created_at: AT,
+  updated_at: AT,
+};
+
+const webhook = {
+  id: WHK,
+  url: 'https://hooks.shop.example/gatepost',
+  events: ['email.sent', 'email.bounced'],
+  enabled: true,
+  disabled_reason: null,
+  disabled_at: null,
+  previous_secret_expires_at: null,
+  created_at: AT,
+  updated_at: AT,
+};
+
+const tenant = {
+  id: TEN,
+  name: 'Shop',
+  default_from: 'orders@shop.example',
+  quota: { per_second: 10, per_day: 10000 },
+  created_at: AT,
+};
+const apiKey = {
+  id: KEY,
+  tenant_id: TEN,
+  kind: 'public',
+  scope: 'full_access',
+  sandbox: false,
+  name: 'Contact form',
+  prefix: 'gp_public_3kq8',
+  created_at: AT,
+  revoked_at: null,
+  allowed_origins: ['https://shop.example'],
+  rate_limit: { per_key: 60, per_ip: 5 },
+};
+
+const postmarkSend = {
+  From: 'orders@shop.example',
+  To: 'ann@example.com',
+  Subject: 'Your order A-1042',
+  HtmlBody: '<p>Hi Ann, your order A-1042 is on its way.</p>',
+  MessageStream: 'outbound',
+};
+const postmarkTemplated = {
+  From: 'orders@shop.example',
+  To: 'ann@example.com',
+  TemplateAlias: 'order-shipped',
+  TemplateModel: { name: 'Ann', order: 'A-1042' },
+};
+const postmarkAnswer = { ErrorCode: 0, Message: 'OK', MessageID: MSG, SubmittedAt: AT, To: 'ann@example.com' };
+
+const mailgunAnswer = { id: `<${MSG}@shop.example>`, message: 'Queued. Thank you.' };
+
+export const operationExamples: Record<string, OperationExamples> = {
+  getHealthz: { answer: { status: 'ok' } },
+  getOpenapiJson: { answer: { openapi: '3.1.0' } },
+  getWellKnownJwksJson: {
+    answer: { keys: [{ kid: 'rk_06gz7d9k', kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }] },
+  },
+
+  postV1Emails: { body: send, answer: accepted },
+  postV1EmailsBatch: {
+    body: [
+      send,
+      { ...send, to: 'bob@example.com', idempotency_key: 'order-A-1043-shipped', data: { name: 'Bob', order: 'A-1043' } },
+    ],
+    answer: {
+      results: [
+        { ...accepted, index: 0, replayed: false },
+        { index: 1, error: { code: 'recipient_suppressed', message: 'bob@example.com is on the suppression list.' } },
+      ],
+      accepted: 1,
+      refused: 1,
+    },
+  },
+
+  getV1MessagesId: {
+    params: { id: MSG },
+    answer: {
+      id: MSG,
+      status: 'sent',
+      from: 'orders@shop.example',
+      to: 'ann@example.com',
+      subject: 'Your order A-1042',
+      stream: 'transactional',
+      sandbox: false,
+      tags: ['orders'],
+      idempotency_key: 'order-A-1042-shipped',
+      message_id_header: `<${MSG}@shop.example>`,
+      created_at: AT,
+      send_at: null,
+      events: [
+        { id: EVT, type: 'message.queued', created_at: AT, data: {} },
+        { id: 'evt_06gz7d9k3m2q8r4t6v8x0y2a4m', type: 'email.sent', created_at: LATER, data: { response: '250 2.0.0 OK' } },
+      ],
+    },
+  },
+  getV1MessagesIdReceipt: {
+    params: { id: MSG },
+    answer: { id: RCP, jws: JWS, receipts: [{ id: RCP, jws: JWS, domain: 'example.com' }] },
+  },
+
+  postV1Templates: {
+    body: { slug: 'order-shipped', name: 'Order shipped', subject: template.subject, html: template.html, from: template.from },
+    answer: template,
+  },
+  getV1Templates: { answer: { data: [template] } },
+  getV1TemplatesSlug: { params: { slug: 'order-shipped' }, answer: template },
+  patchV1TemplatesSlug: {
+    params: { slug: 'order-shipped' },
+    body: { subject: 'Order {{order}} has shipped' },
+    answer: { ...template, subject: 'Order {{order}} has shipped', updated_at: LATER },
+  },
+  deleteV1TemplatesSlug: { params: { slug: 'order-shipped' } },
+
+  getV1Suppressions: { answer: { data: [suppression], next_cursor: null } },
+  postV1Suppressions: {
+    body: { address: 'ann@example.com', reason: 'unsubscribe', detail: 'Asked by phone' },
+    answer: suppression,
+  },
+  getV1SuppressionsAddress: { params: { address: 'ann@example.com' }, answer: suppression },
+  deleteV1SuppressionsAddress: { params: { address: 'ann@example.com' } },
+
+  getV1SandboxMessages: { answer: { data: [capture], next_cursor: null } },
+  getV1SandboxMessagesId: { params: { id: MSG }, answer: capture },
+
+  postV1Domains: {
+    body: { name: 'shop.example' },
+    answer: {
+      ...domain,
+      status: 'pending',
+      checked_at: null,
+      verified_at: null,
+      records: domain.records.map((r) => ({ ...r, status: 'pending', found: null })),
+    },
+  },
+  getV1Domains: { answer: { data: [domain] } },
+  getV1DomainsId: { params: { id: DOM }, answer: domain },
+  deleteV1DomainsId: { params: { id: DOM } },
+  postV1DomainsIdVerify: { params: { id: DOM }, answer: domain },
+
+  postV1Webhooks: {
+    body: { url: webhook.url, events: webhook.events },
+    answer: { ...webhook, secret: 'whsec_MfKQ9r0GKH8S3ZQ2ot7bSk1kDgh9IZH2' },
+  },
+  getV1Webhooks: { answer: { data: [webhook] } },
+  getV1WebhooksId: { params: { id: WHK }, answer: webhook },
+  patchV1WebhooksId: {
+    params: { id: WHK },
+    body: { enabled: false },
+    answer: { ...webhook, enabled: false, disabled_reason: 'manual', disabled_at: LATER, updated_at: LATER },
+  },
+  deleteV1WebhooksId: { params: { id: WHK } },
+  postV1WebhooksIdRotate: {
+    params: { id: WHK },
+    answer: { id: WHK, secret: 'whsec_Y2lQ3vQm1xB8Zp0Lr5Tn9Hk4Jd7Fs6Wa', previous_secret_expires_at: '2026-11-27T09:30:00.000Z' },
+  },
+  postV1WebhooksIdTest: {
+    params: { id: WHK },
+    answer: { event: { id: EVT, type: 'email.sent', created_at: AT, data: { test: true } } },
+  },
+  getV1WebhooksIdDeliveries: {
+    params: { id: WHK },
+    answer: {
+      data: [
+        {
+          event_id: EVT,
+          event_type: 'email.sent',
+          attempt: 2,
+          at: LATER,
+          duration_ms: 84,
+          status_code: 200,
+          error: null,
+          result: 'delivered',
+          next_attempt_at: null,
+        },
+        {
+          event_id: EVT,
+          event_type: 'email.sent',
+          attempt: 1,
+          at: AT,
+          duration_ms: 5000,
+          status_code: null,
+          error: 'timed out',
+          result: 'retrying',
+          next_attempt_at: LATER,
+        },
+      ],
+    },
+  },
+  postV1WebhooksIdDeliveriesEvtRetry: { params: { id: WHK, evt: EVT }, answer: { event_id: EVT, status: 'pending' } },
+
+  postV1AdminTenants: {
+    body: { name: 'Shop', default_from: 'orders@shop.example', quota: { per_second: 10, per_day: 10000 } },
+    answer: tenant,
+  },
+  getV1AdminTenants: { answer: { data: [tenant] } },
+  getV1AdminTenantsId: { params: { id: TEN }, answer: tenant },
+  patchV1AdminTenantsId: {
+    params: { id: TEN },
+    body: { quota: { per_second: 20, per_day: null } },
+    answer: { ...tenant, quota: { per_second: 20, per_day: null } },
+  },
+  postV1AdminTenantsIdKeys: {
+    params: { id: TEN },
+    body: {
+      kind: 'public',
+      name: 'Contact form',
+      allowed_origins: ['https://shop.example'],
+      rate_limit: { per_key: 60, per_ip: 5 },
+    },
+    answer: { ...apiKey, key: 'gp_public_3kq8VnR2xL7pT4mW9cZ1bH6d' },
+  },
+  getV1AdminTenantsIdKeys: { params: { id: TEN }, answer: { data: [apiKey] } },
+  patchV1AdminTenantsIdKeysKeyId: {
+    params: { id: TEN, keyId: KEY },
+    body: { allowed_origins: ['https://shop.example', 'https://www.shop.example'] },
+    answer: { ...apiKey, allowed_origins: ['https://shop.example', 'https://www.shop.example'] },
+  },
+  deleteV1AdminTenantsIdKeysKeyId: { params: { id: TEN, keyId: KEY }, answer: { ...apiKey, revoked_at: LATER } },
+  postV1AdminReceiptKeysRotate: { answer: { kid: 'rk_06gz7d9m' } },
+
+  postEmail: { body: postmarkSend, answer: postmarkAnswer },
+  postEmailWithTemplate: { body: postmarkTemplated, answer: postmarkAnswer },
+  postEmailBatch: { body: [postmarkSend], answer: [postmarkAnswer] },
+  postEmailBatchWithTemplates: { body: { Messages: [postmarkTemplated] }, answer: [postmarkAnswer] },
+
+  postV3MailSend: {
+    body: {
+      personalizations: [{ to: [{ email: 'ann@example.com', name: 'Ann' }], dynamic_template_data: { name: 'Ann' } }],
+      from: { email: 'orders@shop.example', name: 'Shop' },
+      subject: 'Your order',
+      content: [{ type: 'text/html', value: '<p>Your order is on its way.</p>' }],
+    },
+  },
+  postV3DomainMessages: {
+    body: {
+      from: 'Shop <orders@shop.example>',
+      to: ['ann@example.com'],
+      subject: 'Your order',
+      html: '<p>Your order is on its way.</p>',
+    },
+    answer: mailgunAnswer,
+  },
+  postV3DomainMessagesMime: {
+    body: {
+      to: ['ann@example.com'],
+      message: 'From: orders@shop.example\r\nTo: ann@example.com\r\nSubject: Your order\r\n\r\nYour order is on its way.\r\n',
+    },
+    answer: mailgunAnswer,
+  },
+
+  optionsApiV10EmailSend: { headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } },
+  postApiV10EmailSend: {
+    body: {
+      lib_version: '4.4.1',
+      user_id: 'gp_public_3kq8VnR2xL7pT4mW9cZ1bH6d',
+      service_id: 'default_service',
+      template_id: 'contact',
+      template_params: { name: 'Ann', message: 'Hello' },
+    },
+    answer: 'OK',
+  },
+  optionsApiV10EmailSendForm: { headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } },
+  postApiV10EmailSendForm: {
+    body: {
+      lib_version: '4.4.1',
+      user_id: 'gp_public_3kq8VnR2xL7pT4mW9cZ1bH6d',
+      service_id: 'default_service',
+      template_id: 'contact',
+    },
+    answer: 'OK',
+  },
+};
