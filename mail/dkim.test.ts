@@ -11,6 +11,7 @@ import { startDns, type DnsServer } from '../test/harness/dns.harness.ts';
 import { TEST_RECORD_SETTINGS, verifiedDomain } from '../test/harness/domains.harness.ts';
 import { tempDir } from '../test/harness/gatepost.harness.ts';
 import { SIGNED_HEADERS, signDkim, type DkimSigner } from './dkim.ts';
+import { outgoingBytes, OutgoingFailed } from './outgoing.thread.ts';
 
 let dns: DnsServer;
 let catalog: SqliteCatalog;
@@ -109,7 +110,7 @@ describe('signDkim', () => {
     const clock = vi.spyOn(Date, 'now').mockImplementation(() => (now += 1000));
     let signed: Buffer;
     try {
-      signed = (signDkim(raw, signer)).raw;
+      signed = signDkim(raw, signer).raw;
     } finally {
       clock.mockRestore();
     }
@@ -147,7 +148,7 @@ describe('signDkim', () => {
   });
 
   it('fails verification when one byte of the body changes after signing', async () => {
-    const signed = (signDkim(await message(), signer)).raw.toString('latin1');
+    const signed = signDkim(await message(), signer).raw.toString('latin1');
     const tampered = Buffer.from(signed.replace('Thank you for your order.', 'Thank you for your ordes.'), 'latin1');
     expect(tampered.equals(Buffer.from(signed, 'latin1'))).toBe(false);
     const { results } = await verify(tampered);
@@ -156,8 +157,45 @@ describe('signDkim', () => {
   });
 
   it('fails verification when a signed header changes', async () => {
-    const signed = (signDkim(await message(), signer)).raw.toString('latin1');
+    const signed = signDkim(await message(), signer).raw.toString('latin1');
     const { results } = await verify(Buffer.from(signed.replace('Subject: Your order', 'Subject: Your order!'), 'latin1'));
     expect(results.map((r) => r.status.result)).toEqual(['fail', 'fail']);
+  });
+});
+
+describe('the outgoing thread', () => {
+  const content = {
+    from: 'Shop <orders@signed.example.com>',
+    to: 'ann@example.net',
+    reply_to: null,
+    subject: 'Your parcel',
+    html: '<p>Your parcel is on its way.</p>',
+    text: null,
+    headers: {},
+  };
+  const at = { messageId: '<msg_2@signed.example.com>', date: new Date() };
+
+  it('composes and signs there, and both signatures pass', async () => {
+    const out = await outgoingBytes(content, at, signer);
+    expect(out.dkim).toEqual({ d: 'signed.example.com', s: [signer.rsa.selector, signer.ed25519.selector] });
+    expect(out.raw.toString()).toMatch(/^DKIM-Signature:[\s\S]*Subject: Your parcel[\s\S]*Your parcel is on its way\./);
+    const { results } = await verify(out.raw);
+    expect(results.map((r) => r.status.result)).toEqual(['pass', 'pass']);
+  });
+
+  it('composes without signing for a message with no signer', async () => {
+    const out = await outgoingBytes(content, at, null);
+    expect(out.dkim).toBeNull();
+    expect(out.raw.toString()).not.toContain('DKIM-Signature');
+    expect(out.raw.toString()).toContain('Message-ID: <msg_2@signed.example.com>');
+  });
+
+  it('tells a signing failure as one (the delivery defers it), and goes on with the next message', async () => {
+    // An Ed25519 key where the RSA one should be: node:crypto refuses an RSA signature with it.
+    const wrong = { ...signer, rsa: { ...signer.rsa, privateKey: signer.ed25519.privateKey } };
+    const failed = await outgoingBytes(content, at, wrong).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(OutgoingFailed);
+    expect((failed as OutgoingFailed).stage).toBe('sign');
+    expect((await outgoingBytes(content, at, signer)).dkim?.d).toBe('signed.example.com');
   });
 });

@@ -72,7 +72,11 @@ const { parseHeaders, getSigningHeaderLines, formatSignatureHeaderLine } = maila
   formatSignatureHeaderLine(type: 'DKIM', values: SignatureValues, folded: boolean): string;
 };
 const { dkimBody } = mailauth('mailauth/lib/dkim/body/index.js') as {
-  dkimBody(canonicalization: 'relaxed', hashAlgo: 'sha256', maxBodyLength: false): {
+  dkimBody(
+    canonicalization: 'relaxed',
+    hashAlgo: 'sha256',
+    maxBodyLength: false,
+  ): {
     update(chunk: Buffer): void;
     digest(encoding: 'base64'): string;
   };
@@ -81,7 +85,14 @@ const { generateCanonicalizedHeader } = mailauth('mailauth/lib/dkim/header/index
   generateCanonicalizedHeader(
     type: 'DKIM',
     lines: ReturnType<typeof getSigningHeaderLines>,
-    options: { signingDomain: string; selector: string; algorithm: string; canonicalization: string; bodyHash: string; signTime: Date },
+    options: {
+      signingDomain: string;
+      selector: string;
+      algorithm: string;
+      canonicalization: string;
+      bodyHash: string;
+      signTime: Date;
+    },
   ): { canonicalizedHeader: Buffer; dkimHeaderOpts: SignatureValues };
 };
 

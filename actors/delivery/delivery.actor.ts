@@ -12,8 +12,9 @@ import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
 import type { RenderedContent } from '../../mail/content.ts';
 import { domainOf, parseMailbox } from '../../mail/address.ts';
-import { signDkim, type DkimSigner } from '../../mail/dkim.ts';
-import { composeRaw, envelopeRecipients } from '../../mail/mime.ts';
+import type { DkimSigner } from '../../mail/dkim.ts';
+import { envelopeRecipients } from '../../mail/mime.ts';
+import { outgoingBytes, OutgoingFailed, type Outgoing } from '../../mail/outgoing.thread.ts';
 import { unanswered, type DeliveryReport, type Transport } from '../../mta/transport.ts';
 import { receiptDraft } from '../../mta/receipt.ts';
 import { returnPathDomain, verpAddress } from '../../mta/verp.ts';
@@ -101,21 +102,31 @@ export interface DeliveryDeps {
   signers: { signerFor(tenantId: string, fromDomain: string): Promise<DkimSigner | null> };
 }
 
-/** The bytes to hand over, and the DKIM signature's domain and selectors (null: unsigned); or why there are none. */
-type Signed = { raw: Buffer; dkim: { d: string; s: string[] } | null } | { failure: DeliveryReport };
+/** The bytes to hand over, or why there are none. */
+type Signed = Outgoing | { failure: DeliveryReport };
 
 export function deliveryActor(deps: DeliveryDeps) {
-  /** DKIM-signs the message when its From domain is a verified domain of its tenant. */
-  async function sign(record: MessageRecord, content: RenderedContent, composed: Buffer): Promise<Signed> {
+  /**
+   * The message as it leaves: composed, and DKIM-signed when its From domain is a verified domain
+   * of its tenant. Mail from a verified domain never leaves unsigned (a sealed key that cannot be
+   * opened, say): it waits.
+   */
+  async function outgoing(record: MessageRecord, content: RenderedContent): Promise<Signed> {
     const from = parseMailbox(content.from)?.address;
+    let signer: DkimSigner | null;
     try {
-      const signer = from ? await deps.signers.signerFor(record.tenant_id, domainOf(from)) : null;
-      if (!signer) return { raw: composed, dkim: null };
-      const { raw, d, s } = signDkim(composed, signer);
-      return { raw, dkim: { d, s } };
+      signer = from ? await deps.signers.signerFor(record.tenant_id, domainOf(from)) : null;
     } catch (error) {
-      // Mail from a verified domain never leaves unsigned (a sealed key that cannot be opened, say): it waits.
       return { failure: unanswered('transient', `DKIM signing failed: ${String(error)}`) };
+    }
+    const at = { messageId: record.message_id_header, date: new Date(record.created_at) };
+    try {
+      return await outgoingBytes(content, at, signer);
+    } catch (error) {
+      if (error instanceof OutgoingFailed && error.stage === 'sign') {
+        return { failure: unanswered('transient', `DKIM signing failed: ${error.message}`) };
+      }
+      throw error;
     }
   }
 
@@ -131,10 +142,9 @@ export function deliveryActor(deps: DeliveryDeps) {
     attempt: number,
     pending: Map<string, string[]>,
   ): Promise<AttemptOutcome[]> {
-    const composed = await composeRaw(content, { messageId: record.message_id_header, date: new Date(record.created_at) });
     // Signed between the bytes and the hand-over, so both signatures cover exactly what is sent,
     // and the receipt's hash is of the signed bytes.
-    const signed = await sign(record, content, composed);
+    const signed = await outgoing(record, content);
     const from = returnPath(record, content, 'failure' in signed ? null : signed.dkim);
     const due = Date.parse(record.send_at ?? record.created_at);
     const policy = { schedule: deps.retrySchedule, horizon: due + deps.horizonMs };
