@@ -20,10 +20,10 @@ export function webhookCommands(root: Command): void {
   webhooks
     .command('create')
     .description('Subscribe an https URL to event types; prints its signing secret, shown this once')
-    .requiredOption('--url <url>', 'the receiver, https')
+    .argument('<url>', 'the receiver, https')
     .requiredOption('--event <type>', 'an event type, e.g. email.sent (repeatable, or comma-separated)', collect)
-    .action(async (opts: { url: string; event: string[] }, cmd: Command) => {
-      const w = await clientOf(cmd).webhooks.create({ url: opts.url, events: opts.event as WebhookEventType[] });
+    .action(async (url: string, opts: { event: string[] }, cmd: Command) => {
+      const w = await clientOf(cmd).webhooks.create({ url, events: opts.event as WebhookEventType[] });
       print(cmd, w, (x) => [`created ${x.id} for ${x.events.join(', ')}`, `signing secret (shown this once): ${x.secret}`]);
     });
   webhooks
