@@ -23,6 +23,8 @@ export interface TestApp {
   runtime: EmbeddedRuntime;
   keys: KeyRing;
   domains: Domains;
+  /** The tenant event feed GET /v1/events reads (with `actors` only). */
+  events: EventFeed | undefined;
   close(): Promise<void>;
 }
 
@@ -92,6 +94,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     runtime,
     keys,
     domains,
+    events,
     async close() {
       await server.app.close();
       await runtime.stop();
