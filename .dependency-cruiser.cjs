@@ -105,7 +105,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(dist|data)/' },
+    exclude: { path: '((^|/)(dist|data)|^\\.vitest-tmp)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
   },

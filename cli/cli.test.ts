@@ -9,7 +9,7 @@ import { publish } from '../test/harness/domains.harness.ts';
 import { startDns, type DnsServer } from '../test/harness/dns.harness.ts';
 import { eventually, startGatepost, type GatepostProcess } from '../test/harness/gatepost.harness.ts';
 import { freePort, startMx, type MxHost } from '../test/harness/mx.harness.ts';
-import { buildCli, gatepost } from './cli.testkit.ts';
+import { buildCli, gatepost, removeCliBuild } from './cli.testkit.ts';
 
 let gp: GatepostProcess;
 let dns: DnsServer;
@@ -35,6 +35,7 @@ beforeAll(async () => {
   liveEnv = { GATEPOST_URL: gp.url, GATEPOST_API_KEY: tenant.live };
 });
 afterAll(async () => {
+  removeCliBuild();
   await gp?.dispose();
   await mx?.close();
   await dns?.close();
@@ -59,8 +60,18 @@ async function commandPaths(path: string[] = []): Promise<string[][]> {
 describe('usage', () => {
   it('has help on every command, exit 0', async () => {
     const paths = await commandPaths();
-    const expected = ['send', 'messages get', 'messages tail', 'templates push', 'templates pull', 'suppressions add', 'webhooks create'];
-    expect(paths.map((p) => p.join(' '))).toEqual(expect.arrayContaining([...expected, 'inbox list', 'domains verify', 'receipt verify', 'listen']));
+    const expected = [
+      'send',
+      'messages get',
+      'messages tail',
+      'templates push',
+      'templates pull',
+      'suppressions add',
+      'webhooks create',
+    ];
+    expect(paths.map((p) => p.join(' '))).toEqual(
+      expect.arrayContaining([...expected, 'inbox list', 'domains verify', 'receipt verify', 'listen']),
+    );
     for (const p of paths.filter((p) => p.length > 0)) {
       const help = await gatepost([...p, '--help']);
       expect(help.code, p.join(' ')).toBe(0);
@@ -70,7 +81,11 @@ describe('usage', () => {
 
   it('refuses a missing key, a bad flag and a missing argument on one line, exit 2', async () => {
     const noKey = await gatepost(['inbox'], { GATEPOST_URL: gp.url });
-    expect(noKey).toMatchObject({ code: 2, stdout: '', stderr: 'gatepost: no API key: set GATEPOST_API_KEY or pass --api-key\n' });
+    expect(noKey).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'gatepost: no API key: set GATEPOST_API_KEY or pass --api-key\n',
+    });
     const badFlag = await gatepost(['send', '--too', 'x@example.com'], sandboxEnv);
     expect(badFlag).toMatchObject({ code: 2, stderr: "gatepost: unknown option '--too'\n" });
     const missing = await gatepost(['messages', 'get'], sandboxEnv);
@@ -94,7 +109,9 @@ describe('usage', () => {
 
   it('runs through the bin launcher', async () => {
     const { execFileSync } = await import('node:child_process');
-    const out = execFileSync(process.execPath, [join(import.meta.dirname, 'gatepost.js'), '--version'], { env: { PATH: process.env.PATH } });
+    const out = execFileSync(process.execPath, [join(import.meta.dirname, 'gatepost.js'), '--version'], {
+      env: { PATH: process.env.PATH },
+    });
     expect(out.toString().trim()).toBe('0.1.0');
   });
 });
@@ -102,7 +119,20 @@ describe('usage', () => {
 describe('sending and reading', () => {
   it('sends with the sandbox key, tails the timeline to email.sent, reads the message and the inbox', async () => {
     const sent = await gatepost(
-      ['--json', 'send', '--to', 'ann@example.com', '--subject', 'Hi {{name}}', '--html', '<p>Hi {{name}}</p>', '--data', '{"name":"Ann"}', '--tag', 'cli'],
+      [
+        '--json',
+        'send',
+        '--to',
+        'ann@example.com',
+        '--subject',
+        'Hi {{name}}',
+        '--html',
+        '<p>Hi {{name}}</p>',
+        '--data',
+        '{"name":"Ann"}',
+        '--tag',
+        'cli',
+      ],
       sandboxEnv,
     );
     expect(sent.code).toBe(0);
@@ -111,7 +141,12 @@ describe('sending and reading', () => {
 
     const tail = await gatepost(['messages', 'tail', id, '--interval', '100'], sandboxEnv);
     expect(tail.code).toBe(0);
-    expect(tail.stdout.trim().split('\n').map((l) => l.split(/\s+/)[1])).toEqual(['message.accepted', 'message.queued', 'email.sent']);
+    expect(
+      tail.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/\s+/)[1]),
+    ).toEqual(['message.accepted', 'message.queued', 'email.sent']);
 
     const got = await gatepost(['--json', 'messages', 'get', id], sandboxEnv);
     expect(json(got.stdout)).toMatchObject({ id, status: 'sent', subject: 'Hi Ann', tags: ['cli'] });
@@ -126,7 +161,18 @@ describe('sending and reading', () => {
   });
 
   it('replays a send given the same --idempotency-key', async () => {
-    const args = ['--json', 'send', '--to', 'b@example.com', '--subject', 'Once', '--html', '<p>1</p>', '--idempotency-key', 'cli-once'];
+    const args = [
+      '--json',
+      'send',
+      '--to',
+      'b@example.com',
+      '--subject',
+      'Once',
+      '--html',
+      '<p>1</p>',
+      '--idempotency-key',
+      'cli-once',
+    ];
     const first = json((await gatepost(args, sandboxEnv)).stdout);
     const again = json((await gatepost(args, sandboxEnv)).stdout);
     expect(again).toEqual({ ...first, replayed: true });
@@ -138,9 +184,15 @@ describe('templates from files', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatepost-templates-'));
     writeFileSync(join(dir, 'welcome.html'), '<p>Welcome {{name}}</p>');
     writeFileSync(join(dir, 'welcome.txt'), 'Welcome {{name}}');
-    writeFileSync(join(dir, 'welcome.json'), `${JSON.stringify({ subject: 'Welcome {{name}}', name: 'Welcome mail' }, null, 2)}\n`);
+    writeFileSync(
+      join(dir, 'welcome.json'),
+      `${JSON.stringify({ subject: 'Welcome {{name}}', name: 'Welcome mail' }, null, 2)}\n`,
+    );
     writeFileSync(join(dir, 'reset.html'), '<p>Reset: {{link}}</p>');
-    writeFileSync(join(dir, 'reset.json'), `${JSON.stringify({ subject: 'Reset your password', from: 'Shop <shop@example.com>' }, null, 2)}\n`);
+    writeFileSync(
+      join(dir, 'reset.json'),
+      `${JSON.stringify({ subject: 'Reset your password', from: 'Shop <shop@example.com>' }, null, 2)}\n`,
+    );
 
     const pushed = await gatepost(['templates', 'push', dir], liveEnv);
     expect(pushed.code).toBe(0);
@@ -155,7 +207,14 @@ describe('templates from files', () => {
     const again = await gatepost(['--json', 'templates', 'push', dir, '--slug', 'welcome'], liveEnv);
     expect(json(again.stdout)).toEqual([{ slug: 'welcome', action: 'updated', id: expect.stringMatching(/^tpl_/) }]);
 
-    const sent = json((await gatepost(['--json', 'send', '--to', 'c@example.com', '--template', 'welcome', '--data', '{"name":"Cy"}'], sandboxEnv)).stdout);
+    const sent = json(
+      (
+        await gatepost(
+          ['--json', 'send', '--to', 'c@example.com', '--template', 'welcome', '--data', '{"name":"Cy"}'],
+          sandboxEnv,
+        )
+      ).stdout,
+    );
     const message = json((await gatepost(['--json', 'messages', 'get', sent.id], sandboxEnv)).stdout);
     expect(message.subject).toBe('Hello Cy');
   });
@@ -183,11 +242,16 @@ describe('suppressions and webhooks', () => {
   });
 
   it('creates an endpoint (printing its secret once), lists and deletes it', async () => {
-    const made = await gatepost(['--json', 'webhooks', 'create', 'http://127.0.0.1:9/hook', '--event', 'email.sent,email.bounced'], liveEnv);
+    const made = await gatepost(
+      ['--json', 'webhooks', 'create', 'http://127.0.0.1:9/hook', '--event', 'email.sent,email.bounced'],
+      liveEnv,
+    );
     expect(made.code).toBe(0);
     const w = json(made.stdout);
     expect(w).toMatchObject({ events: ['email.sent', 'email.bounced'], secret: expect.stringMatching(/^whsec_/) });
-    expect((await gatepost(['webhooks', 'list'], liveEnv)).stdout).toContain(`${w.id}  true     email.sent,email.bounced  http://127.0.0.1:9/hook`);
+    expect((await gatepost(['webhooks', 'list'], liveEnv)).stdout).toContain(
+      `${w.id}  true     email.sent,email.bounced  http://127.0.0.1:9/hook`,
+    );
     expect((await gatepost(['webhooks', 'delete', w.id], liveEnv)).stdout).toBe(`deleted ${w.id}\n`);
     expect(json((await gatepost(['--json', 'webhooks', 'list'], liveEnv)).stdout)).toEqual([]);
   });
@@ -210,10 +274,28 @@ describe('a sending domain and a delivery receipt', () => {
     expect((await gatepost(['domains', 'list'], liveEnv)).stdout).toMatch(new RegExp(`${domain.id} +sender.example +verified`));
 
     const sent = json(
-      (await gatepost(['--json', 'send', '--from', 'App <app@sender.example>', '--to', 'r@accept.test', '--subject', 'R', '--html', '<p>r</p>'], liveEnv))
-        .stdout,
+      (
+        await gatepost(
+          [
+            '--json',
+            'send',
+            '--from',
+            'App <app@sender.example>',
+            '--to',
+            'r@accept.test',
+            '--subject',
+            'R',
+            '--html',
+            '<p>r</p>',
+          ],
+          liveEnv,
+        )
+      ).stdout,
     );
-    await eventually(async () => json((await gatepost(['--json', 'messages', 'get', sent.id], liveEnv)).stdout).status === 'sent', 30_000);
+    await eventually(
+      async () => json((await gatepost(['--json', 'messages', 'get', sent.id], liveEnv)).stdout).status === 'sent',
+      30_000,
+    );
     const receipt = await gatepost(['receipt', 'verify', sent.id], liveEnv);
     expect(receipt.code).toBe(0);
     expect(receipt.stdout).toMatch(new RegExp(`^verified rcp_\\w+ \\(seq 1\\) for ${sent.id}\n`));
@@ -223,7 +305,9 @@ describe('a sending domain and a delivery receipt', () => {
   });
 
   it('fails to verify a receipt a message does not have yet, exit 1', async () => {
-    const sent = json((await gatepost(['--json', 'send', '--to', 'n@example.com', '--subject', 'N', '--html', 'n'], sandboxEnv)).stdout);
+    const sent = json(
+      (await gatepost(['--json', 'send', '--to', 'n@example.com', '--subject', 'N', '--html', 'n'], sandboxEnv)).stdout,
+    );
     const res = await gatepost(['receipt', 'verify', sent.id], sandboxEnv);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^gatepost: receipt_not_found: /);

@@ -1,18 +1,19 @@
 // Runs the built `gatepost` CLI as a child process, the way a shell does: the CLI compiled with tsc
 // (as `npm run build` compiles it) into a folder of the checkout, so that its packages resolve.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 let built: string | null = null;
+let buildDir: string | null = null;
 
 /** Compiles cli/main.ts and what it imports (the SDK); answers the path of main.js. */
 export function buildCli(): string {
   if (built) return built;
-  const out = join(ROOT, '.vitest-tmp', `cli-${process.pid}-${Date.now()}`);
+  const out = (buildDir = join(ROOT, '.vitest-tmp', `cli-${process.pid}-${Date.now()}`));
   mkdirSync(out, { recursive: true });
   const tsconfig = join(out, 'tsconfig.json');
   writeFileSync(
@@ -27,6 +28,12 @@ export function buildCli(): string {
   execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: 'inherit' });
   built = join(out, 'cli/main.js');
   return built;
+}
+
+/** Removes the build (a test file's afterAll). */
+export function removeCliBuild(): void {
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+  built = buildDir = null;
 }
 
 export interface Run {

@@ -47,7 +47,12 @@ export function print<T>(cmd: Command, value: T, human: (value: T) => string | s
 /** Rows as aligned columns. */
 export function table(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** Writes the failure on one line (JSON with --json) and answers the exit code. */

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook, type WebhookEvent } from '../sdk/node/index.ts';
 import { eventually, startGatepost, type GatepostProcess } from '../test/harness/gatepost.harness.ts';
 import { freePort } from '../test/harness/mx.harness.ts';
-import { buildCli, startGatepostCli } from './cli.testkit.ts';
+import { buildCli, removeCliBuild, startGatepostCli } from './cli.testkit.ts';
 
 let gp: GatepostProcess;
 let tenant: Awaited<ReturnType<GatepostProcess['tenant']>>;
@@ -23,10 +23,12 @@ beforeAll(async () => {
   tenant = await gp.tenant();
   devServer = createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(204).end();
-    });
+    req
+      .on('data', (c: Buffer) => chunks.push(c))
+      .on('end', () => {
+        received.push({ headers: req.headers, body: Buffer.concat(chunks) });
+        res.writeHead(204).end();
+      });
   });
   await new Promise<void>((r) => devServer.listen(0, '127.0.0.1', r));
   devUrl = `http://127.0.0.1:${(devServer.address() as AddressInfo).port}/webhooks`;
@@ -38,6 +40,7 @@ afterEach(async () => {
   }
 });
 afterAll(async () => {
+  removeCliBuild();
   await gp?.dispose();
   await new Promise((r) => devServer?.close(r));
 });
@@ -86,7 +89,10 @@ describe('gatepost listen', () => {
     const toNowhere = listen(['--forward-to', down]);
     await toNowhere.line((l) => l.includes('"ready"'));
     await send('cy@example.com');
-    expect(JSON.parse(await toNowhere.line((l) => l.includes('"event_id"')))).toMatchObject({ status: null, error: 'ECONNREFUSED' });
+    expect(JSON.parse(await toNowhere.line((l) => l.includes('"event_id"')))).toMatchObject({
+      status: null,
+      error: 'ECONNREFUSED',
+    });
   });
 
   it('refuses a --forward-to that is not an http(s) URL, and a key that may not read the feed', async () => {

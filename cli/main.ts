@@ -16,7 +16,9 @@ export const VERSION = '0.1.0';
 
 export function program(): Command {
   const root = new Command('gatepost')
-    .description("Gatepost's API from the command line. The key comes from GATEPOST_API_KEY (or --api-key), the server from GATEPOST_URL (or --url).")
+    .description(
+      "Gatepost's API from the command line. The key comes from GATEPOST_API_KEY (or --api-key), the server from GATEPOST_URL (or --url).",
+    )
     .version(VERSION)
     .option('--api-key <key>', 'the API key (default: GATEPOST_API_KEY)')
     .option('--url <url>', 'where Gatepost answers (default: GATEPOST_URL, then http://localhost:3000)')
@@ -38,7 +40,9 @@ export function program(): Command {
   // Commander's own failures (an unknown flag, a missing argument) end in exit 2, on one line;
   // --help and --version in 0.
   const exits = (cmd: Command) => {
-    cmd.exitOverride().configureOutput({ outputError: (text, write) => write(`gatepost: ${text.replace(/^error: /, '').trim()}\n`) });
+    cmd
+      .exitOverride()
+      .configureOutput({ outputError: (text, write) => write(`gatepost: ${text.replace(/^error: /, '').trim()}\n`) });
     cmd.commands.forEach(exits);
   };
   exits(root);

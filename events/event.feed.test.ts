@@ -66,7 +66,13 @@ describe('EventFeed', () => {
     const feed = new EventFeed();
     const events = Array.from({ length: 1_005 }, () => event());
     for (const e of events) feed.push('ten_a', e);
-    const page = await feed.read('ten_a', { after: 'ffffffff.3', limit: 1_000, waitMs: 0, keep: all, signal: new AbortController().signal });
+    const page = await feed.read('ten_a', {
+      after: 'ffffffff.3',
+      limit: 1_000,
+      waitMs: 0,
+      keep: all,
+      signal: new AbortController().signal,
+    });
     expect(page.data).toHaveLength(1_000);
     expect(page.data[0]).toEqual(events[5]);
   });

@@ -17,7 +17,14 @@ export type Permission =
   /** Create, change, delete or list what live mail depends on: templates, suppressions, webhooks. */
   | 'manage';
 
-export const PERMISSIONS: readonly Permission[] = ['send', 'read_messages', 'read_captures', 'read_templates', 'read_events', 'manage'];
+export const PERMISSIONS: readonly Permission[] = [
+  'send',
+  'read_messages',
+  'read_captures',
+  'read_templates',
+  'read_events',
+  'manage',
+];
 
 const SANDBOX: ReadonlySet<Permission> = new Set(['send', 'read_messages', 'read_captures', 'read_templates', 'read_events']);
 const SENDING: ReadonlySet<Permission> = new Set(['send', 'read_messages']);

@@ -40,7 +40,8 @@ async function forward(url: string, secret: string, event: Event): Promise<{ sta
 }
 
 function localUrl(value: string): string {
-  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) throw new UsageError(`--forward-to must be an http(s) URL: ${value}`);
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol))
+    throw new UsageError(`--forward-to must be an http(s) URL: ${value}`);
   return value;
 }
 

@@ -8,7 +8,9 @@ export function receiptCommands(root: Command): void {
   const receipt = root.command('receipt').description('Signed delivery receipts');
   receipt
     .command('verify')
-    .description("Fetch a message's latest receipt and verify its signature against the published keys (exit 1 if it does not verify)")
+    .description(
+      "Fetch a message's latest receipt and verify its signature against the published keys (exit 1 if it does not verify)",
+    )
     .argument('<id>', 'the message id, msg_…')
     .action(async (id: string, _opts, cmd: Command) => {
       try {
@@ -22,7 +24,8 @@ export function receiptCommands(root: Command): void {
         ]);
       } catch (error) {
         if (!(error instanceof ReceiptVerificationError)) throw error;
-        if (globals(cmd).json) process.stdout.write(`${JSON.stringify({ verified: false, reason: error.reason, message: error.message })}\n`);
+        if (globals(cmd).json)
+          process.stdout.write(`${JSON.stringify({ verified: false, reason: error.reason, message: error.message })}\n`);
         else process.stderr.write(`gatepost: the receipt does not verify: ${error.reason}: ${error.message}\n`);
         process.exitCode = EXIT.api;
       }

@@ -60,8 +60,11 @@ export function sendCommand(root: Command): void {
         idempotency_key: opts.idempotencyKey,
       };
       const sent = await clientOf(cmd).send(req);
-      print(cmd, sent, (s) =>
-        `${s.id} ${s.status}${s.sandbox ? ' (sandbox: captured)' : ''}${s.replayed ? ' (replayed: sent before with this key)' : ''}`,
+      print(
+        cmd,
+        sent,
+        (s) =>
+          `${s.id} ${s.status}${s.sandbox ? ' (sandbox: captured)' : ''}${s.replayed ? ' (replayed: sent before with this key)' : ''}`,
       );
     });
 }

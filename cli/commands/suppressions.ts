@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import type { Suppression } from '../../sdk/node/index.ts';
 import { clientOf, print, table } from '../context.ts';
 
-const rows = (list: Suppression[]) => table([['ADDRESS', 'REASON', 'SINCE'], ...list.map((s) => [s.address, s.reason, s.created_at])]);
+const rows = (list: Suppression[]) =>
+  table([['ADDRESS', 'REASON', 'SINCE'], ...list.map((s) => [s.address, s.reason, s.created_at])]);
 
 export function suppressionCommands(root: Command): void {
   const suppressions = root.command('suppressions').description('The suppression list: addresses never sent to');

@@ -42,7 +42,8 @@ export function readTemplateDir(dir: string, only?: string): TemplateFields[] {
       };
       for (const field of META_FIELDS) {
         const value = meta[field];
-        if (value !== undefined && value !== null && typeof value !== 'string') throw new UsageError(`${slug}.json: "${field}" must be a string`);
+        if (value !== undefined && value !== null && typeof value !== 'string')
+          throw new UsageError(`${slug}.json: "${field}" must be a string`);
         t[field] = value ?? null;
       }
       return t;
@@ -102,7 +103,9 @@ export function templateCommands(root: Command): void {
     .description("The tenant's templates")
     .action(async (_opts, cmd: Command) => {
       print(cmd, await clientOf(cmd).templates.list(), (list) =>
-        list.length ? table([['SLUG', 'SUBJECT', 'UPDATED'], ...list.map((t) => [t.slug, t.subject, t.updated_at])]) : 'no templates',
+        list.length
+          ? table([['SLUG', 'SUBJECT', 'UPDATED'], ...list.map((t) => [t.slug, t.subject, t.updated_at])])
+          : 'no templates',
       );
     });
 }

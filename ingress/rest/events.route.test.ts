@@ -44,7 +44,9 @@ describe('GET /v1/events', () => {
     });
     expect(sent.statusCode).toBe(202);
     const page = (await waiting).json();
-    expect(page.data).toEqual([expect.objectContaining({ type: 'email.sent', data: expect.objectContaining({ message_id: sent.json().id }) })]);
+    expect(page.data).toEqual([
+      expect.objectContaining({ type: 'email.sent', data: expect.objectContaining({ message_id: sent.json().id }) }),
+    ]);
   });
 
   it("shows a live message's events to a full key, never to a sandbox key", async () => {
@@ -52,7 +54,12 @@ describe('GET /v1/events', () => {
       full: (await events(keys.full)).json().cursor,
       sandbox: (await events(keys.sandbox)).json().cursor,
     };
-    const live = { id: 'evt_live', type: 'email.bounced' as const, created_at: new Date().toISOString(), data: { message_id: 'msg_live' } };
+    const live = {
+      id: 'evt_live',
+      type: 'email.bounced' as const,
+      created_at: new Date().toISOString(),
+      data: { message_id: 'msg_live' },
+    };
     app.events!.push(tenantId, live);
     expect((await events(keys.full, `?after=${from.full}`)).json().data).toEqual([live]);
     const sandboxPage = (await events(keys.sandbox, `?after=${from.sandbox}`)).json();

@@ -16,19 +16,23 @@ const EventsQuery = z.object({
     .string()
     .regex(/^[0-9a-f]{8}\.\d{1,15}$/, 'a cursor from an earlier answer')
     .optional()
-    .meta({ description: "The cursor of an earlier answer: the events after it. None: only events from now on." }),
+    .meta({ description: 'The cursor of an earlier answer: the events after it. None: only events from now on.' }),
   wait: z.coerce
     .number()
     .int()
     .min(0)
     .max(MAX_WAIT_SECONDS)
     .default(0)
-    .meta({ description: `Seconds to hold the request open while there is no event (long polling); at most ${MAX_WAIT_SECONDS}.` }),
+    .meta({
+      description: `Seconds to hold the request open while there is no event (long polling); at most ${MAX_WAIT_SECONDS}.`,
+    }),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
 const FeedPage = z.object({
-  data: z.array(EventEnvelope).meta({ description: 'Events after the cursor, oldest first (the same envelope webhooks deliver).' }),
+  data: z
+    .array(EventEnvelope)
+    .meta({ description: 'Events after the cursor, oldest first (the same envelope webhooks deliver).' }),
   cursor: z.string().meta({ description: 'Give it as `after` for the events that follow.' }),
 });
 

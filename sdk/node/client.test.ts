@@ -41,7 +41,12 @@ describe('OPERATIONS', () => {
 
 describe('sending', () => {
   it('sends with the sandbox key, reads the message, and follows its timeline to email.sent', async () => {
-    const sent = await sandbox.send({ to: 'ann@example.com', subject: 'Hi {{name}}', html: '<p>Hi {{name}}</p>', data: { name: 'Ann' } });
+    const sent = await sandbox.send({
+      to: 'ann@example.com',
+      subject: 'Hi {{name}}',
+      html: '<p>Hi {{name}}</p>',
+      data: { name: 'Ann' },
+    });
     expect(sent).toMatchObject({ status: 'queued', to: 'ann@example.com', sandbox: true, replayed: false });
     expect(sent.id).toMatch(/^msg_/);
 
@@ -64,7 +69,9 @@ describe('sending', () => {
     const first = await sandbox.send({ to: 'bob@example.com', subject: 'Once', html: '<p>1</p>' }, { idempotencyKey: 'order-1' });
     const again = await sandbox.send({ to: 'bob@example.com', subject: 'Once', html: '<p>1</p>', idempotency_key: 'order-1' });
     expect(again).toEqual({ ...first, replayed: true });
-    const reused = await failure(sandbox.send({ to: 'bob@example.com', subject: 'Twice', html: '<p>2</p>' }, { idempotencyKey: 'order-1' }));
+    const reused = await failure(
+      sandbox.send({ to: 'bob@example.com', subject: 'Twice', html: '<p>2</p>' }, { idempotencyKey: 'order-1' }),
+    );
     expect(reused).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
   });
 
@@ -85,12 +92,18 @@ describe('errors', () => {
   it("throws the API's code, status, message and details", async () => {
     const unknownKey = new Gatepost({ apiKey: 'gp_live_not-a-key', baseUrl: gp.url });
     expect(await failure(unknownKey.messages.get('msg_x'))).toMatchObject({ code: 'invalid_api_key', status: 401 });
-    expect(await failure(sandbox.messages.get('msg_00000000000000000000000000'))).toMatchObject({ code: 'not_found', status: 404 });
+    expect(await failure(sandbox.messages.get('msg_00000000000000000000000000'))).toMatchObject({
+      code: 'not_found',
+      status: 404,
+    });
     const invalid = await failure(sandbox.send({ subject: 'No recipient', html: '<p>x</p>' }));
     expect(invalid).toMatchObject({ code: 'invalid_request', status: 400 });
     expect(invalid.details.map((d) => d.field)).toContain('to');
     // A sandbox key never manages what live mail depends on.
-    expect(await failure(sandbox.suppressions.add({ address: 'x@example.com' }))).toMatchObject({ code: 'insufficient_scope', status: 403 });
+    expect(await failure(sandbox.suppressions.add({ address: 'x@example.com' }))).toMatchObject({
+      code: 'insufficient_scope',
+      status: 403,
+    });
   });
 
   it('answers receipt_not_found for a message no server has accepted', async () => {
@@ -108,7 +121,9 @@ describe('resources', () => {
     expect((await sandbox.templates.get('welcome')).subject).toBe('Welcome {{name}}');
     const sent = await sandbox.send({ to: 'ann@example.com', template: 'welcome', data: { name: 'Ann' } });
     expect((await sandbox.messages.get(sent.id)).subject).toBe('Welcome Ann');
-    expect(await failure(live.templates.create({ slug: 'welcome', subject: 's', html: 'h' }))).toMatchObject({ code: 'template_exists' });
+    expect(await failure(live.templates.create({ slug: 'welcome', subject: 's', html: 'h' }))).toMatchObject({
+      code: 'template_exists',
+    });
     await live.templates.delete('welcome');
     expect(await failure(live.templates.get('welcome'))).toMatchObject({ code: 'not_found' });
   });
@@ -166,7 +181,9 @@ describe('the event feed', () => {
     const waiting = sandbox.events.list({ after: cursor, waitSeconds: 20 });
     const sent = await sandbox.send({ to: 'feed@example.com', subject: 'Feed', html: '<p>f</p>' });
     const page = await waiting;
-    expect(page.data).toEqual([expect.objectContaining({ type: 'email.sent', data: expect.objectContaining({ message_id: sent.id }) })]);
+    expect(page.data).toEqual([
+      expect.objectContaining({ type: 'email.sent', data: expect.objectContaining({ message_id: sent.id }) }),
+    ]);
     expect(page.cursor).not.toBe(cursor);
   });
 });

@@ -59,7 +59,11 @@ export class Gatepost {
   /** Sends one email. The idempotency key is `req.idempotency_key`, `opts.idempotencyKey`, or one made for this call. */
   async send(req: SendRequest, opts: CallOptions = {}): Promise<SendResult> {
     const { idempotency_key, ...body } = req;
-    const res = await this.http.call<SendResponse>('send', { ...opts, idempotencyKey: idempotency_key ?? opts.idempotencyKey, body });
+    const res = await this.http.call<SendResponse>('send', {
+      ...opts,
+      idempotencyKey: idempotency_key ?? opts.idempotencyKey,
+      body,
+    });
     return { ...res.body, replayed: res.headers.get('idempotent-replayed') === 'true' };
   }
 

@@ -2,10 +2,10 @@
 // in a node_modules folder as npm installs it, then imported by name, through its `exports`, from
 // JavaScript and from TypeScript checked against its declarations.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SDK = join(ROOT, 'sdk/node');
@@ -17,10 +17,13 @@ const installed = join(project, 'node_modules', manifest.name);
 
 beforeAll(() => {
   mkdirSync(installed, { recursive: true });
-  execFileSync(process.execPath, [TSC, '-p', join(SDK, 'tsconfig.json'), '--outDir', join(installed, 'dist')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [TSC, '-p', join(SDK, 'tsconfig.json'), '--outDir', join(installed, 'dist')], {
+    stdio: 'inherit',
+  });
   for (const f of manifest.files as string[]) if (f !== 'dist') cpSync(join(SDK, f), join(installed, f));
   writeFileSync(join(installed, 'package.json'), JSON.stringify(manifest));
 }, 120_000);
+afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 describe(`${manifest.name}`, () => {
   it('imports by name from JavaScript: the client, the webhook and receipt helpers, and its subpaths', () => {
@@ -39,7 +42,17 @@ console.log(JSON.stringify([gp.baseUrl, typeof verifyWebhook, typeof verifyRecei
   it('type-checks a TypeScript user of its declarations, and refuses a wrong call', () => {
     writeFileSync(
       join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] }, files: ['use.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+        },
+        files: ['use.ts'],
+      }),
     );
     const check = (code: string) => {
       writeFileSync(join(project, 'use.ts'), code);

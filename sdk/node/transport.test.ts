@@ -34,11 +34,20 @@ afterEach(async () => {
   server = null;
 });
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => (res: ServerResponse) =>
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  (res: ServerResponse) =>
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 const refused = (code: string, status: number, headers: Record<string, string> = {}) =>
   json(status, { error: { code, message: `${code} here` } }, headers);
-const accepted = json(202, { id: 'msg_1', status: 'queued', to: 'a@example.com', created_at: 'now', send_at: null, sandbox: true });
+const accepted = json(202, {
+  id: 'msg_1',
+  status: 'queued',
+  to: 'a@example.com',
+  created_at: 'now',
+  send_at: null,
+  sandbox: true,
+});
 
 async function failure(promise: Promise<unknown>): Promise<GatepostError> {
   const error = await promise.then(

@@ -147,7 +147,11 @@ export class Transport {
         if (call.signal?.aborted) throw new GatepostError('aborted', 'The call was aborted.', null);
         const error = timeout.aborted
           ? new GatepostError('timeout', `No answer from ${op.method} ${url} within ${timeoutMs} ms.`, null)
-          : new GatepostError('connection_error', `${op.method} ${url}: ${(cause as Error).cause ?? (cause as Error).message}`, null);
+          : new GatepostError(
+              'connection_error',
+              `${op.method} ${url}: ${(cause as Error).cause ?? (cause as Error).message}`,
+              null,
+            );
         if (last || !op.retrySafe) throw error;
         await sleep(backoff(attempt, this.maxRetryDelayMs), call.signal);
         continue;

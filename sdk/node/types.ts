@@ -49,9 +49,7 @@ export interface ErrorBody {
   details?: Array<{ field: string; message: string }>;
 }
 
-export type BatchItemResult =
-  | (SendResponse & { index: number; replayed: boolean })
-  | { index: number; error: ErrorBody };
+export type BatchItemResult = (SendResponse & { index: number; replayed: boolean }) | { index: number; error: ErrorBody };
 
 export interface BatchResult {
   /** One per item, in request order. */
@@ -170,13 +168,7 @@ export interface SuppressionCreate {
 }
 
 export type WebhookEventType =
-  | 'email.sent'
-  | 'email.bounced'
-  | 'email.opened'
-  | 'email.clicked'
-  | 'email.complained'
-  | 'email.unsubscribed'
-  | 'email.inbound';
+  'email.sent' | 'email.bounced' | 'email.opened' | 'email.clicked' | 'email.complained' | 'email.unsubscribed' | 'email.inbound';
 
 export interface Webhook {
   /** whk_… */
