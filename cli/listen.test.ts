@@ -32,7 +32,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => devServer.listen(0, '127.0.0.1', r));
   devUrl = `http://127.0.0.1:${(devServer.address() as AddressInfo).port}/webhooks`;
-});
+}, 180_000);
 afterEach(async () => {
   for (const cli of running.splice(0)) {
     cli.child.kill('SIGINT');
