@@ -1,5 +1,6 @@
 // The tenant event feed on its own: cursors, a wait that ends when an event comes, duplicates
-// left out, the bound per tenant, and a cursor of another process.
+// left out, nothing kept for a tenant nobody reads, the bound per tenant, and a cursor of
+// another process.
 import { describe, expect, it } from 'vitest';
 import type { EventEnvelope } from './email.event.ts';
 import { EventFeed } from './event.feed.ts';
@@ -62,8 +63,19 @@ describe('EventFeed', () => {
     expect((await read(feed, 'ten_a', cursor)).data).toEqual([live, sandboxed]);
   });
 
+  it('keeps nothing for a tenant nobody reads the feed of', async () => {
+    const feed = new EventFeed();
+    const { cursor } = await read(feed, 'ten_a');
+    const [unread, read1] = [event(), event()];
+    feed.push('ten_b', unread);
+    feed.push('ten_a', read1);
+    expect((await read(feed, 'ten_b', cursor)).data).toEqual([]);
+    expect((await read(feed, 'ten_a', cursor)).data).toEqual([read1]);
+  });
+
   it('keeps the last 1,000 events of a tenant, and reads a former process’s cursor from the first kept', async () => {
     const feed = new EventFeed();
+    await read(feed, 'ten_a');
     const events = Array.from({ length: 1_005 }, () => event());
     for (const e of events) feed.push('ten_a', e);
     const page = await feed.read('ten_a', {

@@ -1,14 +1,17 @@
 // The tenant's recent lifecycle events, kept in memory for `GET /v1/events` (the CLI's `listen`
 // reads it, so a development server that Gatepost cannot reach still gets every event). Fed by
-// the process that fans events out to webhooks; bounded: the last PER_TENANT events of each of
-// the last TENANTS tenants to have one. Not durable: a restart starts an empty feed, and a
-// cursor of the feed before it reads from the first event kept.
+// the process that fans events out to webhooks, for the tenants someone reads it for: from a
+// tenant's first read until WATCH_MS after its last (a listener asks again every 25 s at most),
+// so a tenant nobody listens to costs nothing. Bounded: the last PER_TENANT events of at most
+// TENANTS tenants. Not durable: a restart starts an empty feed, and a cursor of the feed before
+// it reads from the first event kept.
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { EventEnvelope } from './email.event.ts';
 
 const PER_TENANT = 1_000;
-const TENANTS = 10_000;
+const TENANTS = 1_000;
+export const WATCH_MS = 2 * 60_000;
 
 interface Entry {
   seq: number;
@@ -31,18 +34,20 @@ export class EventFeed {
   /** Tells this process's cursors from a former one's. */
   private readonly boot = randomBytes(4).toString('hex');
   private seq = 0;
-  private readonly tenants = new LRUCache<string, TenantFeed>({ max: TENANTS });
+  /** Each read sets its tenant's feed again, which keeps it WATCH_MS more. */
+  private readonly tenants = new LRUCache<string, TenantFeed>({ max: TENANTS, ttl: WATCH_MS, ttlAutopurge: true });
 
-  private feedOf(tenantId: string): TenantFeed {
-    let feed = this.tenants.get(tenantId);
-    if (!feed) this.tenants.set(tenantId, (feed = { entries: [], ids: new Set(), waiters: new Set() }));
+  /** The tenant's feed, kept WATCH_MS from now: made by a tenant's first read. */
+  private watch(tenantId: string): TenantFeed {
+    const feed = this.tenants.get(tenantId) ?? { entries: [], ids: new Set(), waiters: new Set() };
+    this.tenants.set(tenantId, feed);
     return feed;
   }
 
-  /** One more event; one already in the feed (pub/sub delivers at least once) is left out. */
+  /** One more event, kept if someone reads the tenant's feed; one already in it (pub/sub delivers at least once) is left out. */
   push(tenantId: string, event: EventEnvelope): void {
-    const feed = this.feedOf(tenantId);
-    if (feed.ids.has(event.id)) return;
+    const feed = this.tenants.get(tenantId);
+    if (!feed || feed.ids.has(event.id)) return;
     feed.entries.push({ seq: ++this.seq, event });
     feed.ids.add(event.id);
     if (feed.entries.length > PER_TENANT) feed.ids.delete(feed.entries.shift()!.event.id);
@@ -56,11 +61,10 @@ export class EventFeed {
     return boot === this.boot && /^\d+$/.test(seq ?? '') ? Number(seq) : 0;
   }
 
-  private page(tenantId: string, from: number, limit: number, keep: (e: EventEnvelope) => boolean): FeedPage {
-    const entries = this.tenants.get(tenantId)?.entries ?? [];
+  private page(feed: TenantFeed, from: number, limit: number, keep: (e: EventEnvelope) => boolean): FeedPage {
     const data: EventEnvelope[] = [];
     let last = from;
-    for (const e of entries) {
+    for (const e of feed.entries) {
       if (e.seq <= from) continue;
       if (data.length === limit) break;
       last = e.seq;
@@ -79,20 +83,20 @@ export class EventFeed {
     tenantId: string,
     opts: { after?: string; limit: number; waitMs: number; keep: (e: EventEnvelope) => boolean; signal: AbortSignal },
   ): Promise<FeedPage> {
+    const feed = this.watch(tenantId);
     let from = this.position(opts.after);
     const until = Date.now() + opts.waitMs;
     for (;;) {
-      const page = this.page(tenantId, from, opts.limit, opts.keep);
+      const page = this.page(feed, from, opts.limit, opts.keep);
       const left = until - Date.now();
       if (page.data.length > 0 || left <= 0 || opts.signal.aborted) return page;
       from = Number(page.cursor.split('.')[1]);
-      await this.next(tenantId, left, opts.signal);
+      await this.next(feed, left, opts.signal);
     }
   }
 
-  /** Resolves when the tenant gets an event, `ms` pass, or `signal` aborts. */
-  private next(tenantId: string, ms: number, signal: AbortSignal): Promise<void> {
-    const feed = this.feedOf(tenantId);
+  /** Resolves when the feed gets an event, `ms` pass, or `signal` aborts. */
+  private next(feed: TenantFeed, ms: number, signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);

@@ -51,8 +51,8 @@ export function eventRoutes(app: ZodApp, feed: EventFeed): void {
         tags: ['Events'],
         summary: "The tenant's lifecycle events, with a cursor; held open until one comes",
         description:
-          'Kept in memory by the process that fans events out to webhooks: the last 1,000 events of a tenant, from its start. ' +
-          'A cursor from before a restart reads from the first event kept.',
+          'Kept in memory by the process that fans events out to webhooks, while someone reads them: from the first read, until two ' +
+          'minutes after the last; the last 1,000 events of a tenant. A cursor from before a restart reads from the first event kept.',
         querystring: EventsQuery,
         response: {
           200: answer('The events after the cursor (none when the wait ended first), and the next cursor.', FeedPage),

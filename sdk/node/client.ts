@@ -195,7 +195,7 @@ export class Gatepost {
         await this.http.call<EventFeedPage>('listEvents', {
           ...opts,
           // The wait is the server's: the attempt's deadline must outlast it.
-          timeoutMs: Math.max(opts?.timeoutMs ?? 30_000, ((q.waitSeconds ?? 0) + 10) * 1000),
+          timeoutMs: Math.max(opts?.timeoutMs ?? this.http.timeoutMs, ((q.waitSeconds ?? 0) + 10) * 1000),
           query: { after: q.after, wait: q.waitSeconds, limit: q.limit },
         })
       ).body,

@@ -93,7 +93,8 @@ async function errorOf(res: Response): Promise<GatepostError> {
 export class Transport {
   readonly baseUrl: string;
   private readonly apiKey: string | undefined;
-  private readonly timeoutMs: number;
+  /** Each attempt's deadline, ms, unless a call gives its own. */
+  readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly maxRetryDelayMs: number;
   private readonly fetch: typeof fetch;
