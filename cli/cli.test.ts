@@ -9,7 +9,7 @@ import { publish } from '../test/harness/domains.harness.ts';
 import { startDns, type DnsServer } from '../test/harness/dns.harness.ts';
 import { eventually, startGatepost, type GatepostProcess } from '../test/harness/gatepost.harness.ts';
 import { freePort, startMx, type MxHost } from '../test/harness/mx.harness.ts';
-import { buildCli, gatepost, removeCliBuild } from './cli.testkit.ts';
+import { buildCli, gatepost, removeCliBuild, startGatepostCli } from './cli.testkit.ts';
 
 let gp: GatepostProcess;
 let dns: DnsServer;
@@ -146,6 +146,23 @@ describe('sending and reading', () => {
     const shown = await gatepost(['inbox', 'show', id], sandboxEnv);
     expect(shown.stdout).toContain('subject:  Hi Ann');
     expect(shown.stdout).toContain('Hi Ann');
+  });
+
+  it('tails a scheduled message until Ctrl-C, exit 130', async () => {
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    const sent = json(
+      (
+        await gatepost(
+          ['--json', 'send', '--to', 's@example.com', '--subject', 'S', '--html', 's', '--send-at', later],
+          sandboxEnv,
+        )
+      ).stdout,
+    );
+    expect(sent.status).toBe('scheduled');
+    const tail = startGatepostCli(['messages', 'tail', sent.id, '--interval', '100'], sandboxEnv);
+    await tail.line((l) => l.includes('message.scheduled'));
+    tail.child.kill('SIGINT');
+    expect(await tail.exited).toBe(130);
   });
 
   it('replays a send given the same --idempotency-key', async () => {

@@ -39,10 +39,16 @@ export interface FollowOptions {
   signal?: AbortSignal;
 }
 
+/** Waits `ms`, or less if the signal aborts; leaves no listener behind (a long follow waits many times). */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
 export class Gatepost {
