@@ -98,7 +98,7 @@ module.exports = {
       name: 'production-dependencies',
       comment: 'The image installs `dependencies` only (npm ci --omit=dev): the service imports nothing else.',
       severity: 'error',
-      // cli/gatepost.js runs the CLI's sources through tsx in a checkout that has not built dist/.
+      // cli/gatepost.js runs the CLI's sources through tsx where tsx is installed (a checkout), dist/ elsewhere.
       from: { pathNot: ['^(test/|bench/|helm/|dapr/(build|cluster)/|vitest\\.config\\.ts$|cli/gatepost\\.js$)', TESTS] },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
