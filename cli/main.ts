@@ -1,15 +1,15 @@
 // `gatepost`: the command line for Gatepost's API (docs/cli.md). Exit codes: 0 done, 1 the API
 // refused or failed (or a receipt does not verify), 2 a usage error (a bad flag, no API key).
 import { Command, CommanderError } from 'commander';
-import { domainCommands } from './commands/domains.ts';
-import { inboxCommands } from './commands/inbox.ts';
-import { listenCommand } from './commands/listen.ts';
-import { messageCommands } from './commands/messages.ts';
-import { receiptCommands } from './commands/receipt.ts';
-import { sendCommand } from './commands/send.ts';
-import { suppressionCommands } from './commands/suppressions.ts';
-import { templateCommands } from './commands/templates.ts';
-import { webhookCommands } from './commands/webhooks.ts';
+import { domainCommands } from './commands/domains.command.ts';
+import { inboxCommands } from './commands/inbox.command.ts';
+import { listenCommand } from './commands/listen.command.ts';
+import { messageCommands } from './commands/messages.command.ts';
+import { receiptCommands } from './commands/receipt.command.ts';
+import { sendCommand } from './commands/send.command.ts';
+import { suppressionCommands } from './commands/suppressions.command.ts';
+import { templateCommands } from './commands/templates.command.ts';
+import { webhookCommands } from './commands/webhooks.command.ts';
 import { EXIT, report } from './context.ts';
 
 export const VERSION = '0.1.0';

@@ -1,28 +1,8 @@
 // gatepost send: one email, from flags (or a template), with the answer's id.
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { SendRequest } from '../../sdk/node/index.ts';
 import { clientOf, print, UsageError } from '../context.ts';
-
-/** A file's text, or a usage error naming it. */
-export function readText(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-}
-
-export function jsonObject(text: string, what: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new UsageError(`${what} is not JSON`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${what} must be a JSON object`);
-  return value as Record<string, unknown>;
-}
+import { jsonObject, readText } from '../input.ts';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

@@ -11,7 +11,7 @@ import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import { GatepostError, type Template, type TemplateFields } from '../../sdk/node/index.ts';
 import { clientOf, print, table, UsageError } from '../context.ts';
-import { jsonObject, readText } from './send.ts';
+import { jsonObject, readText } from '../input.ts';
 
 const META_FIELDS = ['name', 'from', 'to', 'reply_to'] as const;
 
