@@ -29,6 +29,7 @@ module.exports = {
     onlyImports('lib', 'lib/', [], 'lib/ holds small helpers with no Gatepost knowledge.'),
     onlyImports('errors', 'errors/', ['^lib/'], 'The error catalogue sits under everything.'),
     onlyImports('sdk', 'sdk/', [], 'The Node SDK ships on its own: nothing of the service.'),
+    onlyImports('cli', 'cli/', ['^sdk/node/'], 'The CLI talks to Gatepost over HTTP through the Node SDK, like any user.'),
     // mail/render.limits.ts: the render limits' shape and defaults, which the settings override.
     onlyImports('config', 'config/', ['^lib/', '^errors/', '^mail/render\\.limits\\.ts$']),
     onlyImports('mail', 'mail/', ['^lib/', '^errors/']),
@@ -97,13 +98,14 @@ module.exports = {
       name: 'production-dependencies',
       comment: 'The image installs `dependencies` only (npm ci --omit=dev): the service imports nothing else.',
       severity: 'error',
-      from: { pathNot: ['^(test/|bench/|helm/|dapr/(build|cluster)/|vitest\\.config\\.ts$)', TESTS] },
+      // cli/gatepost.js runs the CLI's sources through tsx where tsx is installed (a checkout), dist/ elsewhere.
+      from: { pathNot: ['^(test/|bench/|helm/|dapr/(build|cluster)/|vitest\\.config\\.ts$|cli/gatepost\\.js$)', TESTS] },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(dist|data)/' },
+    exclude: { path: '((^|/)(dist|data)|^\\.vitest-tmp)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
   },

@@ -16,6 +16,7 @@ import { deliveryActor, type DeliveryDeps } from '../actors/delivery/delivery.ac
 import { dispatchMessages } from '../actors/delivery/dispatch.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
 import { webhookActor } from '../actors/webhook/webhook.actor.ts';
+import { EventFeed } from '../events/event.feed.ts';
 import { fanOutWebhooks } from '../actors/webhook/fanout.ts';
 import { loadConfig } from '../config/config.ts';
 import { SsrfGuard } from '../webhooks/ssrf.guard.ts';
@@ -79,6 +80,8 @@ export function registerActors(
     retrySchedule: number[];
     horizonMs: number;
     webhooks?: WebhookSettings;
+    /** The tenant event feed to fill, where this process also serves the API. */
+    feed?: EventFeed;
   },
 ): { drain(): Promise<void> } {
   const { catalog } = deps;
@@ -99,7 +102,7 @@ export function registerActors(
 
   dispatchMessages(runtime, { catalog, delivery });
   mirrorSuppressions(runtime, catalog);
-  return fanOutWebhooks(runtime, { catalog, guard: webhooks.guard, timeoutMs: webhooks.timeoutMs, log });
+  return fanOutWebhooks(runtime, { catalog, guard: webhooks.guard, timeoutMs: webhooks.timeoutMs, log, feed: deps.feed });
 }
 
 /** The relay (a smarthost) when one is configured; direct delivery to each recipient domain's MX hosts otherwise. */
@@ -140,6 +143,8 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const transport = hostsActors ? transportOf(config) : null;
   // Delivery signs receipts with them; the API serves their JWKS and rotates them.
   const receiptKeys = new ReceiptKeys(catalog);
+  // Events are fanned out where actors are hosted: GET /v1/events is served where both are.
+  const feed = hostsActors && servesApi ? new EventFeed() : undefined;
   const guard = new SsrfGuard({ allow: config.webhookAllow, dnsServers: config.dnsServers });
   // Deliveries must never reach Gatepost's own API or its Dapr sidecar on this machine.
   guard.protectPorts(config.port, ...(config.runtime === 'dapr' ? [config.daprHttpPort, config.appPort] : []));
@@ -157,6 +162,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
           timeoutMs: config.webhookTimeoutMs,
           disableAfterMs: config.webhookDisableAfterMs,
         },
+        feed,
       })
     : null;
 
@@ -177,6 +183,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         receiptKeys,
         domains,
         webhookGuard: guard,
+        events: feed,
         adminToken: config.adminToken,
         http: config.http,
         ready: () => ready,

@@ -12,12 +12,21 @@ export type Permission =
   | 'read_captures'
   /** Read what sending needs (templates). */
   | 'read_templates'
+  /** Read the tenant's event feed (GET /v1/events); a sandbox key sees its sandbox messages' events only. */
+  | 'read_events'
   /** Create, change, delete or list what live mail depends on: templates, suppressions, webhooks. */
   | 'manage';
 
-export const PERMISSIONS: readonly Permission[] = ['send', 'read_messages', 'read_captures', 'read_templates', 'manage'];
+export const PERMISSIONS: readonly Permission[] = [
+  'send',
+  'read_messages',
+  'read_captures',
+  'read_templates',
+  'read_events',
+  'manage',
+];
 
-const SANDBOX: ReadonlySet<Permission> = new Set(['send', 'read_messages', 'read_captures', 'read_templates']);
+const SANDBOX: ReadonlySet<Permission> = new Set(['send', 'read_messages', 'read_captures', 'read_templates', 'read_events']);
 const SENDING: ReadonlySet<Permission> = new Set(['send', 'read_messages']);
 const FULL: ReadonlySet<Permission> = new Set(PERMISSIONS);
 // A public key sits in a web page: it sends through the browser SDK endpoints only, which check

@@ -5,7 +5,7 @@
 // An attempt is begin (a turn), the signed request (no turn), finish (a turn).
 import type { ActorRuntime } from '../../runtime/runtime.port.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
-import { EMAIL_EVENTS, type EmailEvent } from '../../events/email.event.ts';
+import { EMAIL_EVENTS, type EmailEvent, type EventEnvelope } from '../../events/email.event.ts';
 import type { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { WebhookPoster } from '../../webhooks/webhook.http.ts';
 import { PER_ENDPOINT, WebhookLanes } from '../../webhooks/webhook.lanes.ts';
@@ -19,6 +19,8 @@ export interface FanOutDeps {
   /** One attempt's deadline, ms. */
   timeoutMs: number;
   log: (message: string, error?: unknown) => void;
+  /** Also given every event: the tenant event feed (GET /v1/events). */
+  feed?: { push(tenantId: string, event: EventEnvelope): void };
 }
 
 /** Subscribes the fan-out; `drain` lets the attempts under way end and closes their connections. */
@@ -69,6 +71,7 @@ export function fanOutWebhooks(runtime: ActorRuntime, deps: FanOutDeps): { drain
 
   runtime.subscribe(EMAIL_EVENTS, async ({ data }) => {
     const { tenant_id, event } = data as EmailEvent;
+    deps.feed?.push(tenant_id, event);
     const endpoints = await catalog.webhooksFor(tenant_id, event.type);
     await Promise.all(
       endpoints.map(async (e) => {

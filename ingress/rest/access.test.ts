@@ -22,7 +22,7 @@ let otherSending: string;
 const MAY: Record<Holder, Permission[]> = {
   full: [...PERMISSIONS],
   sending: ['send', 'read_messages'],
-  sandbox: ['send', 'read_messages', 'read_captures', 'read_templates'],
+  sandbox: ['send', 'read_messages', 'read_captures', 'read_templates', 'read_events'],
   public: [],
   publicSandbox: [],
 };

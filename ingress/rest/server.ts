@@ -8,11 +8,13 @@ import type { Invoker } from '../../runtime/runtime.port.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../config/config.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import type { Domains } from '../../tenancy/domains.ts';
+import type { EventFeed } from '../../events/event.feed.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
 import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { adminRoutes } from './admin.route.ts';
 import { domainRoutes } from './domains.route.ts';
 import { emailRoutes } from './emails.route.ts';
+import { eventRoutes } from './events.route.ts';
 import { jwksRoutes, receiptAdminRoutes, receiptRoutes, type ReceiptKeyRing } from './receipts.route.ts';
 import { messageRoutes } from './messages.route.ts';
 import {
@@ -54,6 +56,11 @@ export interface RestDeps {
   receiptKeys: ReceiptKeyRing;
   /** Sending domains: their routes, and the verified-sender answer the gate was given. */
   domains: Domains;
+  /**
+   * The tenant event feed, where this process fans events out (it hosts actors): GET /v1/events
+   * is served only then; an ingress-only process has no events to serve.
+   */
+  events?: EventFeed;
   /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS); by default nothing non-public is allowed. */
   webhookGuard?: SsrfGuard;
   adminToken: string | null;
@@ -172,6 +179,7 @@ export function restServer(deps: RestDeps): RestServer {
     suppressionRoutes(scope, deps.invoker, deps.catalog);
     sandboxRoutes(scope, deps.catalog);
     domainRoutes(scope, deps.domains);
+    if (deps.events) eventRoutes(scope, deps.events);
     webhookRoutes(scope, { invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard ?? new SsrfGuard() });
   });
   const { adminToken } = deps;

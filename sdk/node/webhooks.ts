@@ -1,5 +1,5 @@
-// Verifying a Gatepost webhook delivery on the receiving side, with no call to Gatepost. This
-// file stands alone (it imports node:crypto and nothing else): copy it, or import it from the
+// Verifying a Gatepost webhook delivery on the receiving side, with no call to Gatepost (and, at
+// the end, signing one as Gatepost does). This file stands alone (it imports node:crypto and nothing else): copy it, or import it from the
 // SDK module (sdk/node/index.ts).
 //
 //   x-service-signature: t=<unix seconds>,v1=<hex>[,v1=<hex>…]
@@ -8,7 +8,7 @@
 // Several v1 values appear while a secret rotates (one per secret in force): any one matching
 // any of your secrets is enough. A timestamp more than `toleranceSeconds` (default 300) away
 // from now is refused, so a captured delivery cannot be replayed later.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'x-service-signature';
 export const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
@@ -99,4 +99,48 @@ export function verifyWebhook<D = Record<string, unknown>>(opts: VerifyOptions):
   } catch {
     throw new WebhookVerificationError('invalid_payload', 'The signed payload is not JSON.');
   }
+}
+
+// Signing, as Gatepost signs each delivery, and as `gatepost listen` signs the events it forwards:
+// the headers above, and the Standard Webhooks ones from the same secret
+// (webhook-signature: v1,<base64 HMAC-SHA256(key = the base64 text after "whsec_", decoded,
+// message = "<evt id>.<t>.<body>")>).
+
+export const SECRET_PREFIX = 'whsec_';
+
+/** A new endpoint secret: `whsec_` and 24 random bytes in base64 (32 characters, no padding). */
+export function newSecret(): string {
+  return `${SECRET_PREFIX}${randomBytes(24).toString('base64')}`;
+}
+
+/** The Standard Webhooks key of a secret: the bytes its base64 part stands for. */
+function standardKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+}
+
+export interface Signable {
+  eventId: string;
+  eventType: string;
+  /** The raw request body, exactly as sent. */
+  body: string;
+  /** The secrets in force, current first: one signature each. */
+  secrets: string[];
+  /** Unix time in seconds. */
+  timestamp: number;
+}
+
+/** The headers of a signed delivery. */
+export function signatureHeaders({ eventId, eventType, body, secrets, timestamp: t }: Signable): Record<string, string> {
+  const v1 = secrets.map((s) => `v1=${computeSignature(s, t, body)}`);
+  const standard = secrets.map(
+    (s) => `v1,${createHmac('sha256', standardKey(s)).update(`${eventId}.${t}.${body}`).digest('base64')}`,
+  );
+  return {
+    [SIGNATURE_HEADER]: [`t=${t}`, ...v1].join(','),
+    'x-service-timestamp': String(t),
+    'x-service-event': eventType,
+    'webhook-id': eventId,
+    'webhook-timestamp': String(t),
+    'webhook-signature': standard.join(' '),
+  };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { registerActors } from '../../app/gatepost.ts';
 import { createGate } from '../../gate/gate.ts';
 import type { RenderLimits } from '../../mail/render.limits.ts';
+import { EventFeed } from '../../events/event.feed.ts';
 import { restServer, type RestDeps, type RestServer } from '../../ingress/rest/server.ts';
 import { EmbeddedRuntime } from '../../runtime/embedded/runtime.sqlite.ts';
 import type { Invoker } from '../../runtime/runtime.port.ts';
@@ -22,6 +23,8 @@ export interface TestApp {
   runtime: EmbeddedRuntime;
   keys: KeyRing;
   domains: Domains;
+  /** The tenant event feed GET /v1/events reads (with `actors` only). */
+  events: EventFeed | undefined;
   close(): Promise<void>;
 }
 
@@ -50,8 +53,11 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
   const runtime = new EmbeddedRuntime({ file: join(dir, 'actors.db') });
   const receiptKeys = new ReceiptKeys(catalog);
   const domains = new Domains(catalog, { ...TEST_RECORD_SETTINGS, dnsServers: options.dnsServers ?? null });
+  // Where actors run here, their events feed GET /v1/events, as in one Gatepost process.
+  const events = options.actors ? new EventFeed() : undefined;
   if (options.actors) {
     registerActors(runtime, {
+      feed: events,
       catalog,
       transport: await unreachableRelay(),
       receiptKeys,
@@ -74,6 +80,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     keys,
     receiptKeys,
     domains,
+    events,
     adminToken: null,
     ready: () => true,
     version: '0.0.0-test',
@@ -87,6 +94,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     runtime,
     keys,
     domains,
+    events,
     async close() {
       await server.app.close();
       await runtime.stop();

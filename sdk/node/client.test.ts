@@ -1,0 +1,189 @@
+// The client against a real Gatepost process: sends with the sandbox key, the message and its
+// timeline, following it to its end, the coded errors, idempotency, each resource's calls, the
+// event feed; and the operation table held against the served /openapi.json.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startGatepost, type GatepostProcess } from '../../test/harness/gatepost.harness.ts';
+import { Gatepost, GatepostError, OPERATIONS, type Event } from './index.ts';
+
+let gp: GatepostProcess;
+let tenant: Awaited<ReturnType<GatepostProcess['tenant']>>;
+let sandbox: Gatepost;
+let live: Gatepost;
+
+beforeAll(async () => {
+  // Webhook endpoints on loopback pass the SSRF guard only when allowed.
+  gp = await startGatepost({ env: { GATEPOST_WEBHOOK_ALLOW: '127.0.0.0/8' } });
+  tenant = await gp.tenant();
+  sandbox = new Gatepost({ apiKey: tenant.sandbox, baseUrl: gp.url });
+  live = new Gatepost({ apiKey: tenant.live, baseUrl: gp.url });
+});
+afterAll(async () => {
+  await gp?.dispose();
+});
+
+async function failure(promise: Promise<unknown>): Promise<GatepostError> {
+  const error = await promise.then(
+    () => expect.fail('expected a GatepostError'),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(GatepostError);
+  return error as GatepostError;
+}
+
+describe('OPERATIONS', () => {
+  it('names only operations the served OpenAPI document has, with the same method and path', async () => {
+    const doc = (await (await fetch(`${gp.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    for (const [name, op] of Object.entries(OPERATIONS)) {
+      expect(doc.paths[op.path]?.[op.method.toLowerCase()], `${name}: ${op.method} ${op.path}`).toBeDefined();
+    }
+  });
+});
+
+describe('sending', () => {
+  it('sends with the sandbox key, reads the message, and follows its timeline to email.sent', async () => {
+    const sent = await sandbox.send({
+      to: 'ann@example.com',
+      subject: 'Hi {{name}}',
+      html: '<p>Hi {{name}}</p>',
+      data: { name: 'Ann' },
+    });
+    expect(sent).toMatchObject({ status: 'queued', to: 'ann@example.com', sandbox: true, replayed: false });
+    expect(sent.id).toMatch(/^msg_/);
+
+    const message = await sandbox.messages.get(sent.id);
+    expect(message).toMatchObject({ id: sent.id, subject: 'Hi Ann', sandbox: true });
+    expect(message.events[0]?.type).toBe('message.accepted');
+
+    const followed: Event[] = [];
+    for await (const event of sandbox.messages.follow(sent.id, { intervalMs: 100 })) followed.push(event);
+    expect(followed.map((e) => e.type)).toEqual(['message.accepted', 'message.queued', 'email.sent']);
+    expect(followed.at(-1)?.data).toMatchObject({ message_id: sent.id, sandbox: true });
+    expect((await sandbox.messages.timeline(sent.id)).map((e) => e.id)).toEqual(followed.map((e) => e.id));
+
+    const captured = await eventually(async () => (await sandbox.sandbox.list()).data.find((c) => c.message_id === sent.id));
+    expect(captured.subject).toBe('Hi Ann');
+    expect((await sandbox.sandbox.get(sent.id)).html).toBe('<p>Hi Ann</p>');
+  });
+
+  it('replays a send with the same idempotency key, and refuses the key with another body', async () => {
+    const first = await sandbox.send({ to: 'bob@example.com', subject: 'Once', html: '<p>1</p>' }, { idempotencyKey: 'order-1' });
+    const again = await sandbox.send({ to: 'bob@example.com', subject: 'Once', html: '<p>1</p>', idempotency_key: 'order-1' });
+    expect(again).toEqual({ ...first, replayed: true });
+    const reused = await failure(
+      sandbox.send({ to: 'bob@example.com', subject: 'Twice', html: '<p>2</p>' }, { idempotencyKey: 'order-1' }),
+    );
+    expect(reused).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
+  });
+
+  it('sends a batch, each item on its own, with a batch key that makes a retry send nothing twice', async () => {
+    const items = [
+      { to: 'c1@example.com', subject: 'B', html: '<p>b</p>' },
+      { to: 'not an address', subject: 'B', html: '<p>b</p>' },
+    ];
+    const result = await sandbox.batch(items, { idempotencyKey: 'batch-1' });
+    expect(result).toMatchObject({ accepted: 1, refused: 1 });
+    expect(result.results[1]).toMatchObject({ index: 1, error: { code: 'invalid_request' } });
+    const retried = await sandbox.batch(items, { idempotencyKey: 'batch-1' });
+    expect(retried.results[0]).toMatchObject({ id: (result.results[0] as { id: string }).id, replayed: true });
+  });
+});
+
+describe('errors', () => {
+  it("throws the API's code, status, message and details", async () => {
+    const unknownKey = new Gatepost({ apiKey: 'gp_live_not-a-key', baseUrl: gp.url });
+    expect(await failure(unknownKey.messages.get('msg_x'))).toMatchObject({ code: 'invalid_api_key', status: 401 });
+    expect(await failure(sandbox.messages.get('msg_00000000000000000000000000'))).toMatchObject({
+      code: 'not_found',
+      status: 404,
+    });
+    const invalid = await failure(sandbox.send({ subject: 'No recipient', html: '<p>x</p>' }));
+    expect(invalid).toMatchObject({ code: 'invalid_request', status: 400 });
+    expect(invalid.details.map((d) => d.field)).toContain('to');
+    // A sandbox key never manages what live mail depends on.
+    expect(await failure(sandbox.suppressions.add({ address: 'x@example.com' }))).toMatchObject({
+      code: 'insufficient_scope',
+      status: 403,
+    });
+  });
+
+  it('answers receipt_not_found for a message no server has accepted', async () => {
+    const sent = await sandbox.send({ to: 'r@example.com', subject: 'R', html: '<p>r</p>' });
+    expect(await failure(sandbox.messages.receipt(sent.id))).toMatchObject({ code: 'receipt_not_found', status: 404 });
+  });
+});
+
+describe('resources', () => {
+  it('creates, lists, gets, updates and deletes a template, and sends with it', async () => {
+    const made = await live.templates.create({ slug: 'welcome', subject: 'Welcome {{name}}', html: '<p>Hello {{name}}</p>' });
+    expect(made).toMatchObject({ slug: 'welcome', text: null, to: null });
+    expect((await live.templates.list()).map((t) => t.slug)).toContain('welcome');
+    expect(await live.templates.update('welcome', { text: 'Hello {{name}}' })).toMatchObject({ text: 'Hello {{name}}' });
+    expect((await sandbox.templates.get('welcome')).subject).toBe('Welcome {{name}}');
+    const sent = await sandbox.send({ to: 'ann@example.com', template: 'welcome', data: { name: 'Ann' } });
+    expect((await sandbox.messages.get(sent.id)).subject).toBe('Welcome Ann');
+    expect(await failure(live.templates.create({ slug: 'welcome', subject: 's', html: 'h' }))).toMatchObject({
+      code: 'template_exists',
+    });
+    await live.templates.delete('welcome');
+    expect(await failure(live.templates.get('welcome'))).toMatchObject({ code: 'not_found' });
+  });
+
+  it('adds, checks, lists and removes a suppression, which refuses sends meanwhile', async () => {
+    expect(await live.suppressions.add({ address: 'Gone@Example.com', detail: 'asked' })).toMatchObject({
+      address: 'gone@example.com',
+      reason: 'manual',
+    });
+    expect((await live.suppressions.get('gone@example.com')).detail).toBe('asked');
+    await eventually(async () => (await live.suppressions.list()).data.some((s) => s.address === 'gone@example.com'));
+    expect(await failure(sandbox.send({ to: 'gone@example.com', subject: 's', html: 'h' }))).toMatchObject({
+      code: 'recipient_suppressed',
+      status: 422,
+    });
+    await live.suppressions.remove('gone@example.com');
+    expect(await failure(live.suppressions.get('gone@example.com'))).toMatchObject({ code: 'not_found' });
+  });
+
+  it('creates a webhook endpoint with its secret once, updates, tests, rotates and deletes it', async () => {
+    const made = await live.webhooks.create({ url: 'http://127.0.0.1:9/hook', events: ['email.sent'] });
+    expect(made.secret).toMatch(/^whsec_/);
+    const listed = await live.webhooks.list();
+    expect(listed.map((w) => w.id)).toContain(made.id);
+    expect(listed.find((w) => w.id === made.id)).not.toHaveProperty('secret');
+    expect(await live.webhooks.update(made.id, { events: ['email.sent', 'email.bounced'] })).toMatchObject({
+      events: ['email.sent', 'email.bounced'],
+    });
+    expect((await live.webhooks.test(made.id)).type).toBe('webhook.test');
+    await eventually(async () => (await live.webhooks.deliveries(made.id)).length > 0);
+    const rotated = await live.webhooks.rotate(made.id);
+    expect(rotated.secret).not.toBe(made.secret);
+    await live.webhooks.delete(made.id);
+    expect(await failure(live.webhooks.get(made.id))).toMatchObject({ code: 'not_found', status: 404 });
+  });
+
+  it('creates a domain with its DNS records, lists, gets, verifies (nothing published: pending) and deletes it', async () => {
+    const made = await live.domains.create('shop.example');
+    expect(made.status).toBe('pending');
+    expect(made.records.map((r) => r.purpose)).toEqual(expect.arrayContaining(['dkim', 'spf', 'dmarc', 'return_path']));
+    expect((await live.domains.list()).map((d) => d.id)).toContain(made.id);
+    expect((await live.domains.get(made.id)).name).toBe('shop.example');
+    const checked = await live.domains.verify(made.id);
+    expect(checked.status).toBe('pending');
+    expect(checked.checked_at).not.toBeNull();
+    await live.domains.delete(made.id);
+    expect(await failure(live.domains.get(made.id))).toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('the event feed', () => {
+  it('answers the events after a cursor, held open until one comes', async () => {
+    const { cursor, data } = await sandbox.events.list();
+    expect(data).toEqual([]);
+    const waiting = sandbox.events.list({ after: cursor, waitSeconds: 20 });
+    const sent = await sandbox.send({ to: 'feed@example.com', subject: 'Feed', html: '<p>f</p>' });
+    const page = await waiting;
+    expect(page.data).toEqual([
+      expect.objectContaining({ type: 'email.sent', data: expect.objectContaining({ message_id: sent.id }) }),
+    ]);
+    expect(page.cursor).not.toBe(cursor);
+  });
+});

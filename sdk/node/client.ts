@@ -1,0 +1,230 @@
+// The Gatepost API client: `new Gatepost({ apiKey, baseUrl })`, one method per operation of
+// operations.ts, grouped by resource. Every call goes through transport.ts (timeout, retries,
+// idempotency keys) and throws a GatepostError carrying the API's error code.
+import type { GatepostError } from './errors.ts';
+import { verifyReceipt, type ReceiptClaims } from './receipts.ts';
+import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
+import type {
+  BatchResult,
+  CapturedMessage,
+  Domain,
+  Event,
+  EventFeedPage,
+  JsonWebKeySet,
+  Message,
+  MessageReceipt,
+  MessageStatus,
+  Page,
+  PageOptions,
+  SendRequest,
+  SendResponse,
+  SendResult,
+  Suppression,
+  SuppressionCreate,
+  Template,
+  TemplateFields,
+  Webhook,
+  WebhookCreated,
+  WebhookDelivery,
+  WebhookEventType,
+  WebhookUpdate,
+} from './types.ts';
+
+/** A message in one of these has had its last delivery outcome. */
+export const FINAL_STATUSES: ReadonlySet<MessageStatus> = new Set(['sent', 'bounced']);
+
+export interface FollowOptions {
+  /** How often the timeline is read, ms (default 1,000). */
+  intervalMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Waits `ms`, or less if the signal aborts; leaves no listener behind (a long follow waits many times). */
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+export class Gatepost {
+  private readonly http: Transport;
+
+  constructor(opts: ClientOptions = {}) {
+    this.http = new Transport(opts);
+  }
+
+  get baseUrl(): string {
+    return this.http.baseUrl;
+  }
+
+  /** Sends one email. The idempotency key is `req.idempotency_key`, `opts.idempotencyKey`, or one made for this call. */
+  async send(req: SendRequest, opts: CallOptions = {}): Promise<SendResult> {
+    const { idempotency_key, ...body } = req;
+    const res = await this.http.call<SendResponse>('send', {
+      ...opts,
+      idempotencyKey: idempotency_key ?? opts.idempotencyKey,
+      body,
+    });
+    return { ...res.body, replayed: res.headers.get('idempotent-replayed') === 'true' };
+  }
+
+  /** Sends up to 500 emails, each admitted on its own; item i's idempotency key is `<key>:<i>`. */
+  async batch(items: SendRequest[], opts: CallOptions = {}): Promise<BatchResult> {
+    return (await this.http.call<BatchResult>('batch', { ...opts, body: items })).body;
+  }
+
+  readonly messages = {
+    /** A message and its timeline. */
+    get: async (id: string, opts?: CallOptions): Promise<Message> =>
+      (await this.http.call<Message>('getMessage', { ...opts, params: { id } })).body,
+
+    /** A message's events so far, oldest first. */
+    timeline: async (id: string, opts?: CallOptions): Promise<Event[]> => (await this.messages.get(id, opts)).events,
+
+    /**
+     * Each event of the message's timeline as it comes, the ones so far first, until the message
+     * is sent or bounced (FINAL_STATUSES) or the signal aborts.
+     */
+    follow: (id: string, opts: FollowOptions = {}): AsyncGenerator<Event> => this.follow(id, opts),
+
+    /** Its signed delivery receipts; 404 `receipt_not_found` until a server has accepted it. */
+    receipt: async (id: string, opts?: CallOptions): Promise<MessageReceipt> =>
+      (await this.http.call<MessageReceipt>('getReceipt', { ...opts, params: { id } })).body,
+
+    /** Fetches the message's latest receipt and the operator's public keys, and verifies it (verifyReceipt). */
+    verifyReceipt: async (id: string, opts?: CallOptions): Promise<ReceiptClaims> => {
+      const [receipt, jwks] = await Promise.all([this.messages.receipt(id, opts), this.jwks(opts)]);
+      return verifyReceipt(receipt.jws, jwks);
+    },
+  };
+
+  /** The public keys that verify delivery receipts (`/.well-known/jwks.json`, no key needed). */
+  async jwks(opts?: CallOptions): Promise<JsonWebKeySet> {
+    return (await this.http.call<JsonWebKeySet>('jwks', opts)).body;
+  }
+
+  readonly templates = {
+    create: async (t: TemplateFields, opts?: CallOptions): Promise<Template> =>
+      (await this.http.call<Template>('createTemplate', { ...opts, body: t })).body,
+    list: async (opts?: CallOptions): Promise<Template[]> =>
+      (await this.http.call<{ data: Template[] }>('listTemplates', opts)).body.data,
+    get: async (slug: string, opts?: CallOptions): Promise<Template> =>
+      (await this.http.call<Template>('getTemplate', { ...opts, params: { slug } })).body,
+    update: async (slug: string, changes: Partial<TemplateFields>, opts?: CallOptions): Promise<Template> =>
+      (await this.http.call<Template>('updateTemplate', { ...opts, params: { slug }, body: changes })).body,
+    delete: async (slug: string, opts?: CallOptions): Promise<void> => {
+      await this.http.call('deleteTemplate', { ...opts, params: { slug } });
+    },
+  };
+
+  readonly suppressions = {
+    list: async (page: PageOptions = {}, opts?: CallOptions): Promise<Page<Suppression>> =>
+      (await this.http.call<Page<Suppression>>('listSuppressions', { ...opts, query: { ...page } })).body,
+    add: async (s: SuppressionCreate, opts?: CallOptions): Promise<Suppression> =>
+      (await this.http.call<Suppression>('addSuppression', { ...opts, body: s })).body,
+    /** The suppression in force; 404 `not_found` when the address is not suppressed. */
+    get: async (address: string, opts?: CallOptions): Promise<Suppression> =>
+      (await this.http.call<Suppression>('getSuppression', { ...opts, params: { address } })).body,
+    remove: async (address: string, opts?: CallOptions): Promise<void> => {
+      await this.http.call('removeSuppression', { ...opts, params: { address } });
+    },
+  };
+
+  readonly webhooks = {
+    /** A new endpoint; its `secret` is answered this once. */
+    create: async (w: { url: string; events: WebhookEventType[] }, opts?: CallOptions): Promise<WebhookCreated> =>
+      (await this.http.call<WebhookCreated>('createWebhook', { ...opts, body: w })).body,
+    list: async (opts?: CallOptions): Promise<Webhook[]> =>
+      (await this.http.call<{ data: Webhook[] }>('listWebhooks', opts)).body.data,
+    get: async (id: string, opts?: CallOptions): Promise<Webhook> =>
+      (await this.http.call<Webhook>('getWebhook', { ...opts, params: { id } })).body,
+    update: async (id: string, changes: WebhookUpdate, opts?: CallOptions): Promise<Webhook> =>
+      (await this.http.call<Webhook>('updateWebhook', { ...opts, params: { id }, body: changes })).body,
+    delete: async (id: string, opts?: CallOptions): Promise<void> => {
+      await this.http.call('deleteWebhook', { ...opts, params: { id } });
+    },
+    /** A new secret (answered this once); the previous one keeps signing for 24 hours. */
+    rotate: async (id: string, opts?: CallOptions) =>
+      (
+        await this.http.call<{ id: string; secret: string; previous_secret_expires_at: string }>('rotateWebhookSecret', {
+          ...opts,
+          params: { id },
+        })
+      ).body,
+    test: async (id: string, opts?: CallOptions): Promise<Event> =>
+      (await this.http.call<{ event: Event }>('testWebhook', { ...opts, params: { id } })).body.event,
+    deliveries: async (id: string, limit?: number, opts?: CallOptions): Promise<WebhookDelivery[]> =>
+      (await this.http.call<{ data: WebhookDelivery[] }>('listWebhookDeliveries', { ...opts, params: { id }, query: { limit } }))
+        .body.data,
+    /** One more attempt of a failed event, now. */
+    retry: async (id: string, eventId: string, opts?: CallOptions): Promise<void> => {
+      await this.http.call('retryWebhookDelivery', { ...opts, params: { id, evt: eventId } });
+    },
+  };
+
+  readonly domains = {
+    /** A new sending domain, pending, with the DNS records to publish. */
+    create: async (name: string, opts?: CallOptions): Promise<Domain> =>
+      (await this.http.call<Domain>('createDomain', { ...opts, body: { name } })).body,
+    list: async (opts?: CallOptions): Promise<Domain[]> =>
+      (await this.http.call<{ data: Domain[] }>('listDomains', opts)).body.data,
+    get: async (id: string, opts?: CallOptions): Promise<Domain> =>
+      (await this.http.call<Domain>('getDomain', { ...opts, params: { id } })).body,
+    /** Looks the records up; the domain, with what each record showed. */
+    verify: async (id: string, opts?: CallOptions): Promise<Domain> =>
+      (await this.http.call<Domain>('verifyDomain', { ...opts, params: { id } })).body,
+    delete: async (id: string, opts?: CallOptions): Promise<void> => {
+      await this.http.call('deleteDomain', { ...opts, params: { id } });
+    },
+  };
+
+  /** The capture inbox: what sandbox keys sent, rendered, newest first. */
+  readonly sandbox = {
+    list: async (page: PageOptions = {}, opts?: CallOptions): Promise<Page<CapturedMessage>> =>
+      (await this.http.call<Page<CapturedMessage>>('listCaptures', { ...opts, query: { ...page } })).body,
+    get: async (messageId: string, opts?: CallOptions): Promise<CapturedMessage> =>
+      (await this.http.call<CapturedMessage>('getCapture', { ...opts, params: { id: messageId } })).body,
+  };
+
+  readonly events = {
+    /**
+     * The tenant's lifecycle events after `after` (a cursor from an earlier page; none: only what
+     * comes next). With `waitSeconds`, Gatepost holds the request until an event comes or the wait ends.
+     */
+    list: async (q: { after?: string; waitSeconds?: number; limit?: number } = {}, opts?: CallOptions): Promise<EventFeedPage> =>
+      (
+        await this.http.call<EventFeedPage>('listEvents', {
+          ...opts,
+          // The wait is the server's: the attempt's deadline must outlast it.
+          timeoutMs: Math.max(opts?.timeoutMs ?? this.http.timeoutMs, ((q.waitSeconds ?? 0) + 10) * 1000),
+          query: { after: q.after, wait: q.waitSeconds, limit: q.limit },
+        })
+      ).body,
+  };
+
+  private async *follow(id: string, opts: FollowOptions): AsyncGenerator<Event> {
+    const seen = new Set<string>();
+    for (;;) {
+      let message: Message;
+      try {
+        message = await this.messages.get(id, { signal: opts.signal });
+      } catch (error) {
+        if ((error as GatepostError).code === 'aborted') return;
+        throw error;
+      }
+      for (const event of message.events) {
+        if (seen.has(event.id)) continue;
+        seen.add(event.id);
+        yield event;
+      }
+      if (FINAL_STATUSES.has(message.status)) return;
+      await sleep(opts.intervalMs ?? 1_000, opts.signal);
+      if (opts.signal?.aborted) return;
+    }
+  }
+}

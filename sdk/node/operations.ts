@@ -1,0 +1,61 @@
+// Every HTTP operation the client calls: one table, so that a test can hold it against Gatepost's
+// OpenAPI document (`GET /openapi.json`), where paths are written the same way (`{id}`).
+
+export interface Operation {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  /**
+   * Safe to send again after a 5xx, a timeout or a lost connection: it changes nothing twice
+   * (a read, a delete, a verify), or carries an idempotency key the server honours (a send).
+   * Any operation is retried after a 429, which Gatepost answers before doing anything.
+   */
+  retrySafe: boolean;
+}
+
+const op = (method: Operation['method'], path: string, retrySafe = method !== 'POST'): Operation => ({
+  method,
+  path,
+  retrySafe,
+});
+
+export const OPERATIONS = {
+  send: op('POST', '/v1/emails', true),
+  batch: op('POST', '/v1/emails/batch', true),
+  getMessage: op('GET', '/v1/messages/{id}'),
+  getReceipt: op('GET', '/v1/messages/{id}/receipt'),
+  jwks: op('GET', '/.well-known/jwks.json'),
+  listEvents: op('GET', '/v1/events'),
+
+  createTemplate: op('POST', '/v1/templates'),
+  listTemplates: op('GET', '/v1/templates'),
+  getTemplate: op('GET', '/v1/templates/{slug}'),
+  updateTemplate: op('PATCH', '/v1/templates/{slug}'),
+  deleteTemplate: op('DELETE', '/v1/templates/{slug}'),
+
+  listSuppressions: op('GET', '/v1/suppressions'),
+  // Adding an address that is suppressed already answers the suppression in force.
+  addSuppression: op('POST', '/v1/suppressions', true),
+  getSuppression: op('GET', '/v1/suppressions/{address}'),
+  removeSuppression: op('DELETE', '/v1/suppressions/{address}'),
+
+  createWebhook: op('POST', '/v1/webhooks'),
+  listWebhooks: op('GET', '/v1/webhooks'),
+  getWebhook: op('GET', '/v1/webhooks/{id}'),
+  updateWebhook: op('PATCH', '/v1/webhooks/{id}'),
+  deleteWebhook: op('DELETE', '/v1/webhooks/{id}'),
+  rotateWebhookSecret: op('POST', '/v1/webhooks/{id}/rotate'),
+  testWebhook: op('POST', '/v1/webhooks/{id}/test'),
+  listWebhookDeliveries: op('GET', '/v1/webhooks/{id}/deliveries'),
+  retryWebhookDelivery: op('POST', '/v1/webhooks/{id}/deliveries/{evt}/retry'),
+
+  createDomain: op('POST', '/v1/domains'),
+  listDomains: op('GET', '/v1/domains'),
+  getDomain: op('GET', '/v1/domains/{id}'),
+  verifyDomain: op('POST', '/v1/domains/{id}/verify', true),
+  deleteDomain: op('DELETE', '/v1/domains/{id}'),
+
+  listCaptures: op('GET', '/v1/sandbox/messages'),
+  getCapture: op('GET', '/v1/sandbox/messages/{id}'),
+} as const satisfies Record<string, Operation>;
+
+export type OperationName = keyof typeof OPERATIONS;

@@ -1,0 +1,255 @@
+// The shapes of Gatepost's native API as the client sends and receives them: the same fields as
+// the OpenAPI document (`GET /openapi.json`), written out by hand so the SDK imports nothing of
+// the server.
+
+export interface SendRequest {
+  /** The sender; defaults to the template's, then the tenant's default sender. */
+  from?: string;
+  /** The recipient. Required unless the template stores one. */
+  to?: string;
+  reply_to?: string;
+  /** Required unless a template is used. May hold {{placeholders}}. */
+  subject?: string;
+  /** Required unless a template is used. May hold {{placeholders}} (HTML-escaped). */
+  html?: string;
+  /** Generated from the html when absent. */
+  text?: string;
+  /** A template slug: its subject, html and text are used. */
+  template?: string;
+  /** Merge variables for {{placeholders}}. */
+  data?: Record<string, unknown>;
+  /** Makes retries safe; the client sends one of its own when none is given. */
+  idempotency_key?: string;
+  /** ISO 8601, in the future, at most 30 days ahead. */
+  send_at?: string;
+  stream?: 'transactional' | 'broadcast';
+  headers?: Record<string, string>;
+  tags?: string[];
+}
+
+export interface SendResponse {
+  /** msg_… */
+  id: string;
+  status: 'queued' | 'scheduled';
+  to: string;
+  created_at: string;
+  send_at: string | null;
+  /** True for sandbox keys: the message is captured, not delivered. */
+  sandbox: boolean;
+}
+
+/** A send's answer, and whether it is the replay of an earlier send with the same idempotency key. */
+export interface SendResult extends SendResponse {
+  replayed: boolean;
+}
+
+export interface ErrorBody {
+  code: string;
+  message: string;
+  details?: Array<{ field: string; message: string }>;
+}
+
+export type BatchItemResult = (SendResponse & { index: number; replayed: boolean }) | { index: number; error: ErrorBody };
+
+export interface BatchResult {
+  /** One per item, in request order. */
+  results: BatchItemResult[];
+  accepted: number;
+  refused: number;
+}
+
+export type EventType =
+  | 'message.accepted'
+  | 'message.scheduled'
+  | 'message.queued'
+  | 'message.deferred'
+  | 'email.sent'
+  | 'email.bounced'
+  | 'webhook.delivered'
+  | 'webhook.failed'
+  | (string & {});
+
+/** The event envelope: what a timeline lists, the event feed answers and webhooks deliver. */
+export interface Event<D = Record<string, unknown>> {
+  /** evt_… */
+  id: string;
+  type: EventType;
+  created_at: string;
+  data: D;
+}
+
+export type MessageStatus = 'held' | 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced';
+
+export interface Message {
+  id: string;
+  status: MessageStatus;
+  from: string;
+  to: string;
+  subject: string;
+  stream: 'transactional' | 'broadcast';
+  sandbox: boolean;
+  tags: string[];
+  idempotency_key: string | null;
+  message_id_header: string;
+  created_at: string;
+  send_at: string | null;
+  /** The timeline: every event so far, oldest first. */
+  events: Event[];
+}
+
+export interface Receipt {
+  /** rcp_… */
+  id: string;
+  /** The compact JWS; its payload is the receipt (verifyReceipt). */
+  jws: string;
+}
+
+export interface MessageReceipt extends Receipt {
+  /** Every receipt of the message, oldest first: one per accepted transaction. `id` and `jws` are the latest. */
+  receipts: Array<Receipt & { domain: string | null }>;
+}
+
+export interface JsonWebKeySet {
+  keys: Array<{ kid: string; kty: string; crv: string; x: string } & Record<string, unknown>>;
+}
+
+export interface TemplateFields {
+  slug: string;
+  name?: string | null;
+  subject: string;
+  html: string;
+  text?: string | null;
+  from?: string | null;
+  /** A literal recipient (no placeholders), for the browser SDK. */
+  to?: string | null;
+  reply_to?: string | null;
+}
+
+export interface Template {
+  /** tpl_… */
+  id: string;
+  slug: string;
+  name: string | null;
+  subject: string;
+  html: string;
+  text: string | null;
+  from: string | null;
+  to: string | null;
+  reply_to: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  /** Give it as `cursor` for the next page; null on the last. */
+  next_cursor: string | null;
+}
+
+export interface PageOptions {
+  limit?: number;
+  cursor?: string;
+}
+
+export type SuppressionReason = 'hard_bounce' | 'complaint' | 'unsubscribe' | 'manual';
+
+export interface Suppression {
+  address: string;
+  reason: SuppressionReason;
+  detail: string | null;
+  created_at: string;
+}
+
+export interface SuppressionCreate {
+  address: string;
+  /** Default manual. */
+  reason?: 'manual' | 'unsubscribe' | 'complaint';
+  detail?: string | null;
+}
+
+export type WebhookEventType =
+  'email.sent' | 'email.bounced' | 'email.opened' | 'email.clicked' | 'email.complained' | 'email.unsubscribed' | 'email.inbound';
+
+export interface Webhook {
+  /** whk_… */
+  id: string;
+  url: string;
+  events: string[];
+  enabled: boolean;
+  disabled_reason: 'manual' | 'gone' | 'failing' | null;
+  disabled_at: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A new endpoint, with its signing secret (whsec_…): answered this once. */
+export interface WebhookCreated extends Webhook {
+  secret: string;
+}
+
+export interface WebhookUpdate {
+  url?: string;
+  events?: WebhookEventType[];
+  enabled?: boolean;
+}
+
+export interface WebhookDelivery {
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  at: string;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  result: 'delivered' | 'retrying' | 'failed';
+  next_attempt_at: string | null;
+}
+
+export interface DnsRecord {
+  purpose: 'dkim' | 'spf' | 'dmarc' | 'return_path';
+  type: 'TXT' | 'MX';
+  name: string;
+  /** What to publish: the TXT text, or the MX host. */
+  value: string;
+  /** MX only. */
+  priority?: number;
+  /** Needed for the domain to verify (DKIM and SPF); false: advised. */
+  required: boolean;
+  status: 'pending' | 'verified' | 'failed';
+  /** What the last verification found at the name; null before the first. */
+  found: string[] | null;
+  error: string | null;
+}
+
+export interface Domain {
+  /** dom_… */
+  id: string;
+  name: string;
+  status: 'pending' | 'verified';
+  records: DnsRecord[];
+  checked_at: string | null;
+  verified_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A message a sandbox key sent, as captured (rendered). */
+export interface CapturedMessage {
+  message_id: string;
+  from: string;
+  to: string;
+  subject: string;
+  html: string;
+  text: string;
+  headers: Record<string, string>;
+  captured_at: string;
+}
+
+/** A page of the tenant's event feed (GET /v1/events). */
+export interface EventFeedPage {
+  /** Oldest first. */
+  data: Event[];
+  /** Give it as `after` to get the events that follow. */
+  cursor: string;
+}
