@@ -343,11 +343,15 @@ async function main() {
       `${MESSAGES} messages of about ${smtpMessage(0).length} bytes a burst over ${CONNECTIONS} connections, ` +
       `then ${PACED} at ${RATE}/s; ${ROUNDS} rounds\n`,
   );
-  const dns = await startDns({
-    [SINK_DOMAIN]: { MX: [{ exchange: `mx.${SINK_DOMAIN}`, priority: 10 }] },
-    [`mx.${SINK_DOMAIN}`]: { A: ['127.0.0.1'] },
-    [SENDER_DOMAIN]: { TXT: ['v=spf1 ip4:127.0.0.1 -all'] },
-  });
+  const dns = await startDns(
+    {
+      [SINK_DOMAIN]: { MX: [{ exchange: `mx.${SINK_DOMAIN}`, priority: 10 }] },
+      [`mx.${SINK_DOMAIN}`]: { A: ['127.0.0.1'] },
+      [SENDER_DOMAIN]: { TXT: ['v=spf1 ip4:127.0.0.1 -all'] },
+      // A TTL as real records have: a sender may keep the answers a while, as a caching resolver does.
+    },
+    { ttl: 300 },
+  );
   const sink = await startSink();
   try {
     let offset = 0;

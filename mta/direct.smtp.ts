@@ -4,7 +4,7 @@
 import type { Resolver } from 'node:dns/promises';
 import { domainOf } from '../mail/address.ts';
 import { acceptance, parseReply, stageOf, unanswered, type DeliveryReport, type Envelope, type Transport } from './transport.ts';
-import { resolveAddresses, resolveMx } from './mx.resolve.ts';
+import { CachingMxResolver } from './mx.resolve.ts';
 import { connect, DestinationPool, type MxConnection, type MxTimeouts } from './mx.pool.ts';
 
 export interface DirectOptions {
@@ -31,6 +31,7 @@ interface SmtpFailure {
 const ANSWERED = new Set(['EENVELOPE', 'EMESSAGE']);
 
 export function directTransport(opts: DirectOptions): Transport {
+  const dns = new CachingMxResolver(opts.resolver);
   const pools = new Map<string, DestinationPool>();
   const poolOf = (host: string) => {
     let pool = pools.get(host);
@@ -63,12 +64,12 @@ export function directTransport(opts: DirectOptions): Transport {
   };
 
   async function deliverTo(domain: string, envelope: Envelope): Promise<DeliveryReport> {
-    const route = await resolveMx(domain, opts.resolver);
+    const route = await dns.route(domain);
     if ('failure' in route) return unanswered(route.failure, route.text);
 
     const failures: string[] = [];
     for (const mx of route.hosts) {
-      const ips = await resolveAddresses(mx.name, opts.resolver);
+      const ips = await dns.addressesOf(mx.name);
       if (ips.length === 0) {
         failures.push(`${mx.name}: no address`);
         continue;

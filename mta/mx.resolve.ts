@@ -2,6 +2,7 @@
 // itself when it publishes no MX. A null MX (RFC 7505) and a domain that does not exist are
 // permanent failures; a DNS server that cannot answer is a transient one.
 import type { Resolver } from 'node:dns/promises';
+import { LRUCache } from 'lru-cache';
 
 export interface MxHost {
   name: string;
@@ -46,12 +47,79 @@ export async function resolveMx(domain: string, resolver: Resolver): Promise<MxR
 
 /**
  * The addresses of one MX host, IPv4 first then IPv6 (a host with no IPv6 route still reaches
- * the v4 ones quickly). Empty when it has none, or its look-up failed: the caller skips it.
+ * the v4 ones quickly), and the shortest TTL among them. Empty when it has none, or its look-up
+ * failed: the caller skips it.
  */
-export async function resolveAddresses(host: string, resolver: Resolver): Promise<string[]> {
+export async function resolveAddresses(host: string, resolver: Resolver): Promise<{ ips: string[]; ttlS: number }> {
   const [v4, v6] = await Promise.all([
-    resolver.resolve4(host).catch(() => [] as string[]),
-    resolver.resolve6(host).catch(() => [] as string[]),
+    resolver.resolve4(host, { ttl: true }).catch(() => []),
+    resolver.resolve6(host, { ttl: true }).catch(() => []),
   ]);
-  return [...v4, ...v6];
+  const found = [...v4, ...v6];
+  return { ips: found.map((r) => r.address), ttlS: Math.min(...found.map((r) => r.ttl)) };
+}
+
+/** How long a found route or address list is kept: at most this, and an address at most its TTL. */
+export const DNS_CACHE_MS = 60_000;
+const CACHED_NAMES = 10_000;
+
+/**
+ * `resolveMx` and `resolveAddresses` with what they found kept a while, as a caching resolver
+ * would keep it: a delivery to a domain asked the DNS server three questions (MX, A, AAAA) for
+ * every message. A route is kept DNS_CACHE_MS (Node's resolver does not tell an MX record's TTL),
+ * addresses their shortest TTL up to that; failures and empty answers are asked again next time.
+ * Concurrent questions about one name share one look-up.
+ */
+export class CachingMxResolver {
+  private readonly routes = new LRUCache<string, Promise<MxRoute>>({ max: CACHED_NAMES, ttl: DNS_CACHE_MS });
+  private readonly addresses = new LRUCache<string, Promise<{ ips: string[]; ttlS: number }>>({
+    max: CACHED_NAMES,
+    ttl: DNS_CACHE_MS,
+  });
+
+  constructor(private readonly resolver: Resolver) {}
+
+  route(domain: string): Promise<MxRoute> {
+    const key = domain.toLowerCase();
+    return this.kept(
+      this.routes,
+      key,
+      () => resolveMx(key, this.resolver),
+      (route) => ('hosts' in route ? DNS_CACHE_MS : 0),
+    );
+  }
+
+  addressesOf(host: string): Promise<string[]> {
+    const key = host.toLowerCase();
+    const found = this.kept(
+      this.addresses,
+      key,
+      () => resolveAddresses(key, this.resolver),
+      ({ ips, ttlS }) => (ips.length > 0 ? Math.min(DNS_CACHE_MS, ttlS * 1000) : 0),
+    );
+    return found.then(({ ips }) => ips);
+  }
+
+  /** A kept answer, or a new look-up kept for `keepMs(answer)` (0: not kept). */
+  private kept<T>(
+    cache: LRUCache<string, Promise<T>>,
+    key: string,
+    ask: () => Promise<T>,
+    keepMs: (answer: T) => number,
+  ): Promise<T> {
+    const hit = cache.get(key);
+    if (hit) return hit;
+    const asked = ask();
+    cache.set(key, asked);
+    void asked.then(
+      (answer) => {
+        if (cache.get(key) !== asked) return;
+        const ms = keepMs(answer);
+        if (ms > 0) cache.set(key, asked, { ttl: ms });
+        else cache.delete(key);
+      },
+      () => cache.delete(key),
+    );
+    return asked;
+  }
 }

@@ -23,11 +23,14 @@ export interface DnsServer {
   close(): Promise<void>;
 }
 
-/** TTL 0: no resolver keeps an answer, so a test that changes a record is heard at once. */
+/**
+ * TTL 0 unless asked otherwise: no resolver keeps an answer, so a test that changes a record is
+ * heard at once. (Gatepost keeps an MX route a minute whatever its TTL: mta/mx.resolve.ts.)
+ */
 const TTL = 0;
 
-function recordsOf(name: string, type: string, answers: DnsAnswers): Answer[] {
-  const base = { name, ttl: TTL, class: 'IN' as const };
+function recordsOf(name: string, type: string, answers: DnsAnswers, ttl: number): Answer[] {
+  const base = { name, ttl, class: 'IN' as const };
   switch (type) {
     case 'A':
       return (answers.A ?? []).map((data) => ({ ...base, type: 'A', data }));
@@ -51,7 +54,7 @@ function recordsOf(name: string, type: string, answers: DnsAnswers): Answer[] {
   }
 }
 
-function reply(query: Packet, records: DnsServer['records'], asked: string[]): Buffer {
+function reply(query: Packet, records: DnsServer['records'], asked: string[], ttl: number): Buffer {
   const question = query.questions?.[0];
   const answers: Answer[] = [];
   let known = true;
@@ -60,7 +63,7 @@ function reply(query: Packet, records: DnsServer['records'], asked: string[]): B
     asked.push(`${name} ${question.type}`);
     const entry = records.get(name);
     known = entry !== undefined;
-    if (entry) answers.push(...recordsOf(question.name, question.type, typeof entry === 'function' ? entry() : entry));
+    if (entry) answers.push(...recordsOf(question.name, question.type, typeof entry === 'function' ? entry() : entry, ttl));
   }
   return dnsPacket.encode({
     id: query.id,
@@ -72,7 +75,10 @@ function reply(query: Packet, records: DnsServer['records'], asked: string[]): B
   });
 }
 
-export async function startDns(initial: Record<string, DnsAnswers | (() => DnsAnswers)> = {}): Promise<DnsServer> {
+export async function startDns(
+  initial: Record<string, DnsAnswers | (() => DnsAnswers)> = {},
+  { ttl = TTL }: { ttl?: number } = {},
+): Promise<DnsServer> {
   const socket = createSocket('udp4');
   const records: DnsServer['records'] = new Map(Object.entries(initial));
   const queries: string[] = [];
@@ -83,7 +89,7 @@ export async function startDns(initial: Record<string, DnsAnswers | (() => DnsAn
     } catch {
       return; // not DNS: no answer, as any server
     }
-    socket.send(reply(query, records, queries), from.port, from.address);
+    socket.send(reply(query, records, queries, ttl), from.port, from.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
   return {
