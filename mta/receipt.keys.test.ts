@@ -53,7 +53,7 @@ describe('ReceiptKeys', () => {
     ]);
     expect(await calculateJwkThumbprint(listed[0]!)).toBe(keys[0]!.kid);
 
-    const jws = await signReceipt('{"id":"rcp_1"}', await hostB.current());
+    const jws = signReceipt('{"id":"rcp_1"}', await hostB.current());
     expect(await verify(jws, await hostA.jwks())).toEqual({
       payload: '{"id":"rcp_1"}',
       header: { alg: 'EdDSA', kid: keys[0]!.kid, typ: RECEIPT_TYP },
@@ -70,13 +70,13 @@ describe('ReceiptKeys', () => {
     // A host that reads the current key on every call: it sees the rotation at once.
     const hostB = new ReceiptKeys(c, 0);
     const old = await hostA.current();
-    const before = await signReceipt('{"seq":1}', old);
+    const before = signReceipt('{"seq":1}', old);
 
     const rotated = await hostA.rotate();
     expect(rotated.kid).not.toBe(old.kid);
     expect((await hostA.current()).kid).toBe(rotated.kid);
     expect((await hostB.current()).kid).toBe(rotated.kid);
-    const after = await signReceipt('{"seq":2}', await hostB.current());
+    const after = signReceipt('{"seq":2}', await hostB.current());
 
     const jwks = await hostB.jwks();
     expect(jwks.keys.map((k) => k.kid)).toEqual([old.kid, rotated.kid]);

@@ -132,5 +132,5 @@ export async function issueReceipt(
 ): Promise<{ id: string; jws: string; seq: number }> {
   const key = await keys.current();
   const { id, seq, payload } = await actor(invoker, tenantActor, tenantId).chainReceipt(draft);
-  return { id, seq, jws: await signReceipt(payload, key) };
+  return { id, seq, jws: signReceipt(payload, key) };
 }
