@@ -1,4 +1,5 @@
 // The composition root: builds one Gatepost from a Config (no singletons, so a test can run two).
+import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
 import type { Config } from '../config/config.ts';
@@ -79,6 +80,8 @@ export function registerActors(
     retrySchedule: number[];
     horizonMs: number;
     webhooks?: WebhookSettings;
+    /** Hears the tenant of each sandbox message put in the capture inbox. */
+    onCapture?: (tenantId: string) => void;
   },
 ): { drain(): Promise<void> } {
   const { catalog } = deps;
@@ -97,7 +100,7 @@ export function registerActors(
   runtime.register(delivery);
   runtime.register(webhookActor({ catalog, ...webhooks }));
 
-  dispatchMessages(runtime, { catalog, delivery });
+  dispatchMessages(runtime, { catalog, delivery, onCapture: deps.onCapture });
   mirrorSuppressions(runtime, catalog);
   return fanOutWebhooks(runtime, { catalog, guard: webhooks.guard, timeoutMs: webhooks.timeoutMs, log });
 }
@@ -141,6 +144,9 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   // Delivery signs receipts with them; the API serves their JWKS and rotates them.
   const receiptKeys = new ReceiptKeys(catalog);
   const guard = new SsrfGuard({ allow: config.webhookAllow, dnsServers: config.dnsServers });
+  // A capture here wakes the inbox's open streams of its tenant at once (another process's
+  // captures reach them by polling: ingress/inbox/capture.stream.ts).
+  const captures = new EventEmitter().setMaxListeners(0);
   // Deliveries must never reach Gatepost's own API or its Dapr sidecar on this machine.
   guard.protectPorts(config.port, ...(config.runtime === 'dapr' ? [config.daprHttpPort, config.appPort] : []));
   const actors = hostsActors
@@ -151,6 +157,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         signers: domains,
         retrySchedule: config.deliveryRetrySchedule,
         horizonMs: config.deliveryHorizonMs,
+        onCapture: (tenantId) => captures.emit(tenantId),
         webhooks: {
           guard,
           retrySchedule: config.webhookRetrySchedule,
@@ -178,6 +185,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         domains,
         webhookGuard: guard,
         adminToken: config.adminToken,
+        captures,
         http: config.http,
         ready: () => ready,
         version: VERSION,

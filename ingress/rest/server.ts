@@ -33,6 +33,8 @@ import { systemRoutes } from './system.route.ts';
 import { templateRoutes } from './templates.route.ts';
 import { webhookRoutes } from './webhooks.route.ts';
 import { compatIngresses } from '../compat/compat.registry.ts';
+import { inboxRoutes } from '../inbox/inbox.routes.ts';
+import type { EventEmitter } from 'node:events';
 
 /** How long a drain waits for requests under way before it closes their connections anyway. */
 const DRAIN_MS = 30_000;
@@ -55,6 +57,8 @@ export interface RestDeps {
   /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS); by default nothing non-public is allowed. */
   webhookGuard?: SsrfGuard;
   adminToken: string | null;
+  /** Emits a tenant's id when this process captures a sandbox message of it (the inbox's live updates). */
+  captures?: EventEmitter;
   /** How long a client may take; the defaults of config.ts when not given. */
   http?: HttpLimits;
   ready: () => boolean;
@@ -72,7 +76,7 @@ export interface RestServer {
   app: FastifyInstance;
   /** Stops taking requests, answers every request under way, then closes every connection. */
   drain(): Promise<void>;
-  /** Every method and URL Fastify serves, as registered (HEAD twins of GET routes left out). */
+  /** Every method and URL Fastify serves, as registered (HEAD twins of GET routes, and routes hidden from the OpenAPI document, left out). */
   served: { method: string; url: string }[];
   /** The native routes, with who may call each (their config's access). */
   routes: { method: string; url: string; access: Access }[];
@@ -123,6 +127,8 @@ export function restServer(deps: RestDeps): RestServer {
     done();
   });
   app.addHook('onRoute', (r) => {
+    // The inbox's pages, assets and streams are for a browser, not the API: hidden from the document.
+    if ((r.schema as { hide?: boolean } | undefined)?.hide) return;
     for (const method of [r.method].flat()) {
       if (method === 'HEAD') continue;
       served.push({ method, url: r.url });
@@ -178,6 +184,11 @@ export function restServer(deps: RestDeps): RestServer {
       receiptAdminRoutes(withZod(admin), deps.receiptKeys);
     });
   }
+  // The hosted capture inbox: a web UI signed in to with a sandbox key, then a session cookie.
+  app.register(async (inbox) => {
+    refuseControlCharactersIn(inbox);
+    await inboxRoutes(inbox, { catalog: deps.catalog, keys: deps.keys, invoker: deps.invoker, captures: deps.captures });
+  });
   // Each style in its own encapsulated scope: its parsers and error handler stay its own.
   for (const c of compat) app.register(c.plugin);
 

@@ -31,6 +31,7 @@ it('refuses the captures of a failed commit, and captures again once the store c
     catalog.putCapture({
       message_id,
       tenant_id: 'ten_a',
+      key_id: null,
       from: 'a@sender.example',
       to: 'b@example.com',
       subject: 'S',

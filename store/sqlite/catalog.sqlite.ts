@@ -9,12 +9,14 @@ import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
   ApiKey,
   CapturedMessage,
+  CaptureQuery,
   Catalog,
   DomainCheck,
   DomainCreate,
   KeySettings,
   NewKey,
   NewReceiptKey,
+  InboxSession,
   Page,
   Quota,
   SendingDomain,
@@ -85,6 +87,12 @@ const TEMPLATE_COLUMNS =
   'id, tenant_id, slug, name, subject, html, text, from_addr AS "from", to_addr AS "to", reply_to, created_at, updated_at';
 
 const now = () => new Date().toISOString();
+
+/** A capture's stored body; one from before key ids were recorded has none. */
+const capturedOf = (body: string): CapturedMessage => {
+  const c = JSON.parse(body) as Omit<CapturedMessage, 'key_id'> & { key_id?: string | null };
+  return { ...c, key_id: c.key_id ?? null };
+};
 
 type WebhookRow = Omit<WebhookEndpoint, 'events' | 'enabled'> & { events: string; enabled: number };
 
@@ -328,20 +336,28 @@ export class SqliteCatalog implements Catalog {
     return writer;
   }
 
-  async listCaptures(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<CapturedMessage>> {
+  async listCaptures(tenantId: string, opts: CaptureQuery): Promise<Page<CapturedMessage>> {
     const cursor = decodeCursor(opts.cursor, 2);
-    const rows = (
-      cursor
-        ? this.sql(
-            `SELECT body FROM captures WHERE tenant_id = ? AND (captured_at, message_id) < (?, ?)
-               ORDER BY captured_at DESC, message_id DESC LIMIT ?`,
-          ).all(tenantId, cursor[0], cursor[1], opts.limit + 1)
-        : this.sql('SELECT body FROM captures WHERE tenant_id = ? ORDER BY captured_at DESC, message_id DESC LIMIT ?').all(
-            tenantId,
-            opts.limit + 1,
-          )
-    ) as { body: string }[];
-    const data = rows.slice(0, opts.limit).map((r) => JSON.parse(r.body) as CapturedMessage);
+    // Newest first along captures_recent, or captures_by_key for one key's; a search takes the
+    // trigram index's matches (the whole query as one phrase) and sorts those.
+    const where = ['tenant_id = ?'];
+    const values: unknown[] = [tenantId];
+    if (opts.search !== undefined) {
+      where.push('message_id IN (SELECT message_id FROM captures_search WHERE captures_search MATCH ? AND tenant_id = ?)');
+      values.push(`"${opts.search.replaceAll('"', '""')}"`, tenantId);
+    }
+    if (opts.key_id !== undefined) {
+      where.push('key_id = ?');
+      values.push(opts.key_id);
+    }
+    if (cursor) {
+      where.push('(captured_at, message_id) < (?, ?)');
+      values.push(cursor[0], cursor[1]);
+    }
+    const rows = this.sql(
+      `SELECT body FROM captures WHERE ${where.join(' AND ')} ORDER BY captured_at DESC, message_id DESC LIMIT ?`,
+    ).all(...values, opts.limit + 1) as { body: string }[];
+    const data = rows.slice(0, opts.limit).map((r) => capturedOf(r.body));
     const last = data[data.length - 1];
     return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.captured_at, last.message_id]) : null };
   }
@@ -349,7 +365,53 @@ export class SqliteCatalog implements Catalog {
   async getCapture(tenantId: string, messageId: string): Promise<CapturedMessage | null> {
     const row = this.sql('SELECT body FROM captures WHERE tenant_id = ? AND message_id = ?').get(tenantId, messageId) as
       { body: string } | undefined;
-    return row ? (JSON.parse(row.body) as CapturedMessage) : null;
+    return row ? capturedOf(row.body) : null;
+  }
+
+  async deleteCapture(tenantId: string, messageId: string): Promise<boolean> {
+    return (await this.deleteCapturesWhere({ tenant_id: tenantId, message_id: messageId })) > 0;
+  }
+
+  async deleteCaptures(tenantId: string, keyId?: string): Promise<number> {
+    return this.deleteCapturesWhere({ tenant_id: tenantId, ...(keyId === undefined ? {} : { key_id: keyId }) });
+  }
+
+  /** The captures matching every column given, and their search rows, in one transaction. */
+  private async deleteCapturesWhere(match: { tenant_id: string; message_id?: string; key_id?: string }): Promise<number> {
+    // Captures are written on the writer's thread: wait for those enqueued, so none lands after
+    // its delete. (A failed commit refused its captures already: they are not there to delete.)
+    await this.captures?.durable().catch(() => undefined);
+    const where = Object.keys(match)
+      .map((column) => `${column} = ?`)
+      .join(' AND ');
+    const values = Object.values(match);
+    return this.db.transaction(() => {
+      // The search table's tenant and message ids are not indexed: this reads it through, which
+      // a delete (rare, and by a person) can afford.
+      this.sql(
+        `DELETE FROM captures_search WHERE tenant_id = ? AND message_id IN (SELECT message_id FROM captures WHERE ${where})`,
+      ).run(match.tenant_id, ...values);
+      return this.sql(`DELETE FROM captures WHERE ${where}`).run(...values).changes;
+    })();
+  }
+
+  async createInboxSession(s: InboxSession): Promise<void> {
+    this.db.transaction(() => {
+      this.sql('DELETE FROM inbox_sessions WHERE expires_at <= ?').run(now());
+      this.sql('INSERT INTO inbox_sessions (hash, key_id, expires_at) VALUES (?, ?, ?)').run(s.hash, s.key_id, s.expires_at);
+    })();
+  }
+
+  async inboxSessionKey(hash: string): Promise<ApiKey | null> {
+    return this.keyRow(
+      'revoked_at IS NULL AND id = (SELECT key_id FROM inbox_sessions WHERE hash = ? AND expires_at > ?)',
+      hash,
+      now(),
+    );
+  }
+
+  async deleteInboxSession(hash: string): Promise<void> {
+    this.sql('DELETE FROM inbox_sessions WHERE hash = ?').run(hash);
   }
 
   async createWebhook(w: WebhookCreate): Promise<WebhookEndpoint> {
