@@ -25,13 +25,13 @@ export const applier: Applier = (db) => {
     'INSERT INTO captures (tenant_id, message_id, captured_at, key_id, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
   const index = db.prepare(
-    'INSERT INTO captures_search (tenant_id, message_id, recipient, subject, body) VALUES (?, ?, ?, ?, ?)',
+    'INSERT INTO captures_search (tenant_id, key_id, recipient, subject, body, message_id) VALUES (?, ?, ?, ?, ?, ?)',
   );
   return db.transaction((writes: EncodedWrites) => {
     for (let i = 0; i < writes.length; i += FIELDS) {
       const [tenant, id, at, key, body, to, subject, searched, isHtml] = writes.slice(i, i + FIELDS);
       if (insert.run(tenant, id, at, key, body).changes === 0) continue;
-      index.run(tenant, id, to, subject, isHtml === 1 ? textFromHtml(searched as string) : searched);
+      index.run(tenant, key, to, subject, isHtml === 1 ? textFromHtml(searched as string) : searched, id);
     }
   });
 };

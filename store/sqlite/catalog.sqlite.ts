@@ -32,7 +32,7 @@ import type {
   WebhookPatch,
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
-import { decodeCursor, encodeCursor } from '../cursor.ts';
+import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
 import { captureWrites } from './captures.apply.ts';
 import { plainSealer, type Sealer } from '../../lib/sealed.ts';
 import {
@@ -337,15 +337,11 @@ export class SqliteCatalog implements Catalog {
   }
 
   async listCaptures(tenantId: string, opts: CaptureQuery): Promise<Page<CapturedMessage>> {
+    if (opts.search !== undefined) return this.searchCaptures(tenantId, opts.search, opts);
     const cursor = decodeCursor(opts.cursor, 2);
-    // Newest first along captures_recent, or captures_by_key for one key's; a search takes the
-    // trigram index's matches (the whole query as one phrase) and sorts those.
+    // Newest first along captures_recent, or captures_by_key for one key's.
     const where = ['tenant_id = ?'];
     const values: unknown[] = [tenantId];
-    if (opts.search !== undefined) {
-      where.push('message_id IN (SELECT message_id FROM captures_search WHERE captures_search MATCH ? AND tenant_id = ?)');
-      values.push(`"${opts.search.replaceAll('"', '""')}"`, tenantId);
-    }
     if (opts.key_id !== undefined) {
       where.push('key_id = ?');
       values.push(opts.key_id);
@@ -360,6 +356,40 @@ export class SqliteCatalog implements Catalog {
     const data = rows.slice(0, opts.limit).map((r) => capturedOf(r.body));
     const last = data[data.length - 1];
     return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.captured_at, last.message_id]) : null };
+  }
+
+  /**
+   * A search walks the trigram index newest captured first (its rowids are the order captures
+   * were written in: migrations/004_inbox.sql), narrowed to the inbox's tenant and key, and stops
+   * at the page's end; its cursor is the last row's place in that order.
+   */
+  private searchCaptures(tenantId: string, search: string, opts: CaptureQuery): Page<CapturedMessage> {
+    const after = decodeCursor(opts.cursor, 1)?.[0];
+    if (after !== undefined && !/^[1-9][0-9]{0,15}$/.test(after)) throw badCursor();
+    const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
+    const match = [
+      `tenant_id : ${phrase(tenantId)}`,
+      ...(opts.key_id !== undefined ? [`key_id : ${phrase(opts.key_id)}`] : []),
+      `{recipient subject body} : ${phrase(search)}`,
+    ].join(' AND ');
+    // The index's tenant and key are trigram matches, which a longer id could hold: the join checks them exactly.
+    const rows = this.sql(
+      `SELECT s.rowid AS seq, c.body FROM captures_search s JOIN captures c ON c.tenant_id = ? AND c.message_id = s.message_id
+         WHERE captures_search MATCH ? AND s.rowid < ? ${opts.key_id !== undefined ? 'AND c.key_id = ?' : ''}
+         ORDER BY s.rowid DESC LIMIT ?`,
+    ).all(
+      tenantId,
+      match,
+      after === undefined ? Number.MAX_SAFE_INTEGER : Number(after),
+      ...(opts.key_id !== undefined ? [opts.key_id] : []),
+      opts.limit + 1,
+    ) as { seq: number; body: string }[];
+    const page = rows.slice(0, opts.limit);
+    const last = page[page.length - 1];
+    return {
+      data: page.map((r) => capturedOf(r.body)),
+      next_cursor: rows.length > opts.limit && last ? encodeCursor([String(last.seq)]) : null,
+    };
   }
 
   async getCapture(tenantId: string, messageId: string): Promise<CapturedMessage | null> {

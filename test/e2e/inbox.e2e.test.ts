@@ -34,7 +34,7 @@ async function signedIn(key: string): Promise<{ page: Page; logs: string[] }> {
   await page.goto(`${suite.gp.url}/inbox`);
   await page.fill('#key', key);
   await page.click('form[action="/inbox/session"] button[type="submit"]');
-  await page.waitForSelector('#messages[data-loaded="true"]');
+  await page.waitForSelector('#messages[data-loaded="true"]', { state: 'attached' });
   // The stream is open: a capture from now on is sent to the page.
   await page.waitForSelector('#live[data-live="on"]');
   return { page, logs };
@@ -68,6 +68,8 @@ describe('the capture inbox in a browser', () => {
     await expect.poll(() => row.locator('.subject').textContent()).toBe('Hostile but harmless');
 
     await row.locator('button').click();
+    // Two walls: the frame's sandbox, and the sandbox directive of the policy its document is served under.
+    expect(await page.locator('iframe').getAttribute('sandbox')).toBe('allow-popups allow-popups-to-escape-sandbox');
     const frame = page.frameLocator('iframe[title="Message HTML"]');
     await frame.locator('#greeting').waitFor();
     // Chromium says why the script did not run, and the html shows as written.
