@@ -286,6 +286,36 @@ describe('the inbox', () => {
     );
   });
 
+  it("streams new captures of the key's inbox as server-sent events, read from the catalog", async () => {
+    // No capture path of this process wakes the stream here (the app is given none): the capture
+    // reaches it by the stream's reading of the catalog, as another process's does on Dapr.
+    const t = await tenant();
+    const [mine, theirs] = [await keyIdOf(t.id, t.sandbox), await keyIdOf(t.id, t.otherSandbox)];
+    const cookie = await session(t.sandbox);
+    const url = await app.server.app.listen({ port: 0, host: '127.0.0.1' });
+    const res = await fetch(`${url}/inbox/api/stream?scope=key`, { headers: { cookie } });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = '';
+    const until = async (text: string) => {
+      while (!seen.includes(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended before ${text}: ${seen}`);
+        seen += value;
+      }
+    };
+    await until(': open');
+    await capture(t.id, theirs, { subject: 'Not for this inbox' });
+    const c = await capture(t.id, mine, { subject: 'Streamed' });
+    // Its summary's last field, and the event's end.
+    await until(`"captured_at":"${c.captured_at}"}\n\n`);
+    const events = seen.split('\n\n').filter((e) => e.startsWith('event: capture'));
+    expect(events.map((e) => JSON.parse(e.split('data: ')[1]!))).toEqual([
+      { id: c.message_id, key_id: mine, from: c.from, to: c.to, subject: 'Streamed', captured_at: c.captured_at },
+    ]);
+    await reader.cancel();
+  });
+
   it('documents its JSON routes under the session cookie, and hides its pages, assets and stream', async () => {
     const doc = (await inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(doc.paths['/inbox/api/messages'].get.security).toEqual([{ inboxSession: [] }]);
