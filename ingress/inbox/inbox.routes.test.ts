@@ -4,6 +4,7 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapturedMessage } from '../../store/catalog.port.ts';
+import { AUTH_FAILURES_PER_MINUTE } from '../rest/auth.hooks.ts';
 import { createTenant } from '../../tenancy/tenants.ts';
 import { buildApp, type TestApp } from '../../test/harness/app.harness.ts';
 import { eventually } from '../../test/harness/gatepost.harness.ts';
@@ -109,6 +110,29 @@ describe('signing in', () => {
       expect(res.headers['set-cookie']).toBeUndefined();
       expect(res.body).toContain(`data-code="${code}"`);
       expect(res.body).toContain('<form method="post" action="/inbox/session">');
+    }
+  });
+
+  it('counts failed sign-ins against the address: past the limit even the right key is refused, rate_limited', async () => {
+    const own = await buildApp('inbox-limit');
+    try {
+      const t = await createTenant(own.catalog, { name: 'shop' });
+      const key = (await own.keys.issue(t.id, 'sandbox', null)).secret;
+      const post = (k: string) =>
+        own.server.app.inject({
+          method: 'POST',
+          url: '/inbox/session',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({ key: k }).toString(),
+        });
+      for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i++) expect((await post(`gp_sandbox_guess${i}`)).statusCode).toBe(401);
+      const refused = await post(key);
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+      expect(refused.body).toContain('data-code="rate_limited"');
+      expect(refused.headers['set-cookie']).toBeUndefined();
+    } finally {
+      await own.close();
     }
   });
 
