@@ -96,6 +96,7 @@ describe('the capture inbox in a browser', () => {
 
     await tab.click();
     await page.locator('.timeline li[data-type="email.sent"]').waitFor();
+    expect(await page.locator('.timeline li[data-type="email.sent"] .reply').textContent()).toContain('Captured');
     expect(await page.locator('.timeline li').first().getAttribute('data-type')).toBe('message.accepted');
 
     await page.locator('.tabs button', { hasText: 'Links' }).click();

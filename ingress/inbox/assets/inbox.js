@@ -149,6 +149,8 @@ async function open(id) {
               el('code', { text: e.type }),
               ' ',
               el('time', { datetime: e.created_at, text: when(e.created_at) }),
+              // A delivery attempt's reply: for a capture, that it was captured and not delivered.
+              typeof e.data?.response === 'string' ? el('span', { class: 'reply', text: e.data.response }) : null,
             ),
           ),
         )
