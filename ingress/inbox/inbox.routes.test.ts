@@ -235,9 +235,11 @@ describe('the inbox', () => {
     expect(await found('nothing here')).toEqual([]);
     expect(await found('order')).toEqual([text, html, invoice, ann].map((c) => c.message_id));
     expect(await found('%_"')).toEqual([]);
-    const short = await get('/inbox/api/messages?q=ab', cookie);
-    expect(short.statusCode).toBe(400);
-    expect(short.json().error.code).toBe('invalid_request');
+    for (const q of ['ab', 'ab%00cd', 'a'.repeat(201)]) {
+      const refused = await get(`/inbox/api/messages?q=${q}`, cookie);
+      expect(refused.statusCode, q).toBe(400);
+      expect(refused.json().error.code).toBe('invalid_request');
+    }
   });
 
   it('shows a sent message: its text, headers, links, timeline, its html under a strict policy, and its .eml', async () => {

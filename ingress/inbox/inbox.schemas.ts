@@ -15,6 +15,8 @@ export const ListQuery = z.object({
     .trim()
     .min(MIN_CAPTURE_SEARCH)
     .max(200)
+    // A NUL is refused outright by PostgreSQL's text (a 500), and no capture holds a control character worth finding.
+    .regex(/^[^\u0000-\u0008\u000b-\u001f\u007f]*$/, 'holds a control character')
     .optional()
     .meta({
       description: `Found anywhere in the recipient, the subject or the text part, any case; ${MIN_CAPTURE_SEARCH} characters or more.`,

@@ -439,6 +439,8 @@ export class PgCatalog implements Catalog {
 
   async listCaptures(tenantId: string, opts: CaptureQuery): Promise<Page<CapturedMessage>> {
     const cursor = decodeCursor(opts.cursor, 2);
+    // PostgreSQL's text refuses a NUL outright: no cursor handed out holds one.
+    if (cursor?.some((part) => part.includes('\u0000'))) throw badCursor();
     // Newest first along captures_recent, or captures_by_key for one key's; a search is an ILIKE
     // the trigram index answers.
     const where = ['tenant_id = $1'];
