@@ -2,7 +2,8 @@
 // (the capture path emits the tenant id on `captures`), and at least every POLL_MS, which is how
 // it hears of captures made by another process (the Dapr runtime's actor hosts); either way it
 // reads the catalog for captures newer than the newest it has sent, so what it sends is the
-// catalog's, whoever captured it.
+// catalog's, whoever captured it. A stream whose session has ended (signed out, expired, its key
+// revoked) is ended at its next wake-up.
 import type { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { CapturedMessage, Catalog } from '../../store/catalog.port.ts';
@@ -15,6 +16,8 @@ export interface StreamScope {
   tenantId: string;
   /** Only this key's captures; undefined: the tenant's. */
   keyId?: string;
+  /** Whether the session the stream was opened in still holds (read again at each wake-up: a revoked key's stream ends). */
+  signedIn: () => Promise<boolean>;
 }
 
 const newer = (c: CapturedMessage, than: CapturedMessage | undefined) =>
@@ -64,6 +67,10 @@ export class CaptureStreams {
         };
       });
       if (closed) break;
+      if (!(await scope.signedIn())) {
+        res.end();
+        break;
+      }
       const fresh = (await page()).data.filter((c) => newer(c, last));
       if (fresh.length === 0) {
         // A comment now and then: a proxy or a client closes a stream that stays silent.

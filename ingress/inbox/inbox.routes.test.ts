@@ -312,7 +312,7 @@ describe('the inbox', () => {
     );
   });
 
-  it("streams new captures of the key's inbox as server-sent events, read from the catalog", async () => {
+  it("streams new captures of the key's inbox as server-sent events, read from the catalog, until the key is revoked", async () => {
     // No capture path of this process wakes the stream here (the app is given none): the capture
     // reaches it by the stream's reading of the catalog, as another process's does on Dapr.
     const t = await tenant();
@@ -339,7 +339,9 @@ describe('the inbox', () => {
     expect(events.map((e) => JSON.parse(e.split('data: ')[1]!))).toEqual([
       { id: c.message_id, key_id: mine, from: c.from, to: c.to, subject: 'Streamed', captured_at: c.captured_at },
     ]);
-    await reader.cancel();
+    // Revoking the key ends the session, and the stream with it.
+    await app.keys.revoke(t.id, mine);
+    for (;;) if ((await reader.read()).done) break;
   });
 
   it('documents its JSON routes under the session cookie, and hides its pages, assets and stream', async () => {

@@ -226,6 +226,9 @@ function apiRoutes(scope: FastifyInstance, deps: InboxDeps, streams: CaptureStre
   app.get('/inbox/api/stream', { schema: { hide: true, querystring: ScopeQuery } }, async (request, reply) => {
     const { key, tenant } = senderOf(request);
     reply.hijack();
-    await streams.serve(reply.raw, { tenantId: tenant.id, keyId: keyOf(request, key.id) }).catch(() => reply.raw.destroy());
+    const signedIn = async () => (await sessionSender(catalog, request))?.key.id === key.id;
+    await streams
+      .serve(reply.raw, { tenantId: tenant.id, keyId: keyOf(request, key.id), signedIn })
+      .catch(() => reply.raw.destroy());
   });
 }
