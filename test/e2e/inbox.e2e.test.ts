@@ -4,6 +4,8 @@
 // form posting elsewhere, an overlay over the whole page) shown without any of it taking effect.
 // Runtime-neutral: on the Dapr runtime the capture reaches the page through the stream's polling
 // of the catalog rather than the in-process wake-up.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, type Chromium } from '../harness/browser.harness.ts';
@@ -38,6 +40,22 @@ async function signedIn(key: string): Promise<{ page: Page; logs: string[] }> {
   // The stream is open: a capture from now on is sent to the page.
   await page.waitForSelector('#live[data-live="on"]');
   return { page, logs };
+}
+
+/** A server standing for a tracking pixel's host: answers a 1x1 GIF and counts what it was asked for. */
+async function pixelHost(): Promise<{ url: string; asked: string[]; close(): Promise<void> }> {
+  const asked: string[] = [];
+  const gif = Buffer.from('R0lGODlhAQABAAAAACwAAAAAAQABAAA=', 'base64');
+  const server = createServer((req, res) => {
+    asked.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'image/gif' }).end(gif);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    asked,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 describe('the capture inbox in a browser', () => {
@@ -112,5 +130,29 @@ describe('the capture inbox in a browser', () => {
     await page.click('header form button[type="submit"]');
     await page.waitForSelector('form[action="/inbox/session"]');
     await page.close();
+  });
+
+  it('blocks remote images until asked, then loads them', async () => {
+    const host = await pixelHost();
+    try {
+      const { page, logs } = await signedIn(suite.tenant.sandbox);
+      const sent = await suite.gp.request('POST', '/v1/emails', {
+        key: suite.tenant.sandbox,
+        body: { to: 'bo@example.com', subject: 'With a pixel', html: `<p id="body">Hi</p><img src="${host.url}/open.gif">` },
+      });
+      expect(sent.status).toBe(202);
+      const row = page.locator(`#messages li[data-id="${sent.body.id}"]`);
+      await row.waitFor();
+      await row.locator('button').click();
+      await page.frameLocator('iframe[title="Message HTML"]').locator('#body').waitFor();
+      // Chromium refuses the image under the frame's policy; the host was never asked.
+      await eventually(() => logs.some((l) => l.includes(`${host.url}/open.gif`) && l.includes('img-src')));
+      expect(host.asked).toEqual([]);
+      await page.locator('button.images').click();
+      await eventually(() => host.asked.includes('/open.gif'));
+      await page.close();
+    } finally {
+      await host.close();
+    }
   });
 });
