@@ -710,7 +710,10 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         const at = (s: number) => new Date(Date.UTC(2024, 2, 1, 12, 0, s)).toISOString();
         const ann = capture(t.id, 'msg_s1', at(1), { to: 'Ann.Smith@shop.example', subject: 'Welcome', text: 'hello' });
         const invoice = capture(t.id, 'msg_s2', at(2), { subject: 'Your INVOICE #42', text: 'hello' });
-        const html = capture(t.id, 'msg_s3', at(3), { html: '<p>Parcel <b>ZX-81</b> ships 100% free_</p>', text: null });
+        const html = capture(t.id, 'msg_s3', at(3), {
+          html: '<style>.quux {}</style><p>Parcel <b>ZX-81</b> ships 100% free_ &amp; fast</p>',
+          text: null,
+        });
         const given = capture(t.id, 'msg_s4', at(4), {
           html: '<p>unseen words</p>',
           text: 'Reset code: quokka',
@@ -727,6 +730,10 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect(await found('invoice')).toEqual(['msg_s2']);
         expect(await found('zx-81')).toEqual(['msg_s3']);
         expect(await found('100% free_')).toEqual(['msg_s3']);
+        // The words a reader sees: entities decoded, a stylesheet's not.
+        expect(await found('free_ & fast')).toEqual(['msg_s3']);
+        expect(await found('zx-81 ships')).toEqual(['msg_s3']);
+        expect(await found('quux')).toEqual([]);
         expect(await found('QUOKKA')).toEqual(['msg_s4']);
         expect(await found('QUOKKA', { key_id: 'key_b' })).toEqual([]);
         expect(await found('unseen')).toEqual([]);

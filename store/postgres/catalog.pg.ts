@@ -32,7 +32,7 @@ import type {
   WebhookPatch,
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
-import { textFromHtml } from '../../mail/content.ts';
+import { htmlWords } from '../../mail/content.ts';
 import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
 import { plainSealer, type Sealer } from '../../lib/sealed.ts';
 import {
@@ -125,8 +125,8 @@ const WEBHOOK_COLUMNS =
  */
 type StoredCapture = Omit<CapturedMessage, 'headers' | 'key_id'> & { headers: [string, string][]; key_id?: string | null };
 
-/** What a search of the inbox looks in: the recipient, the subject and the text part (the html's text when none was given). */
-const captureSearchText = (c: CapturedMessage): string => [c.to, c.subject, c.text ?? textFromHtml(c.html)].join('\n');
+/** What a search of the inbox looks in: the recipient, the subject and the text part (the html's words when none was given). */
+const captureSearchText = (c: CapturedMessage): string => [c.to, c.subject, c.text ?? htmlWords(c.html)].join('\n');
 
 const toStored = (c: CapturedMessage): StoredCapture => ({ ...c, headers: Object.entries(c.headers) });
 

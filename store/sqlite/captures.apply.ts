@@ -4,10 +4,10 @@
 // and captures that arrive while a group is being written go together as the next group.
 //
 // Each capture is also indexed for the inbox's search (migrations/004_inbox.sql): the text part,
-// or the html's text when the sender gave none, converted here on the writer's thread, so
-// capturing costs the event loop no conversion.
+// or the html's words when the sender gave none, taken here on the writer's thread, so capturing
+// costs the event loop nothing more.
 import type { Applier, EncodedWrites } from '../../lib/committer.ts';
-import { textFromHtml } from '../../mail/content.ts';
+import { htmlWords } from '../../mail/content.ts';
 import type { CapturedMessage } from '../catalog.port.ts';
 
 /** Fields one capture posts to the writer. */
@@ -31,7 +31,7 @@ export const applier: Applier = (db) => {
     for (let i = 0; i < writes.length; i += FIELDS) {
       const [tenant, id, at, key, body, to, subject, searched, isHtml] = writes.slice(i, i + FIELDS);
       if (insert.run(tenant, id, at, key, body).changes === 0) continue;
-      index.run(tenant, key, to, subject, isHtml === 1 ? textFromHtml(searched as string) : searched, id);
+      index.run(tenant, key, to, subject, isHtml === 1 ? htmlWords(searched as string) : searched, id);
     }
   });
 };
