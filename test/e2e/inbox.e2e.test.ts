@@ -132,7 +132,7 @@ describe('the capture inbox in a browser', () => {
     await page.close();
   });
 
-  it('blocks remote images until asked, then loads them', async () => {
+  it('blocks remote images until asked, then loads them, and finds a message by search', async () => {
     const host = await pixelHost();
     try {
       const { page, logs } = await signedIn(suite.tenant.sandbox);
@@ -150,6 +150,17 @@ describe('the capture inbox in a browser', () => {
       expect(host.asked).toEqual([]);
       await page.locator('button.images').click();
       await eventually(() => host.asked.includes('/open.gif'));
+
+      // The search box finds this message and not another one the inbox shows.
+      const other = await suite.gp.request('POST', '/v1/emails', {
+        key: suite.tenant.sandbox,
+        body: { to: 'cy@example.com', subject: 'Unrelated', html: '<p>Nothing to see</p>' },
+      });
+      await page.locator(`#messages li[data-id="${other.body.id}"]`).waitFor();
+      await page.fill('#search', 'with a pix');
+      await expect
+        .poll(() => page.locator('#messages li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id'))))
+        .toEqual([sent.body.id]);
       await page.close();
     } finally {
       await host.close();
