@@ -56,7 +56,7 @@ export function inboxPage(sender: Sender): string {
   const { key, tenant } = sender;
   return page(
     'Gatepost capture inbox',
-    `<body class="inbox" data-key-id="${escape(key.id)}">
+    `<body class="inbox">
 <header>
 <h1>Capture inbox</h1>
 <span class="who">${escape(tenant.name)} · <code>${escape(key.prefix)}…</code>${key.name ? ` ${escape(key.name)}` : ''}</span>

@@ -223,12 +223,17 @@ function apiRoutes(scope: FastifyInstance, deps: InboxDeps, streams: CaptureStre
     },
   );
 
-  app.get('/inbox/api/stream', { schema: { hide: true, querystring: ScopeQuery } }, async (request, reply) => {
-    const { key, tenant } = senderOf(request);
-    reply.hijack();
-    const signedIn = async () => (await sessionSender(catalog, request))?.key.id === key.id;
-    await streams
-      .serve(reply.raw, { tenantId: tenant.id, keyId: keyOf(request, key.id), signedIn })
-      .catch(() => reply.raw.destroy());
-  });
+  // No HEAD twin: a stream has no headers-only answer, and would stay open.
+  app.get(
+    '/inbox/api/stream',
+    { exposeHeadRoute: false, schema: { hide: true, querystring: ScopeQuery } },
+    async (request, reply) => {
+      const { key, tenant } = senderOf(request);
+      reply.hijack();
+      const signedIn = async () => (await sessionSender(catalog, request))?.key.id === key.id;
+      await streams
+        .serve(reply.raw, { tenantId: tenant.id, keyId: keyOf(request, key.id), signedIn })
+        .catch(() => reply.raw.destroy());
+    },
+  );
 }
