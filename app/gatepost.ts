@@ -1,4 +1,5 @@
 // The composition root: builds one Gatepost from a Config (no singletons, so a test can run two).
+import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
 import type { Config } from '../config/config.ts';
@@ -82,6 +83,8 @@ export function registerActors(
     webhooks?: WebhookSettings;
     /** The tenant event feed to fill, where this process also serves the API. */
     feed?: EventFeed;
+    /** Hears the tenant of each sandbox message put in the capture inbox. */
+    onCapture?: (tenantId: string) => void;
   },
 ): { drain(): Promise<void> } {
   const { catalog } = deps;
@@ -100,7 +103,7 @@ export function registerActors(
   runtime.register(delivery);
   runtime.register(webhookActor({ catalog, ...webhooks }));
 
-  dispatchMessages(runtime, { catalog, delivery });
+  dispatchMessages(runtime, { catalog, delivery, onCapture: deps.onCapture });
   mirrorSuppressions(runtime, catalog);
   return fanOutWebhooks(runtime, { catalog, guard: webhooks.guard, timeoutMs: webhooks.timeoutMs, log, feed: deps.feed });
 }
@@ -146,6 +149,9 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   // Events are fanned out where actors are hosted: GET /v1/events is served where both are.
   const feed = hostsActors && servesApi ? new EventFeed() : undefined;
   const guard = new SsrfGuard({ allow: config.webhookAllow, dnsServers: config.dnsServers });
+  // A capture here wakes the inbox's open streams of its tenant at once (another process's
+  // captures reach them by polling: ingress/inbox/capture.stream.ts).
+  const captures = new EventEmitter().setMaxListeners(0);
   // Deliveries must never reach Gatepost's own API or its Dapr sidecar on this machine.
   guard.protectPorts(config.port, ...(config.runtime === 'dapr' ? [config.daprHttpPort, config.appPort] : []));
   const actors = hostsActors
@@ -156,6 +162,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         signers: domains,
         retrySchedule: config.deliveryRetrySchedule,
         horizonMs: config.deliveryHorizonMs,
+        onCapture: (tenantId) => captures.emit(tenantId),
         webhooks: {
           guard,
           retrySchedule: config.webhookRetrySchedule,
@@ -185,6 +192,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         webhookGuard: guard,
         events: feed,
         adminToken: config.adminToken,
+        captures,
         http: config.http,
         ready: () => ready,
         version: VERSION,

@@ -106,6 +106,8 @@ export interface BenchGatepost extends Child {
   /** The tenant of `key`, and the admin token that made it (for a live key of the same tenant). */
   tenantId: string;
   adminToken: string;
+  /** Embedded only: the data directory (its catalog.db, actors.db). */
+  dataDir?: string;
   /** Stops the process and removes its data directory. */
   stop(): Promise<void>;
 }
@@ -129,6 +131,7 @@ export async function startGatepost(extraNodeArgs: string[] = [], env: Record<st
       ...child,
       ...(await sandboxTenant(child.url, adminToken)),
       adminToken,
+      dataDir,
       async stop() {
         await child.stop();
         removeData();

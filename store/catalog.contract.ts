@@ -605,9 +605,15 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
     });
 
     describe('sandbox captures', () => {
-      const capture = (tenant_id: string, message_id: string, captured_at: string, more: Partial<CapturedMessage> = {}) => ({
+      const capture = (
+        tenant_id: string,
+        message_id: string,
+        captured_at: string,
+        more: Partial<CapturedMessage> = {},
+      ): CapturedMessage => ({
         message_id,
         tenant_id,
+        key_id: null,
         from: 'Shop <shop@example.com>',
         to: 'ann@example.com',
         subject: `Order ${message_id}`,
@@ -685,6 +691,78 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect(await catalog.listCaptures(unique('ten'), { limit: 10 })).toEqual({ data: [], next_cursor: null });
       });
 
+      it("lists one key's captures, or the tenant's, and pages either by cursor", async () => {
+        const t = await newTenant();
+        const at = (s: number) => new Date(Date.UTC(2024, 2, 1, 12, 0, s)).toISOString();
+        const mine = [1, 2, 3].map((s) => capture(t.id, `msg_k${s}`, at(s), { key_id: 'key_mine' }));
+        const theirs = capture(t.id, 'msg_o', at(4), { key_id: 'key_theirs' });
+        const before = capture(t.id, 'msg_n', at(5));
+        for (const c of [...mine, theirs, before]) await catalog.putCapture(c);
+        const pages = await allPages((cursor) => catalog.listCaptures(t.id, { limit: 2, cursor, key_id: 'key_mine' }));
+        expect(pages).toEqual([[mine[2], mine[1]], [mine[0]]]);
+        expect((await catalog.listCaptures(t.id, { limit: 10 })).data).toEqual([before, theirs, ...[...mine].reverse()]);
+        expect((await catalog.getCapture(t.id, 'msg_n'))!.key_id).toBeNull();
+      });
+
+      it('searches the recipient, subject and text (the html’s when none was given), any case, anywhere in them', async () => {
+        const t = await newTenant();
+        const other = await newTenant();
+        const at = (s: number) => new Date(Date.UTC(2024, 2, 1, 12, 0, s)).toISOString();
+        const ann = capture(t.id, 'msg_s1', at(1), { to: 'Ann.Smith@shop.example', subject: 'Welcome', text: 'hello' });
+        const invoice = capture(t.id, 'msg_s2', at(2), { subject: 'Your INVOICE #42', text: 'hello' });
+        const html = capture(t.id, 'msg_s3', at(3), {
+          html: '<style>.quux {}</style><p>Parcel <b>ZX-81</b> ships 100% free_ &amp; fast</p>',
+          text: null,
+        });
+        const given = capture(t.id, 'msg_s4', at(4), {
+          html: '<p>unseen words</p>',
+          text: 'Reset code: quokka',
+          key_id: 'key_a',
+        });
+        for (const c of [ann, invoice, html, given, capture(other.id, 'msg_s5', at(5), { subject: 'invoice' })]) {
+          await catalog.putCapture(c);
+        }
+        const found = async (search: string, more: { key_id?: string; limit?: number } = {}) =>
+          (await catalog.listCaptures(t.id, { limit: more.limit ?? 10, search, key_id: more.key_id })).data.map(
+            (c) => c.message_id,
+          );
+        expect(await found('ann.smith')).toEqual(['msg_s1']);
+        expect(await found('invoice')).toEqual(['msg_s2']);
+        expect(await found('zx-81')).toEqual(['msg_s3']);
+        expect(await found('100% free_')).toEqual(['msg_s3']);
+        // The words a reader sees: entities decoded, a stylesheet's not.
+        expect(await found('free_ & fast')).toEqual(['msg_s3']);
+        expect(await found('zx-81 ships')).toEqual(['msg_s3']);
+        expect(await found('quux')).toEqual([]);
+        expect(await found('QUOKKA')).toEqual(['msg_s4']);
+        expect(await found('QUOKKA', { key_id: 'key_b' })).toEqual([]);
+        expect(await found('unseen')).toEqual([]);
+        expect(await found('0%_')).toEqual([]);
+        expect(await found('"a"')).toEqual([]);
+        expect(await found('hello')).toEqual(['msg_s2', 'msg_s1']);
+        const first = await catalog.listCaptures(t.id, { limit: 1, search: 'hello' });
+        expect((await catalog.listCaptures(t.id, { limit: 1, search: 'hello', cursor: first.next_cursor! })).data).toEqual([ann]);
+      });
+
+      it('deletes one capture, or all of a key or a tenant, from the list and the search alike', async () => {
+        const [t, other] = [await newTenant(), await newTenant()];
+        const at = (s: number) => new Date(Date.UTC(2024, 2, 1, 12, 0, s)).toISOString();
+        const a = capture(t.id, 'msg_d1', at(1), { key_id: 'key_a', subject: 'Findable one' });
+        const b = capture(t.id, 'msg_d2', at(2), { key_id: 'key_a', subject: 'Findable two' });
+        const c = capture(t.id, 'msg_d3', at(3), { key_id: 'key_c', subject: 'Findable three' });
+        const kept = capture(other.id, 'msg_d1', at(1), { key_id: 'key_a', subject: 'Findable elsewhere' });
+        for (const x of [a, b, c, kept]) await catalog.putCapture(x);
+        expect(await catalog.deleteCapture(t.id, 'msg_d1')).toBe(true);
+        expect(await catalog.deleteCapture(t.id, 'msg_d1')).toBe(false);
+        expect(await catalog.getCapture(t.id, 'msg_d1')).toBeNull();
+        expect((await catalog.listCaptures(t.id, { limit: 10, search: 'findable' })).data).toEqual([c, b]);
+        expect(await catalog.deleteCaptures(t.id, 'key_a')).toBe(1);
+        expect((await catalog.listCaptures(t.id, { limit: 10 })).data).toEqual([c]);
+        expect(await catalog.deleteCaptures(t.id)).toBe(1);
+        expect(await catalog.listCaptures(t.id, { limit: 10, search: 'findable' })).toEqual({ data: [], next_cursor: null });
+        expect((await catalog.listCaptures(other.id, { limit: 10, search: 'findable' })).data).toEqual([kept]);
+      });
+
       it('refuses a cursor it did not hand out with invalid_request on field cursor', async () => {
         const t = await newTenant();
         await catalog.putCapture(capture(t.id, 'msg_1', '2024-03-01T12:00:00.000Z'));
@@ -692,6 +770,32 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
           const error = await expectError(catalog.listCaptures(t.id, { limit: 1, cursor }), 'invalid_request');
           expect(error.details).toEqual([{ field: 'cursor', message: expect.any(String) }]);
         }
+      });
+    });
+
+    describe('inbox sessions', () => {
+      it("answers a session's key until it expires, is deleted, or its key is revoked", async () => {
+        const t = await newTenant();
+        const key = await catalog.createKey(
+          { id: unique('key'), tenant_id: t.id, kind: 'sandbox', name: null, prefix: 'gp_sandbox_ab' },
+          unique('hash'),
+        );
+        const later = new Date(Date.now() + 3_600_000).toISOString();
+        const [open, ended, expired] = [unique('session'), unique('session'), unique('session')];
+        await catalog.createInboxSession({ hash: open, key_id: key.id, expires_at: later });
+        await catalog.createInboxSession({ hash: ended, key_id: key.id, expires_at: later });
+        await catalog.createInboxSession({
+          hash: expired,
+          key_id: key.id,
+          expires_at: new Date(Date.now() - 1000).toISOString(),
+        });
+        expect(await catalog.inboxSessionKey(open)).toEqual(key);
+        expect(await catalog.inboxSessionKey(expired)).toBeNull();
+        expect(await catalog.inboxSessionKey(unique('session'))).toBeNull();
+        await catalog.deleteInboxSession(ended);
+        expect(await catalog.inboxSessionKey(ended)).toBeNull();
+        await catalog.revokeKey(t.id, key.id);
+        expect(await catalog.inboxSessionKey(open)).toBeNull();
       });
     });
 

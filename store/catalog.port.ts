@@ -108,6 +108,27 @@ export interface CapturedMessage {
   text: string | null;
   headers: Record<string, string>;
   captured_at: string;
+  /** The sandbox key that sent it; null for captures from before keys were recorded. */
+  key_id: string | null;
+}
+
+/** A page of captures: newest first, of one key or (without key_id) the whole tenant, those a search finds. */
+export interface CaptureQuery {
+  limit: number;
+  cursor?: string;
+  key_id?: string;
+  /** Case-insensitive, found anywhere in the recipient, the subject or the text part; three characters or more (a trigram index). */
+  search?: string;
+}
+
+/** The fewest characters a capture search may have: the stores' trigram indexes find nothing shorter. */
+export const MIN_CAPTURE_SEARCH = 3;
+
+/** A signed-in session of the capture inbox's web UI, stored by the SHA-256 of its token. */
+export interface InboxSession {
+  hash: string;
+  key_id: string;
+  expires_at: string;
 }
 
 /** Why a webhook endpoint is disabled: by hand, it answered 410 Gone, or it failed with no success for days. */
@@ -229,8 +250,18 @@ export interface Catalog {
   listSuppressions(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<Suppression>>;
 
   putCapture(c: CapturedMessage): Promise<void>;
-  listCaptures(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<CapturedMessage>>;
+  listCaptures(tenantId: string, opts: CaptureQuery): Promise<Page<CapturedMessage>>;
   getCapture(tenantId: string, messageId: string): Promise<CapturedMessage | null>;
+  /** False when the tenant has no such capture. */
+  deleteCapture(tenantId: string, messageId: string): Promise<boolean>;
+  /** Deletes the tenant's captures, or only those one key sent; answers how many. */
+  deleteCaptures(tenantId: string, keyId?: string): Promise<number>;
+
+  /** Stores a session, and forgets every expired one. */
+  createInboxSession(s: InboxSession): Promise<void>;
+  /** The key of the unexpired session with this hash, if the key is not revoked. */
+  inboxSessionKey(hash: string): Promise<ApiKey | null>;
+  deleteInboxSession(hash: string): Promise<void>;
 
   createWebhook(w: WebhookCreate): Promise<WebhookEndpoint>;
   getWebhook(tenantId: string, id: string): Promise<WebhookEndpoint | null>;

@@ -282,15 +282,22 @@ function statusResult(status: AttemptOutcome['message_status']): AttemptOutcome[
  * A sandbox message's hand-over: captured in the inbox, never delivered, and the capture put on
  * its timeline. No actor serialises it: both steps are idempotent (the inbox keeps one capture
  * a message, the timeline one outcome an attempt), so a hand-over repeated, even while the first
- * runs, captures once. A failure throws, and the hand-over is tried again.
+ * runs, captures once. A failure throws, and the hand-over is tried again. `captured` hears of
+ * each capture's tenant once it is in the inbox (the inbox's live updates).
  */
-export async function captureSandbox(invoker: Invoker, catalog: Catalog, ready: MessageReady): Promise<'captured' | 'skipped'> {
+export async function captureSandbox(
+  invoker: Invoker,
+  catalog: Catalog,
+  ready: MessageReady,
+  captured?: (tenantId: string) => void,
+): Promise<'captured' | 'skipped'> {
   const message = actor(invoker, messageActor, ready.message_id);
   const view = await message.get(undefined).catch(orNullIfGone);
   // Gone (its retention ended while the hand-over waited): nothing left to capture.
   if (!view) return 'skipped';
   await putInInbox(catalog, { ...view.record, content: view.content });
-  await message.recordAttempt(captured(1));
+  captured?.(view.record.tenant_id);
+  await message.recordAttempt(capturedOutcome(1));
   return 'captured';
 }
 
@@ -300,7 +307,7 @@ function orNullIfGone(error: unknown): null {
 }
 
 /** What a capture puts in the inbox: the message's ids and its rendered content. */
-type InboxEntry = Pick<MessageRecord, 'id' | 'tenant_id' | 'message_id_header'> & { content: RenderedContent };
+type InboxEntry = Pick<MessageRecord, 'id' | 'tenant_id' | 'key_id' | 'message_id_header'> & { content: RenderedContent };
 
 /** Puts a sandbox message in its tenant's capture inbox, rendered as it would have been sent. */
 function putInInbox(catalog: Catalog, message: InboxEntry): Promise<void> {
@@ -315,10 +322,11 @@ function putInInbox(catalog: Catalog, message: InboxEntry): Promise<void> {
     text: content.text,
     headers: { ...content.headers, 'Message-ID': message.message_id_header },
     captured_at: isoTime(),
+    key_id: message.key_id,
   });
 }
 
-const captured = (attempt: number): AttemptOutcome => ({
+const capturedOutcome = (attempt: number): AttemptOutcome => ({
   attempt,
   result: 'captured',
   smtp_code: null,

@@ -9,11 +9,16 @@ import { captureSandbox, type deliveryActor } from './delivery.actor.ts';
 
 export function dispatchMessages(
   runtime: ActorRuntime,
-  deps: { catalog: Catalog; delivery: ReturnType<typeof deliveryActor> },
+  deps: {
+    catalog: Catalog;
+    delivery: ReturnType<typeof deliveryActor>;
+    /** Hears the tenant of each sandbox message put in the inbox. */
+    onCapture?: (tenantId: string) => void;
+  },
 ): void {
   runtime.subscribe(MESSAGE_READY, async ({ data }) => {
     const ready = data as MessageReady;
-    if (ready.sandbox) return void (await captureSandbox(runtime, deps.catalog, ready));
+    if (ready.sandbox) return void (await captureSandbox(runtime, deps.catalog, ready, deps.onCapture));
     const d = actor(runtime, deps.delivery, ready.message_id);
     const { attempt, interrupted, number } = await d.begin(undefined);
     if (attempt) await d.attempt({ interrupted, number });

@@ -51,6 +51,15 @@ const template = {
   updated_at: AT,
 };
 
+const inboxSummary = {
+  id: MSG,
+  key_id: KEY,
+  from: 'orders@shop.example',
+  to: 'ann@example.com',
+  subject: 'Your order A-1042',
+  captured_at: AT,
+};
+
 const suppression = { address: 'ann@example.com', reason: 'unsubscribe', detail: 'Asked by phone', created_at: AT };
 
 const capture = {
@@ -226,6 +235,28 @@ export const operationExamples: Record<string, OperationExamples> = {
 
   getV1SandboxMessages: { answer: { data: [capture], next_cursor: null } },
   getV1SandboxMessagesId: { params: { id: MSG }, answer: capture },
+
+  // The hosted capture inbox's JSON routes (ingress/inbox), with its session cookie.
+  getInboxApiMessages: { answer: { data: [inboxSummary], next_cursor: null } },
+  deleteInboxApiMessages: { answer: { deleted: 12 } },
+  getInboxApiMessagesId: {
+    params: { id: MSG },
+    answer: {
+      ...inboxSummary,
+      text: 'Hi Ann, your order A-1042 is on its way.',
+      headers: [
+        { name: 'From', value: 'orders@shop.example' },
+        { name: 'Subject', value: 'Your order A-1042' },
+      ],
+      links: [{ url: 'https://shop.example/orders/A-1042', text: 'your order' }],
+      remote_content: false,
+      html_url: `/inbox/api/messages/${MSG}/html`,
+      raw_url: `/inbox/api/messages/${MSG}/raw`,
+      status: 'captured',
+      events: [{ id: EVT, type: 'email.captured', created_at: AT, data: {} }],
+    },
+  },
+  deleteInboxApiMessagesId: { params: { id: MSG } },
 
   postV1Domains: {
     body: { name: 'shop.example' },

@@ -115,6 +115,12 @@ export function registerOpenApi(app: FastifyInstance, version: string): void {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'A gp_live_ or gp_sandbox_ key.' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'GATEPOST_ADMIN_TOKEN.' },
+          inboxSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'gatepost_inbox',
+            description: 'The capture inbox session: sign in at /inbox with a sandbox key (docs/inbox.md).',
+          },
         },
       },
       security: [{ apiKey: [] }],

@@ -8,7 +8,7 @@ import { CapturedView, IdParam, PageQuery, pageOf } from './schemas.ts';
 
 // The text part as it was sent: given, or generated from the html (done here, on reading, so
 // capturing costs no conversion).
-const view = ({ tenant_id: _t, ...c }: CapturedMessage) => ({ ...c, text: c.text ?? textFromHtml(c.html) });
+const view = ({ tenant_id: _t, key_id: _k, ...c }: CapturedMessage) => ({ ...c, text: c.text ?? textFromHtml(c.html) });
 
 export function sandboxRoutes(app: ZodApp, catalog: Catalog): void {
   app.get(

@@ -37,6 +37,8 @@ import { webhookRoutes } from './webhooks.route.ts';
 import { compatIngresses } from '../compat/compat.registry.ts';
 import { docsPlugin } from '../docs/docs.plugin.ts';
 import { loadDocs } from '../docs/docs.pages.ts';
+import { inboxRoutes } from '../inbox/inbox.routes.ts';
+import type { EventEmitter } from 'node:events';
 
 /** How long a drain waits for requests under way before it closes their connections anyway. */
 const DRAIN_MS = 30_000;
@@ -64,6 +66,8 @@ export interface RestDeps {
   /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS); by default nothing non-public is allowed. */
   webhookGuard?: SsrfGuard;
   adminToken: string | null;
+  /** Emits a tenant's id when this process captures a sandbox message of it (the inbox's live updates). */
+  captures?: EventEmitter;
   /** How long a client may take; the defaults of config.ts when not given. */
   http?: HttpLimits;
   ready: () => boolean;
@@ -81,10 +85,7 @@ export interface RestServer {
   app: FastifyInstance;
   /** Stops taking requests, answers every request under way, then closes every connection. */
   drain(): Promise<void>;
-  /**
-   * Every method and URL of the API Fastify serves, as registered (HEAD twins of GET routes left
-   * out, and the docs' pages, which the OpenAPI document hides).
-   */
+  /** Every method and URL Fastify serves, as registered (HEAD twins of GET routes, and routes hidden from the OpenAPI document: the docs' pages, the inbox's, left out). */
   served: { method: string; url: string }[];
   /** The native routes, with who may call each (their config's access). */
   routes: { method: string; url: string; access: Access }[];
@@ -135,6 +136,7 @@ export function restServer(deps: RestDeps): RestServer {
     done();
   });
   app.addHook('onRoute', (r) => {
+    // The inbox's pages, assets and streams are for a browser, not the API: hidden from the document.
     if ((r.schema as { hide?: boolean } | undefined)?.hide) return;
     for (const method of [r.method].flat()) {
       if (method === 'HEAD') continue;
@@ -192,6 +194,11 @@ export function restServer(deps: RestDeps): RestServer {
       receiptAdminRoutes(withZod(admin), deps.receiptKeys);
     });
   }
+  // The hosted capture inbox: a web UI signed in to with a sandbox key, then a session cookie.
+  app.register(async (inbox) => {
+    refuseControlCharactersIn(inbox);
+    await inboxRoutes(inbox, { catalog: deps.catalog, keys: deps.keys, invoker: deps.invoker, captures: deps.captures });
+  });
   // Each style in its own encapsulated scope: its parsers and error handler stay its own.
   for (const c of compat) app.register(c.plugin);
   // The docs' pages, rendered once here; open to anyone.

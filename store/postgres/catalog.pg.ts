@@ -9,12 +9,14 @@ import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
   ApiKey,
   CapturedMessage,
+  CaptureQuery,
   Catalog,
   DomainCheck,
   DomainCreate,
   KeySettings,
   NewKey,
   NewReceiptKey,
+  InboxSession,
   Page,
   Quota,
   SendingDomain,
@@ -30,6 +32,7 @@ import type {
   WebhookPatch,
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
+import { htmlWords } from '../../mail/content.ts';
 import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
 import { plainSealer, type Sealer } from '../../lib/sealed.ts';
 import {
@@ -116,15 +119,33 @@ function slugTaken(error: unknown, slug: string): unknown {
 const WEBHOOK_COLUMNS =
   'id, tenant_id, url, events, enabled, disabled_reason, disabled_at, secret, previous_secret, previous_secret_expires_at, created_at, updated_at';
 
-/** A capture as stored: headers as [name, value] pairs, because jsonb would reorder an object's keys. */
-type StoredCapture = Omit<CapturedMessage, 'headers'> & { headers: [string, string][] };
+/**
+ * A capture as stored: headers as [name, value] pairs, because jsonb would reorder an object's
+ * keys; one from before key ids were recorded has none.
+ */
+type StoredCapture = Omit<CapturedMessage, 'headers' | 'key_id'> & { headers: [string, string][]; key_id?: string | null };
+
+/** What a search of the inbox looks in: the recipient, the subject and the text part (the html's words when none was given). */
+const captureSearchText = (c: CapturedMessage): string => [c.to, c.subject, c.text ?? htmlWords(c.html)].join('\n');
 
 const toStored = (c: CapturedMessage): StoredCapture => ({ ...c, headers: Object.entries(c.headers) });
 
 /** The capture with its fields in the order the API writes them (jsonb returns them in its own). */
 function fromStored(stored: StoredCapture): CapturedMessage {
-  const { message_id, tenant_id, from, to, subject, html, text, headers, captured_at, ...rest } = stored;
-  return { message_id, tenant_id, from, to, subject, html, text, headers: Object.fromEntries(headers), captured_at, ...rest };
+  const { message_id, tenant_id, from, to, subject, html, text, headers, captured_at, key_id = null, ...rest } = stored;
+  return {
+    message_id,
+    tenant_id,
+    from,
+    to,
+    subject,
+    html,
+    text,
+    headers: Object.fromEntries(headers),
+    captured_at,
+    key_id,
+    ...rest,
+  };
 }
 
 /**
@@ -410,25 +431,30 @@ export class PgCatalog implements Catalog {
   /** The first capture of a message stays; a repeat (a redelivered event) changes nothing. */
   async putCapture(c: CapturedMessage): Promise<void> {
     await this.query(
-      'INSERT INTO captures (tenant_id, message_id, captured_at, body) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
-      [c.tenant_id, c.message_id, c.captured_at, JSON.stringify(toStored(c))],
+      `INSERT INTO captures (tenant_id, message_id, captured_at, key_id, body, search) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT DO NOTHING`,
+      [c.tenant_id, c.message_id, c.captured_at, c.key_id, JSON.stringify(toStored(c)), captureSearchText(c)],
     );
   }
 
-  async listCaptures(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<CapturedMessage>> {
+  async listCaptures(tenantId: string, opts: CaptureQuery): Promise<Page<CapturedMessage>> {
     const cursor = decodeCursor(opts.cursor, 2);
+    // PostgreSQL's text refuses a NUL outright: no cursor handed out holds one.
+    if (cursor?.some((part) => part.includes('\u0000'))) throw badCursor();
+    // Newest first along captures_recent, or captures_by_key for one key's; a search is an ILIKE
+    // the trigram index answers.
+    const where = ['tenant_id = $1'];
+    const values: unknown[] = [tenantId];
+    const param = (value: unknown) => `$${values.push(value)}`;
+    if (opts.search !== undefined) where.push(`search ILIKE ${param(`%${opts.search.replace(/[\\%_]/g, '\\$&')}%`)}`);
+    if (opts.key_id !== undefined) where.push(`key_id = ${param(opts.key_id)}`);
+    if (cursor) where.push(`(captured_at, message_id) < (${param(cursor[0])}::timestamptz, ${param(cursor[1])})`);
     let rows: { body: StoredCapture }[];
     try {
-      rows = cursor
-        ? await this.query(
-            `SELECT body FROM captures WHERE tenant_id = $1 AND (captured_at, message_id) < ($2::timestamptz, $3)
-               ORDER BY captured_at DESC, message_id DESC LIMIT $4`,
-            [tenantId, cursor[0], cursor[1], opts.limit + 1],
-          )
-        : await this.query('SELECT body FROM captures WHERE tenant_id = $1 ORDER BY captured_at DESC, message_id DESC LIMIT $2', [
-            tenantId,
-            opts.limit + 1,
-          ]);
+      rows = await this.query(
+        `SELECT body FROM captures WHERE ${where.join(' AND ')} ORDER BY captured_at DESC, message_id DESC LIMIT ${param(opts.limit + 1)}`,
+        values,
+      );
     } catch (error) {
       // A cursor whose time is no time (22007, 22008) is not one this API handed out.
       const code = (error as { code?: string }).code;
@@ -445,6 +471,44 @@ export class PgCatalog implements Catalog {
       [tenantId, messageId],
     );
     return row ? fromStored(row.body) : null;
+  }
+
+  async deleteCapture(tenantId: string, messageId: string): Promise<boolean> {
+    const rows = await this.query('DELETE FROM captures WHERE tenant_id = $1 AND message_id = $2 RETURNING message_id', [
+      tenantId,
+      messageId,
+    ]);
+    return rows.length > 0;
+  }
+
+  async deleteCaptures(tenantId: string, keyId?: string): Promise<number> {
+    const rows =
+      keyId === undefined
+        ? await this.query('DELETE FROM captures WHERE tenant_id = $1 RETURNING message_id', [tenantId])
+        : await this.query('DELETE FROM captures WHERE tenant_id = $1 AND key_id = $2 RETURNING message_id', [tenantId, keyId]);
+    return rows.length;
+  }
+
+  async createInboxSession(s: InboxSession): Promise<void> {
+    await this.query('DELETE FROM inbox_sessions WHERE expires_at <= now()');
+    await this.query('INSERT INTO inbox_sessions (hash, key_id, expires_at) VALUES ($1, $2, $3)', [
+      s.hash,
+      s.key_id,
+      s.expires_at,
+    ]);
+  }
+
+  async inboxSessionKey(hash: string): Promise<ApiKey | null> {
+    const [row] = await this.query<ApiKey>(
+      `SELECT ${KEY_COLUMNS} FROM api_keys
+         WHERE revoked_at IS NULL AND id = (SELECT key_id FROM inbox_sessions WHERE hash = $1 AND expires_at > now())`,
+      [hash],
+    );
+    return row ?? null;
+  }
+
+  async deleteInboxSession(hash: string): Promise<void> {
+    await this.query('DELETE FROM inbox_sessions WHERE hash = $1', [hash]);
   }
 
   async createWebhook(w: WebhookCreate): Promise<WebhookEndpoint> {

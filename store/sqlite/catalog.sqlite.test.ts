@@ -1,11 +1,13 @@
 // The catalog contract against SQLite: a fresh file in a temporary directory, removed afterwards.
 import Database from 'better-sqlite3';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { catalogContract } from '../catalog.contract.ts';
 import { sealedSecretsContract } from '../catalog.sealed.contract.ts';
+import { openSqlite } from '../../lib/sqlite.ts';
 import { SqliteCatalog } from './catalog.sqlite.ts';
 
 catalogContract('SQLite', async () => {
@@ -31,6 +33,7 @@ it('refuses the captures of a failed commit, and captures again once the store c
     catalog.putCapture({
       message_id,
       tenant_id: 'ten_a',
+      key_id: null,
       from: 'a@sender.example',
       to: 'b@example.com',
       subject: 'S',
@@ -91,4 +94,46 @@ sealedSecretsContract('SQLite', async () => {
     },
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
+});
+
+// Migration 004 (the hosted inbox) over a catalog holding captures from before it: they keep
+// their place, have no key, and are found by a search (their html standing for their text).
+it('indexes the captures made before the inbox migration, in the order they were captured', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'gatepost-catalog-'));
+  const file = join(dir, 'catalog.db');
+  const before = join(dir, 'migrations');
+  await mkdir(before);
+  const all = fileURLToPath(new URL('./migrations', import.meta.url));
+  for (const name of (await readdir(all)).filter((f) => f < '004')) await copyFile(join(all, name), join(before, name));
+  const old = openSqlite(file, before);
+  const put = old.prepare('INSERT INTO captures (tenant_id, message_id, captured_at, body) VALUES (?, ?, ?, ?)');
+  const body = (id: string, at: string, html: string) =>
+    JSON.stringify({
+      message_id: id,
+      tenant_id: 'ten_a',
+      from: 'a@x',
+      to: 'ann@example.com',
+      subject: 'Old',
+      html,
+      text: null,
+      headers: {},
+      captured_at: at,
+    });
+  put.run('ten_a', 'msg_2', '2024-01-02T00:00:00.000Z', body('msg_2', '2024-01-02T00:00:00.000Z', '<p>second parcel</p>'));
+  put.run('ten_a', 'msg_1', '2024-01-01T00:00:00.000Z', body('msg_1', '2024-01-01T00:00:00.000Z', '<p>first parcel</p>'));
+  old.close();
+
+  const catalog = new SqliteCatalog(file);
+  try {
+    expect((await catalog.getCapture('ten_a', 'msg_1'))!.key_id).toBeNull();
+    const found = await catalog.listCaptures('ten_a', { limit: 10, search: 'parcel' });
+    expect(found.data.map((c) => c.message_id)).toEqual(['msg_2', 'msg_1']);
+    expect((await catalog.listCaptures('ten_a', { limit: 10, search: 'second' })).data.map((c) => c.message_id)).toEqual([
+      'msg_2',
+    ]);
+    expect((await catalog.listCaptures('ten_a', { limit: 10, key_id: 'key_a' })).data).toEqual([]);
+  } finally {
+    await catalog.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 });

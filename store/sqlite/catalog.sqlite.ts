@@ -9,12 +9,14 @@ import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
   ApiKey,
   CapturedMessage,
+  CaptureQuery,
   Catalog,
   DomainCheck,
   DomainCreate,
   KeySettings,
   NewKey,
   NewReceiptKey,
+  InboxSession,
   Page,
   Quota,
   SendingDomain,
@@ -30,7 +32,7 @@ import type {
   WebhookPatch,
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
-import { decodeCursor, encodeCursor } from '../cursor.ts';
+import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
 import { captureWrites } from './captures.apply.ts';
 import { plainSealer, type Sealer } from '../../lib/sealed.ts';
 import {
@@ -85,6 +87,12 @@ const TEMPLATE_COLUMNS =
   'id, tenant_id, slug, name, subject, html, text, from_addr AS "from", to_addr AS "to", reply_to, created_at, updated_at';
 
 const now = () => new Date().toISOString();
+
+/** A capture's stored body; one from before key ids were recorded has none. */
+const capturedOf = (body: string): CapturedMessage => {
+  const c = JSON.parse(body) as Omit<CapturedMessage, 'key_id'> & { key_id?: string | null };
+  return { ...c, key_id: c.key_id ?? null };
+};
 
 type WebhookRow = Omit<WebhookEndpoint, 'events' | 'enabled'> & { events: string; enabled: number };
 
@@ -328,28 +336,112 @@ export class SqliteCatalog implements Catalog {
     return writer;
   }
 
-  async listCaptures(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<CapturedMessage>> {
+  async listCaptures(tenantId: string, opts: CaptureQuery): Promise<Page<CapturedMessage>> {
+    if (opts.search !== undefined) return this.searchCaptures(tenantId, opts.search, opts);
     const cursor = decodeCursor(opts.cursor, 2);
-    const rows = (
-      cursor
-        ? this.sql(
-            `SELECT body FROM captures WHERE tenant_id = ? AND (captured_at, message_id) < (?, ?)
-               ORDER BY captured_at DESC, message_id DESC LIMIT ?`,
-          ).all(tenantId, cursor[0], cursor[1], opts.limit + 1)
-        : this.sql('SELECT body FROM captures WHERE tenant_id = ? ORDER BY captured_at DESC, message_id DESC LIMIT ?').all(
-            tenantId,
-            opts.limit + 1,
-          )
-    ) as { body: string }[];
-    const data = rows.slice(0, opts.limit).map((r) => JSON.parse(r.body) as CapturedMessage);
+    // Newest first along captures_recent, or captures_by_key for one key's.
+    const where = ['tenant_id = ?'];
+    const values: unknown[] = [tenantId];
+    if (opts.key_id !== undefined) {
+      where.push('key_id = ?');
+      values.push(opts.key_id);
+    }
+    if (cursor) {
+      where.push('(captured_at, message_id) < (?, ?)');
+      values.push(cursor[0], cursor[1]);
+    }
+    const rows = this.sql(
+      `SELECT body FROM captures WHERE ${where.join(' AND ')} ORDER BY captured_at DESC, message_id DESC LIMIT ?`,
+    ).all(...values, opts.limit + 1) as { body: string }[];
+    const data = rows.slice(0, opts.limit).map((r) => capturedOf(r.body));
     const last = data[data.length - 1];
     return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.captured_at, last.message_id]) : null };
+  }
+
+  /**
+   * A search walks the trigram index newest captured first (its rowids are the order captures
+   * were written in: migrations/004_inbox.sql), narrowed to the inbox's tenant and key, and stops
+   * at the page's end; its cursor is the last row's place in that order.
+   */
+  private searchCaptures(tenantId: string, search: string, opts: CaptureQuery): Page<CapturedMessage> {
+    const after = decodeCursor(opts.cursor, 1)?.[0];
+    if (after !== undefined && !/^[1-9][0-9]{0,15}$/.test(after)) throw badCursor();
+    const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
+    const match = [
+      `tenant_id : ${phrase(tenantId)}`,
+      ...(opts.key_id !== undefined ? [`key_id : ${phrase(opts.key_id)}`] : []),
+      `{recipient subject body} : ${phrase(search)}`,
+    ].join(' AND ');
+    // The index's tenant and key are trigram matches, which a longer id could hold: the join checks them exactly.
+    const rows = this.sql(
+      `SELECT s.rowid AS seq, c.body FROM captures_search s JOIN captures c ON c.tenant_id = ? AND c.message_id = s.message_id
+         WHERE captures_search MATCH ? AND s.rowid < ? ${opts.key_id !== undefined ? 'AND c.key_id = ?' : ''}
+         ORDER BY s.rowid DESC LIMIT ?`,
+    ).all(
+      tenantId,
+      match,
+      after === undefined ? Number.MAX_SAFE_INTEGER : Number(after),
+      ...(opts.key_id !== undefined ? [opts.key_id] : []),
+      opts.limit + 1,
+    ) as { seq: number; body: string }[];
+    const page = rows.slice(0, opts.limit);
+    const last = page[page.length - 1];
+    return {
+      data: page.map((r) => capturedOf(r.body)),
+      next_cursor: rows.length > opts.limit && last ? encodeCursor([String(last.seq)]) : null,
+    };
   }
 
   async getCapture(tenantId: string, messageId: string): Promise<CapturedMessage | null> {
     const row = this.sql('SELECT body FROM captures WHERE tenant_id = ? AND message_id = ?').get(tenantId, messageId) as
       { body: string } | undefined;
-    return row ? (JSON.parse(row.body) as CapturedMessage) : null;
+    return row ? capturedOf(row.body) : null;
+  }
+
+  async deleteCapture(tenantId: string, messageId: string): Promise<boolean> {
+    return (await this.deleteCapturesWhere({ tenant_id: tenantId, message_id: messageId })) > 0;
+  }
+
+  async deleteCaptures(tenantId: string, keyId?: string): Promise<number> {
+    return this.deleteCapturesWhere({ tenant_id: tenantId, ...(keyId === undefined ? {} : { key_id: keyId }) });
+  }
+
+  /** The captures matching every column given, and their search rows, in one transaction. */
+  private async deleteCapturesWhere(match: { tenant_id: string; message_id?: string; key_id?: string }): Promise<number> {
+    // Captures are written on the writer's thread: wait for those enqueued, so none lands after
+    // its delete. (A failed commit refused its captures already: they are not there to delete.)
+    await this.captures?.durable().catch(() => undefined);
+    const where = Object.keys(match)
+      .map((column) => `${column} = ?`)
+      .join(' AND ');
+    const values = Object.values(match);
+    return this.db.transaction(() => {
+      // The search table's tenant and message ids are not indexed: this reads it through, which
+      // a delete (rare, and by a person) can afford.
+      this.sql(
+        `DELETE FROM captures_search WHERE tenant_id = ? AND message_id IN (SELECT message_id FROM captures WHERE ${where})`,
+      ).run(match.tenant_id, ...values);
+      return this.sql(`DELETE FROM captures WHERE ${where}`).run(...values).changes;
+    })();
+  }
+
+  async createInboxSession(s: InboxSession): Promise<void> {
+    this.db.transaction(() => {
+      this.sql('DELETE FROM inbox_sessions WHERE expires_at <= ?').run(now());
+      this.sql('INSERT INTO inbox_sessions (hash, key_id, expires_at) VALUES (?, ?, ?)').run(s.hash, s.key_id, s.expires_at);
+    })();
+  }
+
+  async inboxSessionKey(hash: string): Promise<ApiKey | null> {
+    return this.keyRow(
+      'revoked_at IS NULL AND id = (SELECT key_id FROM inbox_sessions WHERE hash = ? AND expires_at > ?)',
+      hash,
+      now(),
+    );
+  }
+
+  async deleteInboxSession(hash: string): Promise<void> {
+    this.sql('DELETE FROM inbox_sessions WHERE hash = ?').run(hash);
   }
 
   async createWebhook(w: WebhookCreate): Promise<WebhookEndpoint> {

@@ -1,8 +1,9 @@
 // The build, as the image runs it: `npm run build`, then `node dist/main.js` (no TypeScript
 // loader) on an empty data directory, as the Dockerfile's final stage does. Every worker thread
 // must load its compiled .js: a send commits (the writer and checkpointer threads), a sandbox
-// send is captured (the capture writer's thread), an SMTP submission is parsed (the parser's).
-// The docs' pages are read from dist/docs/, which the build copies.
+// send is captured and indexed for the inbox's search (the capture writer's thread), an SMTP
+// submission is parsed (the parser's); the capture inbox's page assets and the docs' pages
+// (dist/docs/) are copied beside it.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -67,6 +68,21 @@ describe.skipIf(TEST_RUNTIME === 'dapr')('the build: node dist/main.js', () => {
     expect(String(page.body)).toContain('<h1 id="errors">Errors</h1>');
     expect((await gp.request('GET', '/docs/errors.md')).status).toBe(200);
     expect(String((await gp.request('GET', '/llms.txt')).body)).toContain('](/docs/errors.md)');
+  });
+
+  it("serves the capture inbox's assets copied beside it, and searches what its writer thread indexed", async () => {
+    const script = await fetch(`${gp.url}/inbox/assets/inbox.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toContain('javascript');
+    const signIn = await fetch(`${gp.url}/inbox/session`, {
+      method: 'POST',
+      body: new URLSearchParams({ key: sandboxKey }),
+      redirect: 'manual',
+    });
+    expect(signIn.status).toBe(303);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const found = await fetch(`${gp.url}/inbox/api/messages?scope=tenant&q=by%20smtp`, { headers: { cookie } });
+    expect(((await found.json()) as { data: { subject: string }[] }).data.map((m) => m.subject)).toEqual(['By SMTP']);
   });
 
   it('drains on SIGTERM and exits 0, every thread closed', async () => {
