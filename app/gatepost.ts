@@ -32,12 +32,19 @@ import { restServer } from '../ingress/rest/server.ts';
 import { submissionServer } from '../ingress/smtp/submission.smtp.ts';
 import { submissionTls } from '../ingress/smtp/submission.tls.ts';
 import { keySealer, plainSealer } from '../lib/sealed.ts';
+import type { EventLog, Metrics } from '../ops/metrics.port.ts';
+import { promMetrics } from '../ops/metrics.prom.ts';
+import { gatepostLog } from '../ops/log.ts';
+import { embeddedQueue } from './queue.embedded.ts';
+import { opsServer } from './ops.server.ts';
 
 export interface Gatepost {
   /** The base URL the HTTP API listens on; null for a process that only hosts actors. */
   url: string | null;
   /** Where SMTP submission listens; null for a process that only hosts actors. */
   smtp: { host: string; port: number; selfSignedCert: string | null } | null;
+  /** Where an actor host serves GET /metrics (the API process serves it at `url`); null elsewhere. */
+  opsUrl: string | null;
   runtime: ActorRuntime;
   catalog: Catalog;
   /** Keys made by a first start (empty data directory), to show the person starting it. */
@@ -79,6 +86,8 @@ export function registerActors(
     retrySchedule: number[];
     horizonMs: number;
     webhooks?: WebhookSettings;
+    /** Counters and the log of delivery and webhook attempts; none: nothing counted or logged. */
+    observers?: { metrics: Metrics; log: EventLog };
   },
 ): { drain(): Promise<void> } {
   const { catalog } = deps;
@@ -89,6 +98,7 @@ export function registerActors(
     receiptKeys: deps.receiptKeys,
     retrySchedule: deps.retrySchedule,
     horizonMs: deps.horizonMs,
+    ...deps.observers,
   });
   runtime.register(tenantActor);
   runtime.register(recipientActor);
@@ -97,9 +107,15 @@ export function registerActors(
   runtime.register(delivery);
   runtime.register(webhookActor({ catalog, ...webhooks }));
 
-  dispatchMessages(runtime, { catalog, delivery });
+  dispatchMessages(runtime, { catalog, delivery, ...(deps.observers ? { observers: deps.observers } : {}) });
   mirrorSuppressions(runtime, catalog);
-  return fanOutWebhooks(runtime, { catalog, guard: webhooks.guard, timeoutMs: webhooks.timeoutMs, log });
+  return fanOutWebhooks(runtime, {
+    catalog,
+    guard: webhooks.guard,
+    timeoutMs: webhooks.timeoutMs,
+    log,
+    ...(deps.observers ? { metrics: deps.observers.metrics } : {}),
+  });
 }
 
 /** The relay (a smarthost) when one is configured; direct delivery to each recipient domain's MX hosts otherwise. */
@@ -136,6 +152,13 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const servesApi = config.role !== 'actors';
   const catalog = await openCatalog(config);
   const runtime = openRuntime(config);
+  const logger = gatepostLog(config.logLevel);
+  // Read at scrape time from the embedded runtime's file; Dapr's state store cannot tell it cheaply.
+  let queue: ReturnType<typeof embeddedQueue> | null = null;
+  const metrics = promMetrics({
+    queue: config.runtime === 'embedded' ? () => (queue ??= embeddedQueue(join(config.dataDir, 'actors.db'))).read() : null,
+  });
+  const metricsSource = { scrape: () => metrics.scrape(), token: config.metricsToken };
   const domains = new Domains(catalog, { hostname: config.hostname, spf: config.spf, dnsServers: config.dnsServers });
   const transport = hostsActors ? transportOf(config) : null;
   // Delivery signs receipts with them; the API serves their JWKS and rotates them.
@@ -157,6 +180,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
           timeoutMs: config.webhookTimeoutMs,
           disableAfterMs: config.webhookDisableAfterMs,
         },
+        observers: { metrics, log: logger },
       })
     : null;
 
@@ -166,6 +190,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     catalog,
     senders: config.requireVerifiedDomain ? domains : null,
     renderLimits: config.render,
+    metrics,
   });
   let ready = false;
   const rest = servesApi
@@ -182,8 +207,12 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         ready: () => ready,
         version: VERSION,
         log,
+        metrics: metricsSource,
+        logger,
       })
     : null;
+  // An actor host serves its own counters on PORT (the HTTP API process serves the others).
+  const ops = servesApi ? null : opsServer(metricsSource, log);
 
   const tls = servesApi
     ? await submissionTls({ configured: config.smtpTls, dataDir: config.dataDir, hostname: config.hostname })
@@ -193,6 +222,8 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   await runtime.start();
   const bootstrap = servesApi ? await bootstrapDefaultTenant(catalog, keys, config.hostname) : null;
   const address = rest ? await rest.app.listen({ port: config.port, host: config.host }) : null;
+  const opsAddress = ops ? await ops.listen({ port: config.port, host: config.host }) : null;
+  if (opsAddress) guard.protectPorts(Number(new URL(opsAddress).port));
   if (address) guard.protectPorts(Number(new URL(address).port));
   const smtpAddress = smtp ? await smtp.listen(config.smtpPort, config.smtpHost) : null;
   if (smtpAddress) guard.protectPorts(smtpAddress.port);
@@ -202,6 +233,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   return {
     url: address && address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
     smtp: smtpAddress && { ...smtpAddress, selfSignedCert: tls!.selfSignedPath },
+    opsUrl: opsAddress && opsAddress.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
     runtime,
     catalog,
     firstStartKeys: bootstrap ? { tenant_id: bootstrap.tenant.id, live: bootstrap.live, sandbox: bootstrap.sandbox } : null,
@@ -210,7 +242,10 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         ready = false;
         await Promise.all([rest?.drain(), smtp?.drain()]);
         await actors?.drain();
+        await ops?.close();
         await runtime.stop();
+        queue?.close();
+        await new Promise<void>((resolve) => logger.flush(() => resolve()));
         await transport?.close();
         await catalog.close();
       })();

@@ -140,7 +140,9 @@ describe('a verified domain whose keys cannot be used', () => {
     });
     const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
     const before = mx.ok.received.length;
-    await actor(runtime, messageActor, 'msg_k').admit(admitArgs({ content: { ...admitArgs().content, to: 'ann@ok.test', cc: [] } }));
+    await actor(runtime, messageActor, 'msg_k').admit(
+      admitArgs({ content: { ...admitArgs().content, to: 'ann@ok.test', cc: [] } }),
+    );
     const d = actor(runtime, delivery, 'msg_k');
     const { interrupted, number } = await d.begin(undefined);
     expect(await d.attempt({ interrupted, number })).toBe('deferred');
