@@ -46,7 +46,8 @@ export function checkAdmin(adminToken: string, request: FastifyRequest): void {
 export function checkToken(token: string, request: FastifyRequest, name: string): void {
   const given = Buffer.from(bearer(request) ?? '');
   const expected = Buffer.from(token);
-  if (given.length === 0) throw new GatepostError('missing_api_key', `Send the ${name} token as "Authorization: Bearer <token>".`);
+  if (given.length === 0)
+    throw new GatepostError('missing_api_key', `Send the ${name} token as "Authorization: Bearer <token>".`);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw new GatepostError('invalid_api_key', `The ${name} token is wrong.`);
   }
