@@ -34,7 +34,7 @@ import { submissionTls } from '../ingress/smtp/submission.tls.ts';
 import { keySealer, plainSealer } from '../lib/sealed.ts';
 import type { EventLog, Metrics } from '../ops/metrics.port.ts';
 import { promMetrics } from '../ops/metrics.prom.ts';
-import { gatepostLog } from '../ops/log.ts';
+import { gatepostLog, type Logger } from '../ops/log.ts';
 import { embeddedQueue } from './queue.embedded.ts';
 import { opsServer } from './ops.server.ts';
 
@@ -55,7 +55,14 @@ export interface Gatepost {
 
 const VERSION = pkg.version;
 
+/** Where code composed without a log (registerActors in tests) reports failures. */
 const log = (message: string, error?: unknown) => console.error(`[gatepost] ${message}`, error ?? '');
+
+/** Failures the service reports (a store, a subscriber, a request): error lines of the JSON log. */
+const reportTo =
+  (logger: Logger) =>
+  (message: string, error?: unknown): void =>
+    logger.error(error === undefined ? {} : { err: error }, message);
 
 export interface WebhookSettings {
   guard: SsrfGuard;
@@ -88,6 +95,8 @@ export function registerActors(
     webhooks?: WebhookSettings;
     /** Counters and the log of delivery and webhook attempts; none: nothing counted or logged. */
     observers?: { metrics: Metrics; log: EventLog };
+    /** Where failures are reported; stderr by default. */
+    report?: (message: string, error?: unknown) => void;
   },
 ): { drain(): Promise<void> } {
   const { catalog } = deps;
@@ -113,7 +122,7 @@ export function registerActors(
     catalog,
     guard: webhooks.guard,
     timeoutMs: webhooks.timeoutMs,
-    log,
+    log: deps.report ?? log,
     ...(deps.observers ? { metrics: deps.observers.metrics } : {}),
   });
 }
@@ -130,13 +139,13 @@ function transportOf(config: Config): Transport {
   });
 }
 
-function openCatalog(config: Config): Promise<Catalog> {
+function openCatalog(config: Config, log: (message: string, error?: unknown) => void): Promise<Catalog> {
   const sealer = config.encryption ? keySealer(config.encryption.current, config.encryption.old) : plainSealer;
   if (config.runtime === 'embedded') return Promise.resolve(new SqliteCatalog(join(config.dataDir, 'catalog.db'), sealer));
   return PgCatalog.open(config.databaseUrl!, { onError: (error) => log('catalog connection failed', error), sealer });
 }
 
-function openRuntime(config: Config): ActorRuntime {
+function openRuntime(config: Config, log: (message: string, error?: unknown) => void): ActorRuntime {
   if (config.runtime === 'embedded') return new EmbeddedRuntime({ file: join(config.dataDir, 'actors.db'), log });
   return new DaprRuntime({
     daprHttpPort: config.daprHttpPort,
@@ -150,9 +159,10 @@ function openRuntime(config: Config): ActorRuntime {
 export async function startGatepost(config: Config): Promise<Gatepost> {
   const hostsActors = config.role !== 'ingress';
   const servesApi = config.role !== 'actors';
-  const catalog = await openCatalog(config);
-  const runtime = openRuntime(config);
   const logger = gatepostLog(config.logLevel);
+  const report = reportTo(logger);
+  const catalog = await openCatalog(config, report);
+  const runtime = openRuntime(config, report);
   // Read at scrape time from the embedded runtime's file; Dapr's state store cannot tell it cheaply.
   let queue: ReturnType<typeof embeddedQueue> | null = null;
   const metrics = promMetrics({
@@ -181,6 +191,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
           disableAfterMs: config.webhookDisableAfterMs,
         },
         observers: { metrics, log: logger },
+        report,
       })
     : null;
 
@@ -206,18 +217,20 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         http: config.http,
         ready: () => ready,
         version: VERSION,
-        log,
+        log: report,
         metrics: metricsSource,
         logger,
       })
     : null;
   // An actor host serves its own counters on PORT (the HTTP API process serves the others).
-  const ops = servesApi ? null : opsServer(metricsSource, log);
+  const ops = servesApi ? null : opsServer(metricsSource, report);
 
   const tls = servesApi
     ? await submissionTls({ configured: config.smtpTls, dataDir: config.dataDir, hostname: config.hostname })
     : null;
-  const smtp = tls ? submissionServer({ gate, keys, log, tls, hostname: config.hostname, limits: config.smtpLimits }) : null;
+  const smtp = tls
+    ? submissionServer({ gate, keys, log: report, tls, hostname: config.hostname, limits: config.smtpLimits })
+    : null;
 
   await runtime.start();
   const bootstrap = servesApi ? await bootstrapDefaultTenant(catalog, keys, config.hostname) : null;
