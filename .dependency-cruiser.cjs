@@ -18,6 +18,8 @@ const onlyImports = (name, folder, allowed, comment) => ({
 });
 
 const RUNTIME_PORT = '^runtime/runtime\\.port\\.ts$';
+/** What the service counts and logs through: plain functions, so prom-client stays in ops/. */
+const METRICS_PORT = '^ops/metrics\\.port\\.ts$';
 const CATALOG_PORT = '^store/catalog\\.port\\.ts$';
 /** An actor's client: its `*.actor.ts` (the typed proxy), and the types of its calls in its `*.state.ts`. */
 const ACTOR_CLIENTS = '^actors/[^/]+/[^/]+\\.actor\\.ts$';
@@ -41,6 +43,7 @@ module.exports = {
     onlyImports('store', 'store/', ['^lib/', '^errors/', '^mail/', '^events/']),
     onlyImports('tenancy', 'tenancy/', ['^lib/', '^errors/', '^mail/', CATALOG_PORT]),
     onlyImports('runtime', 'runtime/', ['^lib/'], 'The runtime port and its embedded adapter know no domain.'),
+    onlyImports('ops', 'ops/', ['^lib/'], 'Metrics and logs know the names of what they count, nothing of the code that counts it.'),
     // Coded errors cross the sidecar as their bodies and are rebuilt on the caller's side
     // (errors/errors.catalog.ts), so the adapter reads the catalogue too.
     onlyImports('dapr-adapter', 'dapr/adapter/', ['^runtime/(?!embedded/)', '^lib/', '^errors/']),
@@ -60,6 +63,7 @@ module.exports = {
       '^errors/',
       '^lib/',
       CATALOG_PORT,
+      METRICS_PORT,
     ]),
     // tenancy/permissions.ts: the read clients read for a key, by the one table of what keys may do.
     onlyImports('gate', 'gate/', [
@@ -72,6 +76,7 @@ module.exports = {
       '^lib/',
       CATALOG_PORT,
       RUNTIME_PORT,
+      METRICS_PORT,
     ]),
     {
       name: 'gate-actor-state',
@@ -84,7 +89,20 @@ module.exports = {
     onlyImports(
       'ingress',
       'ingress/',
-      ['^gate/', '^errors/', '^lib/', '^mail/', '^events/', '^tenancy/', '^webhooks/', '^config/', CATALOG_PORT, RUNTIME_PORT],
+      // ops/log.ts: the request log and request ids of the HTTP server.
+      [
+        '^gate/',
+        '^errors/',
+        '^lib/',
+        '^mail/',
+        '^events/',
+        '^tenancy/',
+        '^webhooks/',
+        '^config/',
+        '^ops/log\\.ts$',
+        CATALOG_PORT,
+        RUNTIME_PORT,
+      ],
       'Ingresses parse, authenticate and call the gate: never the embedded runtime, Dapr, or an actor.',
     ),
     {

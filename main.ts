@@ -36,6 +36,7 @@ if (gatepost.url) {
   console.log(`Gatepost listening on ${gatepost.url} (runtime ${config.runtime}, ${where})`);
 } else {
   console.log(`Gatepost hosting actors on app port ${config.appPort} (runtime dapr, sidecar on ${config.daprHttpPort})`);
+  console.log(`  metrics of this actor host: GET ${gatepost.opsUrl}/metrics`);
 }
 
 let signals = 0;

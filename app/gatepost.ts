@@ -34,12 +34,19 @@ import { restServer } from '../ingress/rest/server.ts';
 import { submissionServer } from '../ingress/smtp/submission.smtp.ts';
 import { submissionTls } from '../ingress/smtp/submission.tls.ts';
 import { keySealer, plainSealer } from '../lib/sealed.ts';
+import type { EventLog, Metrics } from '../ops/metrics.port.ts';
+import { promMetrics } from '../ops/metrics.prom.ts';
+import { gatepostLog, type Logger } from '../ops/log.ts';
+import { embeddedQueue } from './queue.embedded.ts';
+import { opsServer } from './ops.server.ts';
 
 export interface Gatepost {
   /** The base URL the HTTP API listens on; null for a process that only hosts actors. */
   url: string | null;
   /** Where SMTP submission listens; null for a process that only hosts actors. */
   smtp: { host: string; port: number; selfSignedCert: string | null } | null;
+  /** Where an actor host serves GET /metrics (the API process serves it at `url`); null elsewhere. */
+  opsUrl: string | null;
   runtime: ActorRuntime;
   catalog: Catalog;
   /** Keys made by a first start (empty data directory), to show the person starting it. */
@@ -50,7 +57,14 @@ export interface Gatepost {
 
 const VERSION = pkg.version;
 
+/** Where code composed without a log (registerActors in tests) reports failures. */
 const log = (message: string, error?: unknown) => console.error(`[gatepost] ${message}`, error ?? '');
+
+/** Failures the service reports (a store, a subscriber, a request): error lines of the JSON log. */
+const reportTo =
+  (logger: Logger) =>
+  (message: string, error?: unknown): void =>
+    logger.error(error === undefined ? {} : { err: error }, message);
 
 export interface WebhookSettings {
   guard: SsrfGuard;
@@ -85,6 +99,10 @@ export function registerActors(
     feed?: EventFeed;
     /** Hears the tenant of each sandbox message put in the capture inbox. */
     onCapture?: (tenantId: string) => void;
+    /** Counters and the log of delivery and webhook attempts; none: nothing counted or logged. */
+    observers?: { metrics: Metrics; log: EventLog };
+    /** Where failures are reported; stderr by default. */
+    report?: (message: string, error?: unknown) => void;
   },
 ): { drain(): Promise<void> } {
   const { catalog } = deps;
@@ -95,6 +113,7 @@ export function registerActors(
     receiptKeys: deps.receiptKeys,
     retrySchedule: deps.retrySchedule,
     horizonMs: deps.horizonMs,
+    ...deps.observers,
   });
   runtime.register(tenantActor);
   runtime.register(recipientActor);
@@ -103,9 +122,21 @@ export function registerActors(
   runtime.register(delivery);
   runtime.register(webhookActor({ catalog, ...webhooks }));
 
-  dispatchMessages(runtime, { catalog, delivery, onCapture: deps.onCapture });
+  dispatchMessages(runtime, {
+    catalog,
+    delivery,
+    onCapture: deps.onCapture,
+    ...(deps.observers ? { observers: deps.observers } : {}),
+  });
   mirrorSuppressions(runtime, catalog);
-  return fanOutWebhooks(runtime, { catalog, guard: webhooks.guard, timeoutMs: webhooks.timeoutMs, log, feed: deps.feed });
+  return fanOutWebhooks(runtime, {
+    catalog,
+    guard: webhooks.guard,
+    timeoutMs: webhooks.timeoutMs,
+    log: deps.report ?? log,
+    feed: deps.feed,
+    ...(deps.observers ? { metrics: deps.observers.metrics } : {}),
+  });
 }
 
 /** The relay (a smarthost) when one is configured; direct delivery to each recipient domain's MX hosts otherwise. */
@@ -120,13 +151,13 @@ function transportOf(config: Config): Transport {
   });
 }
 
-function openCatalog(config: Config): Promise<Catalog> {
+function openCatalog(config: Config, log: (message: string, error?: unknown) => void): Promise<Catalog> {
   const sealer = config.encryption ? keySealer(config.encryption.current, config.encryption.old) : plainSealer;
   if (config.runtime === 'embedded') return Promise.resolve(new SqliteCatalog(join(config.dataDir, 'catalog.db'), sealer));
   return PgCatalog.open(config.databaseUrl!, { onError: (error) => log('catalog connection failed', error), sealer });
 }
 
-function openRuntime(config: Config): ActorRuntime {
+function openRuntime(config: Config, log: (message: string, error?: unknown) => void): ActorRuntime {
   if (config.runtime === 'embedded') return new EmbeddedRuntime({ file: join(config.dataDir, 'actors.db'), log });
   return new DaprRuntime({
     daprHttpPort: config.daprHttpPort,
@@ -140,8 +171,16 @@ function openRuntime(config: Config): ActorRuntime {
 export async function startGatepost(config: Config): Promise<Gatepost> {
   const hostsActors = config.role !== 'ingress';
   const servesApi = config.role !== 'actors';
-  const catalog = await openCatalog(config);
-  const runtime = openRuntime(config);
+  const logger = gatepostLog(config.logLevel);
+  const report = reportTo(logger);
+  const catalog = await openCatalog(config, report);
+  const runtime = openRuntime(config, report);
+  // Read at scrape time from the embedded runtime's file; Dapr's state store cannot tell it cheaply.
+  let queue: ReturnType<typeof embeddedQueue> | null = null;
+  const metrics = promMetrics({
+    queue: config.runtime === 'embedded' ? () => (queue ??= embeddedQueue(join(config.dataDir, 'actors.db'))).read() : null,
+  });
+  const metricsSource = { scrape: () => metrics.scrape(), token: config.metricsToken };
   const domains = new Domains(catalog, { hostname: config.hostname, spf: config.spf, dnsServers: config.dnsServers });
   const transport = hostsActors ? transportOf(config) : null;
   // Delivery signs receipts with them; the API serves their JWKS and rotates them.
@@ -170,6 +209,8 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
           disableAfterMs: config.webhookDisableAfterMs,
         },
         feed,
+        observers: { metrics, log: logger },
+        report,
       })
     : null;
 
@@ -179,6 +220,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     catalog,
     senders: config.requireVerifiedDomain ? domains : null,
     renderLimits: config.render,
+    metrics,
   });
   let ready = false;
   const rest = servesApi
@@ -196,18 +238,26 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         http: config.http,
         ready: () => ready,
         version: VERSION,
-        log,
+        log: report,
+        metrics: metricsSource,
+        logger,
       })
     : null;
+  // An actor host serves its own counters on PORT (the HTTP API process serves the others).
+  const ops = servesApi ? null : opsServer(metricsSource, report);
 
   const tls = servesApi
     ? await submissionTls({ configured: config.smtpTls, dataDir: config.dataDir, hostname: config.hostname })
     : null;
-  const smtp = tls ? submissionServer({ gate, keys, log, tls, hostname: config.hostname, limits: config.smtpLimits }) : null;
+  const smtp = tls
+    ? submissionServer({ gate, keys, log: report, tls, hostname: config.hostname, limits: config.smtpLimits })
+    : null;
 
   await runtime.start();
   const bootstrap = servesApi ? await bootstrapDefaultTenant(catalog, keys, config.hostname) : null;
   const address = rest ? await rest.app.listen({ port: config.port, host: config.host }) : null;
+  const opsAddress = ops ? await ops.listen({ port: config.port, host: config.host }) : null;
+  if (opsAddress) guard.protectPorts(Number(new URL(opsAddress).port));
   if (address) guard.protectPorts(Number(new URL(address).port));
   const smtpAddress = smtp ? await smtp.listen(config.smtpPort, config.smtpHost) : null;
   if (smtpAddress) guard.protectPorts(smtpAddress.port);
@@ -217,6 +267,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   return {
     url: address && address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
     smtp: smtpAddress && { ...smtpAddress, selfSignedCert: tls!.selfSignedPath },
+    opsUrl: opsAddress && opsAddress.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
     runtime,
     catalog,
     firstStartKeys: bootstrap ? { tenant_id: bootstrap.tenant.id, live: bootstrap.live, sandbox: bootstrap.sandbox } : null,
@@ -225,7 +276,10 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         ready = false;
         await Promise.all([rest?.drain(), smtp?.drain()]);
         await actors?.drain();
+        await ops?.close();
         await runtime.stop();
+        queue?.close();
+        await new Promise<void>((resolve) => logger.flush(() => resolve()));
         await transport?.close();
         await catalog.close();
       })();

@@ -19,6 +19,17 @@ export interface HttpLimits {
 
 export const DEFAULT_HTTP_LIMITS: HttpLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 5_000 };
 
+/** pino's levels, and `silent`, which writes nothing. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+function logLevelOf(value: string | undefined): LogLevel {
+  if (value === undefined || value === '') return 'info';
+  const level = LOG_LEVELS.find((l) => l === value);
+  if (!level) throw new Error(`GATEPOST_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (it is "${value}")`);
+  return level;
+}
+
 function adminTokenOf(value: string | undefined): string | null {
   if (!value) return null;
   if (value.length < MIN_ADMIN_TOKEN) {
@@ -47,6 +58,10 @@ export interface Config {
   databaseUrl: string | null;
   /** Enables the admin API; at least MIN_ADMIN_TOKEN characters, so it cannot be guessed. */
   adminToken: string | null;
+  /** GET /metrics asks for `Authorization: Bearer <token>` when set; null: it answers anyone. */
+  metricsToken: string | null;
+  /** The lowest level of log line written (GATEPOST_LOG_LEVEL); `info` writes a line per request. */
+  logLevel: LogLevel;
   http: HttpLimits;
   smtpRelay: string | null;
   /**
@@ -208,6 +223,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pubsub: env.GATEPOST_PUBSUB ?? 'pubsub',
     databaseUrl: env.DATABASE_URL || null,
     adminToken: adminTokenOf(env.GATEPOST_ADMIN_TOKEN),
+    metricsToken: env.GATEPOST_METRICS_TOKEN || null,
+    logLevel: logLevelOf(env.GATEPOST_LOG_LEVEL),
     http: {
       headersTimeoutMs: limit(
         'GATEPOST_HTTP_HEADERS_TIMEOUT',

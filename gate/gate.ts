@@ -17,6 +17,7 @@ import { batchActor } from '../actors/batch/batch.actor.ts';
 import { recipientActor, recipientActorId } from '../actors/recipient/recipient.actor.ts';
 import type { ApiKey, Catalog, Tenant } from '../store/catalog.port.ts';
 import { checkAttachments, checkHeaders, checkSendAt } from '../mail/policy.ts';
+import { uncounted, type Metrics } from '../ops/metrics.port.ts';
 
 /** What an admission answers, and a message's streams: the ingresses speak of them too. */
 export type { AdmitResult, Stream };
@@ -75,6 +76,8 @@ export interface Admission {
   ingress: Ingress;
   draft: SendDraft;
   idempotencyKey?: string;
+  /** The id of the request (HTTP) or session (SMTP) that made it: kept on the message, named in its delivery's log lines. */
+  requestId?: string;
 }
 
 /** One message of an all-or-nothing admission. */
@@ -87,6 +90,8 @@ export interface BatchAdmission {
   sender: Sender;
   ingress: Ingress;
   items: BatchItem[];
+  /** As Admission's: every item's message keeps it. */
+  requestId?: string;
   /**
    * The request's own idempotency key, if it has one: a retry of the request then continues
    * the same batch (each item should carry a key derived from it, so nothing is sent twice).
@@ -153,12 +158,15 @@ export interface GateDeps {
   senders: VerifiedSenders | null;
   /** What one render may cost (the operator's GATEPOST_RENDER_* settings); the defaults otherwise. */
   renderLimits?: RenderLimits;
+  /** Counts each send by ingress and outcome, and each refusal by code. */
+  metrics?: Metrics;
 }
 
 export function createGate(deps: GateDeps): Gate {
   const renderLimits = deps.renderLimits ?? DEFAULT_RENDER_LIMITS;
   /** The checks that need no state, and rendering: what the message actor is to admit. */
-  async function prepare({ sender, ingress, draft, idempotencyKey }: Admission): Promise<Prepared> {
+  const metrics = deps.metrics ?? uncounted;
+  async function prepare({ sender, ingress, draft, idempotencyKey, requestId }: Admission): Promise<Prepared> {
     const { tenant, key } = sender;
     if (key.kind === 'public' && ingress !== 'browser') {
       throw new GatepostError('key_not_allowed', 'A public key can only send through the browser SDK endpoints.');
@@ -197,6 +205,7 @@ export function createGate(deps: GateDeps): Gate {
         quota_limits: tenant.quota,
         content,
         send_at: draft.send_at ? new Date(draft.send_at).toISOString() : null,
+        request_id: requestId ?? null,
       },
     };
   }
@@ -210,60 +219,95 @@ export function createGate(deps: GateDeps): Gate {
     return admitPrepared(await prepare(admission));
   }
 
-  return {
-    admit,
+  /** Counts one send that failed: a refusal by its code, anything else as ours. */
+  function countFailure(ingress: Ingress, error: unknown, sends = 1): void {
+    if (isRefusal(error)) {
+      metrics.refusal(error.code);
+      for (let i = 0; i < sends; i++) metrics.send(ingress, 'refused');
+    } else {
+      for (let i = 0; i < sends; i++) metrics.send(ingress, 'failed');
+    }
+  }
 
-    async admitAll({ sender, ingress, items, batchKey, refusals }) {
-      if (items.length === 1 && batchKey === undefined) {
-        // One message is atomic by itself: no batch to decide.
-        try {
-          return [{ ok: await admit({ sender, ingress, ...items[0]! }) }];
-        } catch (error) {
+  async function admitAll({ sender, ingress, items, batchKey, refusals, requestId }: BatchAdmission): Promise<BatchResult[]> {
+    if (items.length === 1 && batchKey === undefined) {
+      // One message is atomic by itself: no batch to decide.
+      try {
+        return [{ ok: await admit({ sender, ingress, requestId, ...items[0]! }) }];
+      } catch (error) {
+        if (!isRefusal(error)) throw error;
+        if (refusals === 'per_item') return [{ refused: error }];
+        throw new ItemRefused(0, error);
+      }
+    }
+    const prepared = await Promise.all(
+      items.map((item, i) =>
+        prepare({ sender, ingress, requestId, ...item }).catch((error: unknown): { refused: GatepostError } => {
           if (!isRefusal(error)) throw error;
-          if (refusals === 'per_item') return [{ refused: error }];
-          throw new ItemRefused(0, error);
-        }
-      }
-      const prepared = await Promise.all(
-        items.map((item, i) =>
-          prepare({ sender, ingress, ...item }).catch((error: unknown): { refused: GatepostError } => {
-            if (!isRefusal(error)) throw error;
-            if (refusals === 'per_item') return { refused: error };
-            throw new ItemRefused(i, error);
-          }),
-        ),
-      );
-      const sandbox = items.every(({ draft }) => capturesOnly(sender.key, draft));
-      const batchId = batchKey === undefined ? newId('bat') : derivedId('bat', sender.tenant.id, modeOf(sandbox), batchKey);
-      const batch = actor(deps.invoker, batchActor, batchId);
-      // The same key with another request is refused (as for one message), not taken for a replay.
-      const requestHash = batchKey === undefined ? undefined : sha256Hex(canonicalJson({ ingress, items }));
-      const { attempt, committed } = await batch.begin({ request_hash: requestHash });
-      const hold = { batch_id: batchId, attempt };
-      const admitted = await Promise.allSettled(
-        prepared.map((p) => ('refused' in p ? Promise.resolve(null) : admitPrepared(p, hold))),
-      );
-      const heldIds = prepared.flatMap((p, i) => (!('refused' in p) && admitted[i]!.status === 'fulfilled' ? [p.id] : []));
-      const settleAll = (outcome: 'committed' | 'aborted') =>
-        // Best effort: a message not told here asks the batch on its watchdog reminder.
-        Promise.allSettled(heldIds.map((id) => message(id).settle({ hold, outcome })));
+          if (refusals === 'per_item') return { refused: error };
+          throw new ItemRefused(i, error);
+        }),
+      ),
+    );
+    const sandbox = items.every(({ draft }) => capturesOnly(sender.key, draft));
+    const batchId = batchKey === undefined ? newId('bat') : derivedId('bat', sender.tenant.id, modeOf(sandbox), batchKey);
+    const batch = actor(deps.invoker, batchActor, batchId);
+    // The same key with another request is refused (as for one message), not taken for a replay.
+    const requestHash = batchKey === undefined ? undefined : sha256Hex(canonicalJson({ ingress, items }));
+    const { attempt, committed } = await batch.begin({ request_hash: requestHash });
+    const hold = { batch_id: batchId, attempt };
+    const admitted = await Promise.allSettled(
+      prepared.map((p) => ('refused' in p ? Promise.resolve(null) : admitPrepared(p, hold))),
+    );
+    const heldIds = prepared.flatMap((p, i) => (!('refused' in p) && admitted[i]!.status === 'fulfilled' ? [p.id] : []));
+    const settleAll = (outcome: 'committed' | 'aborted') =>
+      // Best effort: a message not told here asks the batch on its watchdog reminder.
+      Promise.allSettled(heldIds.map((id) => message(id).settle({ hold, outcome })));
 
-      const failed = admitted.findIndex((a) => a.status === 'rejected' && (refusals === 'all' || !isRefusal(a.reason)));
-      if (failed >= 0) {
-        await batch.resolve({ attempt }).catch(() => undefined);
-        await settleAll('aborted');
-        const reason = (admitted[failed] as PromiseRejectedResult).reason;
-        throw isRefusal(reason) ? new ItemRefused(failed, reason) : reason;
+    const failed = admitted.findIndex((a) => a.status === 'rejected' && (refusals === 'all' || !isRefusal(a.reason)));
+    if (failed >= 0) {
+      await batch.resolve({ attempt }).catch(() => undefined);
+      await settleAll('aborted');
+      const reason = (admitted[failed] as PromiseRejectedResult).reason;
+      throw isRefusal(reason) ? new ItemRefused(failed, reason) : reason;
+    }
+    await batch.commit({ attempt });
+    await settleAll('committed');
+    return prepared.map((p, i): BatchResult => {
+      const a = admitted[i]!;
+      if ('refused' in p) return p;
+      if (a.status === 'rejected') return { refused: a.reason as GatepostError };
+      // A batch that had committed before is a replay as a whole, held items included.
+      return { ok: { response: a.value!.response, replayed: a.value!.replayed || committed } };
+    });
+  }
+
+  return {
+    async admit(admission) {
+      try {
+        const result = await admit(admission);
+        metrics.send(admission.ingress, result.replayed ? 'replayed' : 'accepted');
+        return result;
+      } catch (error) {
+        countFailure(admission.ingress, error);
+        throw error;
       }
-      await batch.commit({ attempt });
-      await settleAll('committed');
-      return prepared.map((p, i): BatchResult => {
-        const a = admitted[i]!;
-        if ('refused' in p) return p;
-        if (a.status === 'rejected') return { refused: a.reason as GatepostError };
-        // A batch that had committed before is a replay as a whole, held items included.
-        return { ok: { response: a.value!.response, replayed: a.value!.replayed || committed } };
-      });
+    },
+
+    async admitAll(admission) {
+      let results: BatchResult[];
+      try {
+        results = await admitAll(admission);
+      } catch (error) {
+        // All or nothing: every item of the admission was refused (or failed) with it.
+        countFailure(admission.ingress, error, admission.items.length);
+        throw error;
+      }
+      for (const r of results) {
+        if ('refused' in r) countFailure(admission.ingress, r.refused);
+        else metrics.send(admission.ingress, r.ok.replayed ? 'replayed' : 'accepted');
+      }
+      return results;
     },
 
     async checkRecipient({ tenant }, address) {

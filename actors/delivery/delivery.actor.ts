@@ -24,6 +24,7 @@ import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
 import type { AttemptOutcome, MessageReady, MessageRecord } from '../message/message.state.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { issueReceipt, type ReceiptSigner } from '../tenant/tenant.actor.ts';
+import { uncounted, unlogged, type EventLog, type Metrics } from '../../ops/metrics.port.ts';
 
 export const DELIVERY_ACTOR = 'DeliveryActor';
 
@@ -100,6 +101,36 @@ export interface DeliveryDeps {
   horizonMs: number;
   /** The DKIM keys of a tenant's verified domain (tenancy/domains.ts); null: not one, the message goes unsigned. */
   signers: { signerFor(tenantId: string, fromDomain: string): Promise<DkimSigner | null> };
+  /** Counts each transaction by outcome, with its duration. */
+  metrics?: Metrics;
+  /** A line per transaction, naming the message and the request that made it. */
+  log?: EventLog;
+}
+
+/** What watching a delivery needs: the counters and the log, or neither. */
+export type Observers = Pick<DeliveryDeps, 'metrics' | 'log'>;
+
+/** Counts one transaction (or a capture) and writes its line. */
+function observe(
+  { metrics = uncounted, log = unlogged }: Observers,
+  record: Pick<MessageRecord, 'id' | 'request_id'>,
+  outcome: AttemptOutcome,
+  startedAt: number,
+): void {
+  const ms = performance.now() - startedAt;
+  metrics.delivery(outcome.result, ms / 1000);
+  log.info(
+    {
+      req_id: record.request_id ?? null,
+      message_id: record.id,
+      attempt: outcome.attempt,
+      domain: outcome.domain ?? null,
+      outcome: outcome.result,
+      smtp_code: outcome.smtp_code,
+      ms: Math.round(ms),
+    },
+    'delivery attempt',
+  );
 }
 
 /** The bytes to hand over, or why there are none. */
@@ -150,6 +181,7 @@ export function deliveryActor(deps: DeliveryDeps) {
     const policy = { schedule: deps.retrySchedule, horizon: due + deps.horizonMs };
     const outcomes: AttemptOutcome[] = [];
     for (const [domain, to] of pending) {
+      const startedAt = performance.now();
       // A transport answers every failure as a report; one that throws all the same defers, never loses, the message.
       const report =
         'failure' in signed
@@ -177,6 +209,7 @@ export function deliveryActor(deps: DeliveryDeps) {
         const { id, jws } = await issueReceipt(turn, deps.receiptKeys, record.tenant_id, draft);
         outcome.receipt = { id, jws };
       }
+      for (const o of [outcome, ...alone]) observe(deps, record, o, startedAt);
       outcomes.push(outcome, ...alone);
     }
     return outcomes;
@@ -289,15 +322,18 @@ export async function captureSandbox(
   invoker: Invoker,
   catalog: Catalog,
   ready: MessageReady,
-  captured?: (tenantId: string) => void,
+  { onCapture, observers = {} }: { onCapture?: (tenantId: string) => void; observers?: Observers } = {},
 ): Promise<'captured' | 'skipped'> {
+  const startedAt = performance.now();
   const message = actor(invoker, messageActor, ready.message_id);
   const view = await message.get(undefined).catch(orNullIfGone);
   // Gone (its retention ended while the hand-over waited): nothing left to capture.
   if (!view) return 'skipped';
   await putInInbox(catalog, { ...view.record, content: view.content });
-  captured?.(view.record.tenant_id);
-  await message.recordAttempt(capturedOutcome(1));
+  onCapture?.(view.record.tenant_id);
+  const outcome = capturedOutcome(1);
+  await message.recordAttempt(outcome);
+  observe(observers, view.record, outcome, startedAt);
   return 'captured';
 }
 

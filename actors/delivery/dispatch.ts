@@ -5,7 +5,7 @@ import { actor, type ActorRuntime } from '../../runtime/runtime.port.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_EXPIRED, MESSAGE_READY } from '../message/message.actor.ts';
 import type { MessageReady } from '../message/message.state.ts';
-import { captureSandbox, type deliveryActor } from './delivery.actor.ts';
+import { captureSandbox, type deliveryActor, type Observers } from './delivery.actor.ts';
 
 export function dispatchMessages(
   runtime: ActorRuntime,
@@ -14,11 +14,14 @@ export function dispatchMessages(
     delivery: ReturnType<typeof deliveryActor>;
     /** Hears the tenant of each sandbox message put in the inbox. */
     onCapture?: (tenantId: string) => void;
+    observers?: Observers;
   },
 ): void {
   runtime.subscribe(MESSAGE_READY, async ({ data }) => {
     const ready = data as MessageReady;
-    if (ready.sandbox) return void (await captureSandbox(runtime, deps.catalog, ready, deps.onCapture));
+    if (ready.sandbox) {
+      return void (await captureSandbox(runtime, deps.catalog, ready, { onCapture: deps.onCapture, observers: deps.observers }));
+    }
     const d = actor(runtime, deps.delivery, ready.message_id);
     const { attempt, interrupted, number } = await d.begin(undefined);
     if (attempt) await d.attempt({ interrupted, number });

@@ -195,6 +195,7 @@ export const messageActor = defineActor({
         ingress: args.ingress,
         request_hash: args.request_hash,
         idempotency_key: args.idempotency_key,
+        request_id: args.request_id ?? null,
         message_id_header: `<${turn.actorId}@${domainOf(mailboxes.from.address)}>`,
         tags: args.tags,
         status: args.send_at ? 'scheduled' : 'queued',

@@ -30,6 +30,8 @@ export interface MessageRecord {
   /** What a repeat under the same idempotency key must match; null without a key (nothing can repeat it). */
   request_hash: string | null;
   idempotency_key: string | null;
+  /** The request (or SMTP session) that made it, for the log lines of its delivery; null (or absent, made before) if unknown. */
+  request_id?: string | null;
   /** The Message-ID header, the same on every delivery attempt. */
   message_id_header: string;
   tags: string[];
@@ -85,7 +87,16 @@ export interface BatchHold {
 /** What the gate hands the message actor: the record's fields it chooses, the rendered content, the tenant's quota. */
 export type AdmitArgs = Pick<
   MessageRecord,
-  'tenant_id' | 'key_id' | 'sandbox' | 'stream' | 'ingress' | 'request_hash' | 'idempotency_key' | 'tags' | 'send_at'
+  | 'tenant_id'
+  | 'key_id'
+  | 'sandbox'
+  | 'stream'
+  | 'ingress'
+  | 'request_hash'
+  | 'idempotency_key'
+  | 'tags'
+  | 'send_at'
+  | 'request_id'
 > & {
   content: RenderedContent;
   /** The tenant's quota as the catalog holds it (`Tenant.quota`): admit takes the send from it. */

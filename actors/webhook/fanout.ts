@@ -10,7 +10,8 @@ import type { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { WebhookPoster } from '../../webhooks/webhook.http.ts';
 import { PER_ENDPOINT, WebhookLanes } from '../../webhooks/webhook.lanes.ts';
 import { signatureHeaders, signingSecrets } from '../../webhooks/webhook.signing.ts';
-import { webhookClient } from './webhook.actor.ts';
+import { uncounted, type Metrics, type WebhookResult } from '../../ops/metrics.port.ts';
+import { isSuccess, webhookClient } from './webhook.actor.ts';
 import { WEBHOOK_DUE, type AttemptOutcome, type BegunAttempt, type WebhookDue } from './webhook.state.ts';
 
 export interface FanOutDeps {
@@ -21,11 +22,20 @@ export interface FanOutDeps {
   log: (message: string, error?: unknown) => void;
   /** Also given every event: the tenant event feed (GET /v1/events). */
   feed?: { push(tenantId: string, event: EventEnvelope): void };
+  /** Counts each attempt by outcome, with its request's duration. */
+  metrics?: Metrics;
+}
+
+/** What an attempt came to, as the metrics name it: a 2xx is delivered, no request at all skipped. */
+function resultOf(o: AttemptOutcome): WebhookResult {
+  if (o.skipped) return 'skipped';
+  return isSuccess(o.status_code) ? 'delivered' : 'failed';
 }
 
 /** Subscribes the fan-out; `drain` lets the attempts under way end and closes their connections. */
 export function fanOutWebhooks(runtime: ActorRuntime, deps: FanOutDeps): { drain(): Promise<void> } {
   const { catalog } = deps;
+  const metrics = deps.metrics ?? uncounted;
   const poster = new WebhookPoster(deps.guard, { socketsPerDestination: PER_ENDPOINT });
 
   async function send(endpointId: string, { tenant_id, event, attempt }: BegunAttempt): Promise<AttemptOutcome> {
@@ -64,7 +74,10 @@ export function fanOutWebhooks(runtime: ActorRuntime, deps: FanOutDeps): { drain
     async attempt(endpointId, eventId) {
       const client = webhookClient(runtime, endpointId);
       const begun = await client.begin({ event_id: eventId });
-      if (begun) await client.finish(await send(endpointId, begun));
+      if (!begun) return;
+      const outcome = await send(endpointId, begun);
+      metrics.webhook(resultOf(outcome), outcome.duration_ms / 1000);
+      await client.finish(outcome);
     },
     log: deps.log,
   });

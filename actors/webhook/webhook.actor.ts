@@ -59,7 +59,7 @@ export interface WebhookActorDeps {
   random?: () => number;
 }
 
-const isSuccess = (status: number | null) => status !== null && status >= 200 && status < 300;
+export const isSuccess = (status: number | null) => status !== null && status >= 200 && status < 300;
 
 export function webhookActor(deps: WebhookActorDeps) {
   const random = deps.random ?? Math.random;

@@ -32,7 +32,7 @@ export interface Admitted {
  */
 export async function admitAllOrNothing(
   gate: Gate,
-  args: { sender: Sender; ingress: Ingress; items: FannedOut[]; idempotencyKey: string | undefined },
+  args: { sender: Sender; ingress: Ingress; items: FannedOut[]; idempotencyKey: string | undefined; requestId: string },
 ): Promise<Admitted> {
   const { idempotencyKey } = args;
   const results = await gate.admitAll({
@@ -44,6 +44,7 @@ export async function admitAllOrNothing(
     })),
     ...(idempotencyKey !== undefined ? { batchKey: idempotencyKey } : {}),
     refusals: 'all',
+    requestId: args.requestId,
   });
   // With refusals 'all' every result is admitted; anything else was thrown.
   const admitted = results.map((r) => ('ok' in r ? r.ok : null)).filter((r) => r !== null);

@@ -39,11 +39,17 @@ export async function authenticateKey(keys: KeyRing, request: FastifyRequest): P
 }
 
 export function checkAdmin(adminToken: string, request: FastifyRequest): void {
+  checkToken(adminToken, request, 'admin');
+}
+
+/** Checks the bearer token of an operator's route (`name`: `admin`, `metrics`) in constant time. */
+export function checkToken(token: string, request: FastifyRequest, name: string): void {
   const given = Buffer.from(bearer(request) ?? '');
-  const expected = Buffer.from(adminToken);
-  if (given.length === 0) throw new GatepostError('missing_api_key', 'Send the admin token as "Authorization: Bearer <token>".');
+  const expected = Buffer.from(token);
+  if (given.length === 0)
+    throw new GatepostError('missing_api_key', `Send the ${name} token as "Authorization: Bearer <token>".`);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new GatepostError('invalid_api_key', 'The admin token is wrong.');
+    throw new GatepostError('invalid_api_key', `The ${name} token is wrong.`);
   }
 }
 

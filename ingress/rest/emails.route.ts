@@ -39,7 +39,13 @@ function idempotencyKeyOf(field: string | undefined, request: FastifyRequest): s
   return field ?? header;
 }
 
-async function admitItem(gate: Gate, sender: Sender, item: unknown, index: number, batchKey: string | undefined) {
+async function admitItem(
+  gate: Gate,
+  sender: Sender,
+  item: unknown,
+  index: number,
+  batch: { key: string | undefined; requestId: string },
+) {
   const parsed = SendRequest.safeParse(item);
   if (!parsed.success) {
     const details = zodDetails(parsed.error);
@@ -47,12 +53,13 @@ async function admitItem(gate: Gate, sender: Sender, item: unknown, index: numbe
   }
   try {
     // A batch-wide key gives each item its own derived key, so a retried batch sends nothing twice.
-    const key = parsed.data.idempotency_key ?? (batchKey !== undefined ? `${batchKey}:${index}` : undefined);
+    const key = parsed.data.idempotency_key ?? (batch.key !== undefined ? `${batch.key}:${index}` : undefined);
     const { response, replayed } = await gate.admit({
       sender,
       ingress: 'api_batch',
       draft: draftOf(parsed.data),
       idempotencyKey: key,
+      requestId: batch.requestId,
     });
     return { index, ...response, replayed };
   } catch (error) {
@@ -98,6 +105,7 @@ export function emailRoutes(app: ZodApp, gate: Gate): void {
         ingress: 'api',
         draft: draftOf(body),
         idempotencyKey,
+        requestId: request.id,
       });
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       return reply.code(202).send(response);
@@ -122,7 +130,9 @@ export function emailRoutes(app: ZodApp, gate: Gate): void {
       const sender = senderOf(request);
       const items = parseOrThrow(BatchRequest, request.body, 'body');
       const batchKey = idempotencyKeyOf(undefined, request);
-      const results = await Promise.all(items.map((item, index) => admitItem(gate, sender, item, index, batchKey)));
+      const results = await Promise.all(
+        items.map((item, index) => admitItem(gate, sender, item, index, { key: batchKey, requestId: request.id })),
+      );
       const refused = results.filter((r) => 'error' in r).length;
       return reply.code(200).send({ results, accepted: results.length - refused, refused });
     },

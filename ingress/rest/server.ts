@@ -1,7 +1,7 @@
 // The HTTP server of the native API: Fastify, every route of ingress/rest, and the mapping of
 // every failure to the native error body.
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate } from '../../gate/gate.ts';
 import type { Invoker } from '../../runtime/runtime.port.ts';
@@ -17,6 +17,8 @@ import { emailRoutes } from './emails.route.ts';
 import { eventRoutes } from './events.route.ts';
 import { jwksRoutes, receiptAdminRoutes, receiptRoutes, type ReceiptKeyRing } from './receipts.route.ts';
 import { messageRoutes } from './messages.route.ts';
+import { metricsRoutes, type MetricsSource } from './metrics.route.ts';
+import { RequestLog, requestIdOf } from '../../ops/log.ts';
 import {
   AUTH_FAILURES_PER_MINUTE,
   authenticateIn,
@@ -72,6 +74,10 @@ export interface RestDeps {
   http?: HttpLimits;
   ready: () => boolean;
   version: string;
+  /** GET /metrics answers from it; none: no such route. */
+  metrics?: MetricsSource;
+  /** Where the line of each request goes (ops/log.ts); none: no request is logged. */
+  logger?: FastifyBaseLogger;
   log: (message: string, error?: unknown) => void;
 }
 
@@ -95,7 +101,10 @@ export function restServer(deps: RestDeps): RestServer {
   const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
   const compat = compatIngresses(deps);
   const app = Fastify({
-    logger: false,
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
+    // One line per request, with its id: the client's x-request-id, or one made here.
+    logController: new RequestLog(),
+    genReqId: requestIdOf,
     bodyLimit: MAX_BODY_BYTES,
     return503OnClosing: true,
     // A connection silent this long is closed, whether it sent nothing yet or waits mid-request.
@@ -129,8 +138,10 @@ export function restServer(deps: RestDeps): RestServer {
   const answered = () => underWay--;
   // A callback hook and one shared listener: an async hook costs a promise, and `once` a wrapper,
   // on every request.
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     underWay++;
+    // The client can name the request when it reports a problem; the log lines name it too.
+    reply.header('x-request-id', request.id);
     // 'close' comes once per response, whether it was sent or the client went away first.
     reply.raw.on('close', answered);
     done();
@@ -165,6 +176,7 @@ export function restServer(deps: RestDeps): RestServer {
   app.register(async (open) => {
     native(open);
     systemRoutes(withZod(open), { ready: deps.ready });
+    if (deps.metrics) metricsRoutes(withZod(open), deps.metrics);
     jwksRoutes(withZod(open), deps.receiptKeys);
   });
   app.register(async (keyed) => {

@@ -98,7 +98,8 @@ export async function checkRecipient(
  */
 export async function submit(
   deps: SubmissionDeps,
-  session: { sender: Sender; envelope: Envelope },
+  /** `id`: the SMTP session's id, which the messages keep as their request id. */
+  session: { sender: Sender; envelope: Envelope; id?: string },
   data: { raw: Buffer; oversized: boolean },
 ): Promise<SmtpReply> {
   try {
@@ -106,7 +107,14 @@ export async function submit(
       throw new GatepostError('message_too_large', `The message is over ${MAX_DATA_BYTES} bytes, the SIZE this server accepts.`);
     }
     const { items, batchKey } = await (deps.parser ?? inlineParser).parse(data.raw, session.envelope);
-    const results = await deps.gate.admitAll({ sender: session.sender, ingress: 'smtp', items, batchKey, refusals: 'all' });
+    const results = await deps.gate.admitAll({
+      sender: session.sender,
+      ingress: 'smtp',
+      items,
+      batchKey,
+      refusals: 'all',
+      ...(session.id ? { requestId: session.id } : {}),
+    });
     const admitted = results.map((r) => {
       // With refusals 'all' the gate throws any refusal; a refused result would be a gate bug.
       if ('refused' in r) throw r.refused;

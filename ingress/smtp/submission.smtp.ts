@@ -118,7 +118,7 @@ export function submissionServer(
     onData(stream, session, callback) {
       underWay++;
       receive(stream)
-        .then((data) => submit(deps, { sender: senderOf(session), envelope: envelopeOf(session) }, data))
+        .then((data) => submit(deps, { sender: senderOf(session), envelope: envelopeOf(session), id: session.id }, data))
         .then((reply) => (reply.code < 400 ? callback(null, replyLine(reply)) : callback(asError(reply))), callback)
         .finally(() => underWay--);
     },

@@ -122,7 +122,13 @@ export function browserIngress(deps: CompatDeps): CompatIngress {
       });
     }
     const idempotencyKey = idempotencyKeyHeader(request);
-    const { response, replayed } = await deps.gate.admit({ sender, ingress: 'browser', draft, idempotencyKey });
+    const { response, replayed } = await deps.gate.admit({
+      sender,
+      ingress: 'browser',
+      draft,
+      idempotencyKey,
+      requestId: request.id,
+    });
     reply.header(MESSAGE_ID_HEADER, response.id);
     if (replayed) reply.header('Idempotent-Replayed', 'true');
     return sendText(reply, 200, 'OK');

@@ -68,6 +68,7 @@ export function styleM(deps: CompatDeps): CompatIngress {
         ingress: 'style_m',
         items,
         idempotencyKey: idempotencyKeyHeader(request),
+        requestId: request.id,
       }).catch((error: unknown) => {
         throw error instanceof ItemRefused ? inRequestTerms(error, items[error.item]!) : error;
       });

@@ -112,6 +112,7 @@ export function styleP({ gate, keys, log }: CompatDeps): CompatIngress {
       items: drafts.map((draft, j) => ({ draft, idempotencyKey: derivedKey(key, j) })),
       batchKey: key,
       refusals: 'all',
+      requestId: request.id,
     });
     return answer(reply, outcomes, resultOf(source.message.To, drafts, outcomes));
   }
@@ -143,7 +144,14 @@ export function styleP({ gate, keys, log }: CompatDeps): CompatIngress {
     const outcomes =
       items.length === 0
         ? []
-        : await gate.admitAll({ sender: request.sender!, ingress: 'style_p', items, batchKey: key, refusals: 'per_item' });
+        : await gate.admitAll({
+            sender: request.sender!,
+            ingress: 'style_p',
+            items,
+            batchKey: key,
+            refusals: 'per_item',
+            requestId: request.id,
+          });
     let at = 0;
     const results = parsed.map((p) => {
       if ('refused' in p) return stylePFailure(p.refused).body;

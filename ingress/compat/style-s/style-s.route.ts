@@ -70,6 +70,7 @@ export function styleS(deps: CompatDeps): CompatIngress {
         ingress: 'style_s',
         items,
         idempotencyKey: idempotencyKeyHeader(request),
+        requestId: request.id,
       }).catch((error: unknown) => {
         throw error instanceof ItemRefused ? inRequestTerms(error, items[error.item]!) : error;
       });

@@ -1,0 +1,54 @@
+// The queue as the embedded runtime holds it, read for GET /metrics: per tenant, the messages
+// scheduled (their MessageActor's `send` reminder), ready (a `message.ready` publication in the
+// outbox, not yet taken by delivery) and deferred (their DeliveryActor's `retry` reminder). Read on
+// a read-only connection of its own to actors.db, at scrape time only: its cost grows with the
+// messages waiting (each joins its record, by the actor state's unique index), never with sends.
+import Database from 'better-sqlite3';
+import { DELIVERY_ACTOR } from '../actors/delivery/delivery.actor.ts';
+import { MESSAGE_ACTOR, MESSAGE_READY } from '../actors/message/message.actor.ts';
+import type { TenantQueue } from '../ops/metrics.prom.ts';
+
+const QUEUE_SQL = `
+  WITH waiting (message_id, state) AS (
+    SELECT actor_id, 'scheduled' FROM reminders WHERE actor_type = @message AND name = 'send'
+    UNION ALL
+    SELECT actor_id, 'deferred' FROM reminders WHERE actor_type = @delivery AND name = 'retry'
+    UNION ALL
+    SELECT json_extract(data, '$.message_id'), 'ready' FROM outbox WHERE topic = @ready
+  )
+  SELECT json_extract(s.value, '$.tenant_id') AS tenant_id,
+         sum(w.state = 'scheduled') AS scheduled,
+         sum(w.state = 'ready') AS ready,
+         sum(w.state = 'deferred') AS deferred,
+         min(CASE WHEN w.state != 'scheduled' THEN json_extract(s.value, '$.created_at') END) AS oldest
+  FROM waiting w
+  JOIN actor_state s ON s.actor_type = @message AND s.actor_id = w.message_id AND s.key = 'record'
+  GROUP BY 1`;
+
+interface Row {
+  tenant_id: string;
+  scheduled: number;
+  ready: number;
+  deferred: number;
+  oldest: string | null;
+}
+
+/** Opens the reader on `file` (the runtime must have created it); `close` when the runtime stops. */
+export function embeddedQueue(file: string): { read(): TenantQueue[]; close(): void } {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const query = db.prepare<{ message: string; delivery: string; ready: string }, Row>(QUEUE_SQL);
+  const names = { message: MESSAGE_ACTOR, delivery: DELIVERY_ACTOR, ready: MESSAGE_READY };
+  return {
+    read() {
+      const now = Date.now();
+      return query.all(names).map((r) => ({
+        tenant_id: r.tenant_id,
+        scheduled: r.scheduled,
+        ready: r.ready,
+        deferred: r.deferred,
+        oldest_age_seconds: r.oldest ? Math.max(0, (now - Date.parse(r.oldest)) / 1000) : 0,
+      }));
+    },
+    close: () => db.close(),
+  };
+}
