@@ -7,8 +7,8 @@ import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { Access } from './auth.hooks.ts';
 import { refusal } from './schema.http.ts';
 
-/** `/v1/messages/:id` → `/v1/messages/{id}` */
-export const openApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
+/** `/v1/messages/:id` → `/v1/messages/{id}`; a wildcard `/t/c/*` → `/t/c/{*}`, as @fastify/swagger names it. */
+export const openApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}').replace(/\*$/, '{*}');
 
 const operationId = (method: string, url: string) =>
   `${method.toLowerCase()}${openApiPath(url)

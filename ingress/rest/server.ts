@@ -31,6 +31,7 @@ import { sandboxRoutes } from './sandbox.route.ts';
 import { suppressionRoutes } from './suppressions.route.ts';
 import { systemRoutes } from './system.route.ts';
 import { templateRoutes } from './templates.route.ts';
+import { trackingRoutes } from './tracking.route.ts';
 import { webhookRoutes } from './webhooks.route.ts';
 import { compatIngresses } from '../compat/compat.registry.ts';
 
@@ -151,6 +152,11 @@ export function restServer(deps: RestDeps): RestServer {
     native(open);
     systemRoutes(withZod(open), { ready: deps.ready });
     jwksRoutes(withZod(open), deps.receiptKeys);
+  });
+  // The links in sent mail: their own scope, which takes any body (a one-click POST is a form).
+  app.register(async (links) => {
+    native(links);
+    trackingRoutes(withZod(links), deps.invoker);
   });
   app.register(async (keyed) => {
     native(keyed);
