@@ -2,11 +2,18 @@
 // started Gatepost (either runtime): a message is sent, its tracked link, pixel and unsubscribe
 // URL are found in the message as captured or delivered, each is followed over HTTP, and the
 // message's timeline shows what came of it.
-import { describe, expect, it } from 'vitest';
+import { Client } from '@sendgrid/client';
+import { MailService } from '@sendgrid/mail';
+import Mailgun from 'mailgun.js';
+import { Models } from 'postmark';
+import { describe, expect, it, vi } from 'vitest';
+import { observe } from '../harness/compat.harness.ts';
 import { eventually } from '../harness/gatepost.harness.ts';
+import { stylePClient } from '../harness/style-p.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
 const suite = gatepostWithRelay();
+const { captured } = observe(suite);
 
 const DESTINATION = 'https://shop.example/sale?item=42&ref=mail';
 const HTML = `<html><body><p>Hello</p>
@@ -144,6 +151,79 @@ describe('tracking and unsubscribe', () => {
     expect(hrefs(asked.html)).not.toContain(DESTINATION);
     expect(pixelOf(asked.html)).toBeUndefined();
     expect(asked.headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
+  });
+});
+
+describe("the compatibility ingresses' tracking switches, through each provider's official client", () => {
+  /** Whether a captured message's html has its link tracked, an open pixel, and the List-Unsubscribe fields. */
+  const trackingOf = (c: { html: string; headers: Record<string, string> }) => ({
+    clicks: hrefs(c.html).some((l) => l.includes('/t/c/')),
+    opens: pixelOf(c.html) !== undefined,
+    unsubscribe: c.headers['List-Unsubscribe-Post'] === 'List-Unsubscribe=One-Click',
+  });
+  const from = 'news@sender.example';
+
+  it('Style P: TrackOpens and TrackLinks (postmark)', async () => {
+    const client = stylePClient(suite.gp, suite.tenant.sandbox);
+    const on = `p-on-${Date.now()}@example.com`;
+    const off = `p-off-${Date.now()}@example.com`;
+    await client.sendEmail({
+      From: from,
+      To: on,
+      Subject: 's',
+      HtmlBody: HTML,
+      TrackOpens: true,
+      TrackLinks: Models.LinkTrackingOptions.HtmlOnly,
+    });
+    await client.sendEmail({
+      From: from,
+      To: off,
+      Subject: 's',
+      HtmlBody: HTML,
+      MessageStream: 'broadcast',
+      TrackOpens: false,
+      TrackLinks: Models.LinkTrackingOptions.None,
+    });
+    expect(trackingOf(await captured(suite.tenant.sandbox, on))).toEqual({ clicks: true, opens: true, unsubscribe: false });
+    // The broadcast stream's defaults, switched off by the message: only List-Unsubscribe stays.
+    expect(trackingOf(await captured(suite.tenant.sandbox, off))).toEqual({ clicks: false, opens: false, unsubscribe: true });
+  });
+
+  it('Style S: tracking_settings (@sendgrid/mail)', async () => {
+    const client = new Client();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    client.setApiKey(suite.tenant.sandbox);
+    warn.mockRestore();
+    client.setDefaultRequest('baseUrl', suite.gp.url);
+    const mail = new MailService();
+    mail.setClient(client);
+    const to = `s-${Date.now()}@example.com`;
+    await mail.send({
+      from,
+      to,
+      subject: 's',
+      html: HTML,
+      trackingSettings: {
+        clickTracking: { enable: true },
+        openTracking: { enable: false },
+        subscriptionTracking: { enable: true },
+      },
+    });
+    expect(trackingOf(await captured(suite.tenant.sandbox, to))).toEqual({ clicks: true, opens: false, unsubscribe: true });
+  });
+
+  it('Style M: o:tracking, o:tracking-clicks and o:tracking-opens (mailgun.js)', async () => {
+    const client = new Mailgun(FormData).client({ username: 'api', key: suite.tenant.sandbox, url: suite.gp.url });
+    const to = `m-${Date.now()}@example.com`;
+    await client.messages.create('mg.sender.example', {
+      from,
+      to,
+      subject: 's',
+      html: HTML,
+      'o:tracking': 'yes',
+      'o:tracking-opens': 'no',
+    });
+    expect(trackingOf(await captured(suite.tenant.sandbox, to))).toEqual({ clicks: true, opens: false, unsubscribe: false });
   });
 });
 
