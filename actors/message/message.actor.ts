@@ -58,6 +58,9 @@ function appendEvent(
     turn.publish(EMAIL_EVENTS, { tenant_id: into.tenant_id, event: envelopeOf(turn.actorId, event) } satisfies EmailEvent);
 }
 
+/** Opens and clicks recorded per message; later ones are answered but not recorded (docs/tracking.md). */
+export const MAX_RECORDED_HITS = 100;
+
 /** The key the message's tracking tokens are signed with; absent on messages from before tracking. */
 interface TrackingState {
   key: string;
@@ -319,13 +322,18 @@ export const messageActor = defineActor({
      * Records an open, a click or an unsubscribe from one of the message's links (issue 24), once
      * the token is found signed with the message's tracking key: `refused` otherwise, and for a
      * message that is gone. An unsubscribe suppresses the recipient for the tenant; a repeated
-     * one (a provider's POST, then the person's click) records nothing more.
+     * one (a provider's POST, then the person's click), like an open or click past
+     * MAX_RECORDED_HITS, is `repeat` and records nothing more.
      */
     async track(turn, { claim, user_agent, ip, via }: TrackArgs): Promise<TrackResult> {
       const tracking = await turn.get<TrackingState>('tracking');
       if (!tracking || claim.message_id !== turn.actorId || !signedWith(tracking.key, claim)) return 'refused';
       const outcomes = await loadOutcomes(turn);
       const client = { user_agent, ip };
+      // Each hit rewrites the outcomes: a link fetched over and over (a scanner, a loop) stops
+      // adding to them, while its redirect and pixel go on answering.
+      const hits = outcomes.events.filter((e) => e.type === 'email.opened' || e.type === 'email.clicked').length;
+      if (claim.kind !== 'unsubscribe' && hits >= MAX_RECORDED_HITS) return 'repeat';
       switch (claim.kind) {
         case 'open': {
           const now = Date.now();

@@ -168,7 +168,10 @@ export interface TrackArgs {
   via?: 'one_click' | 'page';
 }
 
-/** What a hit came to: `recorded`, `repeat` (an unsubscribe already recorded) or `refused` (not this message's token). */
+/**
+ * What a hit came to: `recorded`; `repeat`, nothing recorded (an unsubscribe already recorded, or
+ * an open or click past the message's limit); `refused` (not this message's token).
+ */
 export type TrackResult = 'recorded' | 'repeat' | 'refused';
 
 /** Messages (and their idempotency keys) are kept this long. */

@@ -276,4 +276,26 @@ describe('bad tracking input', () => {
     await eventsOnceThere(sandbox, id, 'email.clicked');
     expect(await eventsOnceThere(sandbox, id, 'email.unsubscribed')).toHaveLength(1);
   });
+
+  it('records at most 100 opens and clicks of a message, and still answers every one', async () => {
+    const { sandbox } = suite.tenant;
+    const id = await send(sandbox, { to: `often-${Date.now()}@example.com`, stream: 'broadcast' });
+    const html = (await captureOf(sandbox, id)).html;
+    for (let i = 0; i < 101; i++) expect((await fetch(pixelOf(html)!)).headers.get('content-type')).toBe('image/gif');
+    const click = await fetch(
+      hrefs(html).find((l) => l.includes('/t/c/'))!,
+      { redirect: 'manual' },
+    );
+    expect(click.headers.get('location')).toBe(DESTINATION);
+    // The unsubscribe after them is recorded: by then every hit before it has been answered.
+    await fetch(
+      hrefs(html).find((l) => l.includes('/u/'))!,
+      { method: 'POST', body: 'List-Unsubscribe=One-Click' },
+    );
+    await eventsOnceThere(sandbox, id, 'email.unsubscribed');
+    const { body } = await suite.gp.request('GET', `/v1/messages/${id}`, { key: sandbox });
+    const types = (body.events as { type: string }[]).map((e) => e.type);
+    expect(types.filter((t) => t === 'email.opened')).toHaveLength(100);
+    expect(types).not.toContain('email.clicked');
+  });
 });
