@@ -215,7 +215,10 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     : null;
 
   const keys = new KeyRing(catalog);
+  // Without GATEPOST_PUBLIC_URL, links point at the API's own address, known once it listens.
+  let publicUrl = config.publicUrl;
   const gate = createGate({
+    trackingLinks: () => ({ publicUrl: publicUrl ?? `http://localhost:${config.port}`, mailDomain: config.hostname }),
     invoker: runtime,
     catalog,
     senders: config.requireVerifiedDomain ? domains : null,
@@ -259,13 +262,15 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const opsAddress = ops ? await ops.listen({ port: config.port, host: config.host }) : null;
   if (opsAddress) guard.protectPorts(Number(new URL(opsAddress).port));
   if (address) guard.protectPorts(Number(new URL(address).port));
+  const url = address && address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
+  publicUrl ??= url;
   const smtpAddress = smtp ? await smtp.listen(config.smtpPort, config.smtpHost) : null;
   if (smtpAddress) guard.protectPorts(smtpAddress.port);
   ready = true;
 
   let stopping: Promise<void> | null = null;
   return {
-    url: address && address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
+    url,
     smtp: smtpAddress && { ...smtpAddress, selfSignedCert: tls!.selfSignedPath },
     opsUrl: opsAddress && opsAddress.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
     runtime,

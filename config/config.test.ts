@@ -83,6 +83,17 @@ describe('loadConfig: SMTP submission limits', () => {
   });
 });
 
+describe('loadConfig: the public URL', () => {
+  it('reads GATEPOST_PUBLIC_URL without its trailing slash, defaults to none (the API address), and refuses what is no http(s) base URL', () => {
+    expect(loadConfig({}).publicUrl).toBeNull();
+    expect(loadConfig({ GATEPOST_PUBLIC_URL: 'https://mail.example.com/' }).publicUrl).toBe('https://mail.example.com');
+    expect(loadConfig({ GATEPOST_PUBLIC_URL: 'https://example.com/gatepost/' }).publicUrl).toBe('https://example.com/gatepost');
+    expect(() => loadConfig({ GATEPOST_PUBLIC_URL: 'mail.example.com' })).toThrow(/GATEPOST_PUBLIC_URL must be a URL/);
+    expect(() => loadConfig({ GATEPOST_PUBLIC_URL: 'ftp://mail.example.com' })).toThrow(/http or https/);
+    expect(() => loadConfig({ GATEPOST_PUBLIC_URL: 'https://mail.example.com/?a=1' })).toThrow(/no query/);
+  });
+});
+
 describe('loadConfig: the admin token and the HTTP limits', () => {
   it('refuses an admin token under 32 characters, naming the rule', () => {
     expect(() => loadConfig({ GATEPOST_ADMIN_TOKEN: 'abc' })).toThrow(

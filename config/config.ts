@@ -40,6 +40,19 @@ function adminTokenOf(value: string | undefined): string | null {
   return value;
 }
 
+function publicUrlOf(value: string | undefined): string | null {
+  if (!value) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`GATEPOST_PUBLIC_URL must be a URL like https://mail.example.com (it is "${value}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('GATEPOST_PUBLIC_URL must be an http or https URL');
+  if (url.search || url.hash) throw new Error('GATEPOST_PUBLIC_URL must have no query or fragment');
+  return url.href.replace(/\/+$/, '');
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -83,6 +96,12 @@ export interface Config {
   smtpLimits: SmtpLimits;
   /** What one template render may cost: output, {{#each}} iterations, time (GATEPOST_RENDER_*). */
   render: RenderLimits;
+  /**
+   * The base URL people reach Gatepost at (GATEPOST_PUBLIC_URL), without a trailing slash: open
+   * pixels, tracked links and unsubscribe pages point under it. Null: the HTTP API's own address,
+   * once it listens.
+   */
+  publicUrl: string | null;
   /** The host name Gatepost names itself by (Message-ID fallback, greetings). */
   hostname: string;
   /** Waits between delivery attempts after a transient failure, in ms. */
@@ -265,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ),
       timeoutMs: countOf('GATEPOST_RENDER_TIMEOUT_MS', env.GATEPOST_RENDER_TIMEOUT_MS, DEFAULT_RENDER_LIMITS.timeoutMs),
     },
+    publicUrl: publicUrlOf(env.GATEPOST_PUBLIC_URL),
     hostname: env.GATEPOST_HOSTNAME ?? hostname(),
     deliveryRetrySchedule: parseDurations('GATEPOST_DELIVERY_RETRY', env.GATEPOST_DELIVERY_RETRY ?? DEFAULT_RETRY_SCHEDULE),
     deliveryHorizonMs: limit('GATEPOST_DELIVERY_HORIZON', env.GATEPOST_DELIVERY_HORIZON, 72 * UNITS.h!),

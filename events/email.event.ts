@@ -13,11 +13,20 @@ export type EventType =
   | 'message.deferred'
   | 'email.sent'
   | 'email.bounced'
+  | 'email.opened'
+  | 'email.clicked'
+  | 'email.unsubscribed'
   | 'webhook.delivered'
   | 'webhook.failed';
 
 /** Event kinds pushed to customers (spec part 6); the others stay on the timeline. */
-export const LIFECYCLE_EVENTS: ReadonlySet<EventType> = new Set(['email.sent', 'email.bounced']);
+export const LIFECYCLE_EVENTS: ReadonlySet<EventType> = new Set([
+  'email.sent',
+  'email.bounced',
+  'email.opened',
+  'email.clicked',
+  'email.unsubscribed',
+]);
 
 /** The event envelope of spec part 2: what the timeline lists and webhooks deliver. */
 export interface EventEnvelope {

@@ -18,6 +18,8 @@ import { recipientActor, recipientActorId } from '../actors/recipient/recipient.
 import type { ApiKey, Catalog, Tenant } from '../store/catalog.port.ts';
 import { checkAttachments, checkHeaders, checkSendAt } from '../mail/policy.ts';
 import { uncounted, type Metrics } from '../ops/metrics.port.ts';
+import { applyTracking, trackingChoice, unsubscribeUrl, type TrackingLinks } from '../mail/tracking.apply.ts';
+import { newTrackingKey } from '../mail/tracking.token.ts';
 
 /** What an admission answers, and a message's streams: the ingresses speak of them too. */
 export type { AdmitResult, Stream };
@@ -69,6 +71,10 @@ export interface SendDraft {
    * being listed here.
    */
   shown?: ShownRecipients;
+  /** Open and click tracking, and List-Unsubscribe: each by default on for the broadcast stream, off for transactional. */
+  track_opens?: boolean;
+  track_clicks?: boolean;
+  list_unsubscribe?: boolean;
 }
 
 export interface Admission {
@@ -160,10 +166,19 @@ export interface GateDeps {
   renderLimits?: RenderLimits;
   /** Counts each send by ingress and outcome, and each refusal by code. */
   metrics?: Metrics;
+  /**
+   * Where tracking and unsubscribe links point (GATEPOST_PUBLIC_URL), asked at each admission: a
+   * server listening on port 0 knows its URL only once it listens. By default DESIGN's default,
+   * http://localhost:3000.
+   */
+  trackingLinks?: () => TrackingLinks;
 }
+
+const DEFAULT_TRACKING_LINKS: TrackingLinks = { publicUrl: 'http://localhost:3000', mailDomain: 'localhost' };
 
 export function createGate(deps: GateDeps): Gate {
   const renderLimits = deps.renderLimits ?? DEFAULT_RENDER_LIMITS;
+  const trackingLinks = deps.trackingLinks ?? (() => DEFAULT_TRACKING_LINKS);
   /** The checks that need no state, and rendering: what the message actor is to admit. */
   const metrics = deps.metrics ?? uncounted;
   async function prepare({ sender, ingress, draft, idempotencyKey, requestId }: Admission): Promise<Prepared> {
@@ -183,27 +198,36 @@ export function createGate(deps: GateDeps): Gate {
     ];
     if (problems.length > 0) throw invalid(problems);
 
-    // The rendered content is checked (checkContent) inside the message actor's admitting turn.
-    const content = await render(deps.catalog, tenant, draft, ingress, renderLimits);
     const sandbox = capturesOnly(key, draft);
+    const id = idempotencyKey ? derivedId('msg', tenant.id, modeOf(sandbox), idempotencyKey) : newId('msg');
+    // Signs the message's tracking and unsubscribe tokens; only its actor keeps it.
+    const trackingKey = newTrackingKey();
+    const stream = draft.stream ?? 'transactional';
+    const links = trackingLinks();
+    // The rendered content is checked (checkContent) inside the message actor's admitting turn.
+    const rendered = await render(deps.catalog, tenant, draft, ingress, renderLimits, {
+      unsubscribe_url: unsubscribeUrl(links, id, trackingKey),
+    });
+    const content = applyTracking(rendered, trackingChoice(stream, draft), links, { id, key: trackingKey });
     // A capture goes nowhere: a sandbox key tries any sender out.
     if (!sandbox && deps.senders) await checkSender(deps.senders, tenant.id, content.from);
 
     // Only a key lets a request repeat; without one there is nothing to compare the hash with.
-    const requestHash = idempotencyKey ? sha256Hex(canonicalJson({ ...draft, stream: draft.stream ?? 'transactional' })) : null;
+    const requestHash = idempotencyKey ? sha256Hex(canonicalJson({ ...draft, stream })) : null;
     return {
-      id: idempotencyKey ? derivedId('msg', tenant.id, modeOf(sandbox), idempotencyKey) : newId('msg'),
+      id,
       args: {
         tenant_id: tenant.id,
         key_id: key.id,
         sandbox,
-        stream: draft.stream ?? 'transactional',
+        stream,
         ingress,
         request_hash: requestHash,
         idempotency_key: idempotencyKey ?? null,
         tags: draft.tags ?? [],
         quota_limits: tenant.quota,
         content,
+        tracking_key: trackingKey,
         send_at: draft.send_at ? new Date(draft.send_at).toISOString() : null,
         request_id: requestId ?? null,
       },
@@ -376,8 +400,10 @@ async function render(
   draft: SendDraft,
   ingress: Ingress,
   limits: RenderLimits,
+  /** Merge variables Gatepost provides (`unsubscribe_url`); the sender's own data of the same name wins. */
+  provided: Record<string, string>,
 ): Promise<RenderedContent> {
-  const data = draft.data ?? {};
+  const data = { ...provided, ...draft.data };
   let source = {
     subject: draft.subject,
     html: draft.html,

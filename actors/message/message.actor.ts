@@ -24,7 +24,11 @@ import {
   type MessageReady,
   type MessageOutcomes,
   type MessageRecord,
+  type TrackArgs,
+  type TrackResult,
 } from './message.state.ts';
+import { signedWith } from '../../mail/tracking.token.ts';
+import { looksMachineMade } from '../../mail/tracking.machine.ts';
 import type { RenderedContent } from '../../mail/content.ts';
 import {
   EMAIL_EVENTS,
@@ -54,6 +58,14 @@ function appendEvent(
     turn.publish(EMAIL_EVENTS, { tenant_id: into.tenant_id, event: envelopeOf(turn.actorId, event) } satisfies EmailEvent);
 }
 
+/** Opens and clicks recorded per message; later ones are answered but not recorded (docs/tracking.md). */
+export const MAX_RECORDED_HITS = 100;
+
+/** The key the message's tracking tokens are signed with; absent on messages from before tracking. */
+interface TrackingState {
+  key: string;
+}
+
 const readRecord = (turn: ActorTurn) => turn.get<MessageRecord>('record');
 
 const gone = () => new GatepostError('not_found', 'No message has that id.');
@@ -79,6 +91,7 @@ function forget(turn: ActorTurn): void {
   turn.delete('record');
   turn.delete('content');
   turn.delete('outcomes');
+  turn.delete('tracking');
 }
 
 /**
@@ -214,6 +227,7 @@ export const messageActor = defineActor({
         release(turn, record);
       }
       turn.set('content', args.content);
+      if (args.tracking_key) turn.set('tracking', { key: args.tracking_key } satisfies TrackingState);
       turn.set('record', record);
       return { response: responseOf(record), replayed: false };
     },
@@ -303,6 +317,47 @@ export const messageActor = defineActor({
       if (outcomes.events.some(same)) return;
       appendEvent(turn, outcomes, type, data);
       turn.set('outcomes', outcomes);
+    },
+
+    /**
+     * Records an open, a click or an unsubscribe from one of the message's links (issue 24), once
+     * the token is found signed with the message's tracking key: `refused` otherwise, and for a
+     * message that is gone. An unsubscribe suppresses the recipient for the tenant; a repeated
+     * one (a provider's POST, then the person's click), like an open or click past
+     * MAX_RECORDED_HITS, is `repeat` and records nothing more.
+     */
+    async track(turn, { claim, user_agent, ip, via }: TrackArgs): Promise<TrackResult> {
+      const tracking = await turn.get<TrackingState>('tracking');
+      if (!tracking || claim.message_id !== turn.actorId || !signedWith(tracking.key, claim)) return 'refused';
+      const outcomes = await loadOutcomes(turn);
+      const client = { user_agent, ip };
+      // Each hit rewrites the outcomes: a link fetched over and over (a scanner, a loop) stops
+      // adding to them, while its redirect and pixel go on answering.
+      const hits = outcomes.events.filter((e) => e.type === 'email.opened' || e.type === 'email.clicked').length;
+      if (claim.kind !== 'unsubscribe' && hits >= MAX_RECORDED_HITS) return 'repeat';
+      switch (claim.kind) {
+        case 'open': {
+          const now = Date.now();
+          const sent = outcomes.events.filter((e) => e.type === 'email.sent').at(-1);
+          const first = !outcomes.events.some((e) => e.type === 'email.opened');
+          const machine = looksMachineMade(user_agent, now, sent ? Date.parse(sent.created_at) : null);
+          appendEvent(turn, outcomes, 'email.opened', { to: outcomes.to, ...client, first, machine });
+          break;
+        }
+        case 'click':
+          appendEvent(turn, outcomes, 'email.clicked', { to: outcomes.to, url: claim.url, ...client });
+          break;
+        case 'unsubscribe':
+          if (outcomes.events.some((e) => e.type === 'email.unsubscribed')) return 'repeat';
+          await actor(turn, recipientActor, recipientActorId(outcomes.tenant_id, outcomes.to)).suppress({
+            reason: 'unsubscribe',
+            detail: `unsubscribed from message ${turn.actorId}`,
+          });
+          appendEvent(turn, outcomes, 'email.unsubscribed', { to: outcomes.to, via: via ?? 'one_click', ...client });
+          break;
+      }
+      turn.set('outcomes', outcomes);
+      return 'recorded';
     },
   },
 

@@ -3,6 +3,7 @@ import type { RenderedContent } from '../../mail/content.ts';
 import type { Quota } from '../../store/catalog.port.ts';
 import type { StoredEvent } from '../../events/email.event.ts';
 import type { SmtpStage } from '../../mta/transport.ts';
+import type { TokenClaim } from '../../mail/tracking.token.ts';
 
 export type Stream = 'transactional' | 'broadcast';
 
@@ -99,6 +100,11 @@ export type AdmitArgs = Pick<
   | 'request_id'
 > & {
   content: RenderedContent;
+  /**
+   * The key this message's tracking and unsubscribe tokens are signed with (mail/tracking.token.ts):
+   * kept apart from the record, which readers of the message see.
+   */
+  tracking_key?: string;
   /** The tenant's quota as the catalog holds it (`Tenant.quota`): admit takes the send from it. */
   quota_limits: Quota;
   /** Admit the message held, to be released or rolled back with its batch. */
@@ -162,6 +168,22 @@ export interface MessageReady {
   /** Sandbox deliveries only capture: nothing leaves, so there is no attempt to mark in flight. */
   sandbox: boolean;
 }
+
+/** A hit on one of the message's tracking or unsubscribe links, as the endpoint saw it. */
+export interface TrackArgs {
+  /** The token's claim, checked against the message's tracking key before anything is recorded. */
+  claim: TokenClaim;
+  user_agent: string | null;
+  ip: string | null;
+  /** For an unsubscribe: the one-click POST a mail provider sends (RFC 8058), or the confirmation page's form. */
+  via?: 'one_click' | 'page';
+}
+
+/**
+ * What a hit came to: `recorded`; `repeat`, nothing recorded (an unsubscribe already recorded, or
+ * an open or click past the message's limit); `refused` (not this message's token).
+ */
+export type TrackResult = 'recorded' | 'repeat' | 'refused';
 
 /** Messages (and their idempotency keys) are kept this long. */
 export const RETENTION_MS = 90 * 24 * 3600 * 1000;

@@ -24,6 +24,9 @@ function draftOf(body: SendRequest): SendDraft {
     stream: body.stream,
     headers: body.headers,
     tags: body.tags,
+    track_opens: body.track_opens,
+    track_clicks: body.track_clicks,
+    list_unsubscribe: body.list_unsubscribe,
     attachments: body.attachments?.length ?? 0,
   } satisfies Record<Exclude<keyof SendRequest, 'idempotency_key'>, unknown>;
 }

@@ -50,6 +50,18 @@ export const SendRequest = z
       .array(z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits, _ . : - and at most 64 characters'))
       .max(10)
       .optional(),
+    track_opens: z.boolean().optional().meta({
+      description:
+        'Put an open pixel in the html (email.opened). Defaults to true on the broadcast stream, false on transactional.',
+    }),
+    track_clicks: z.boolean().optional().meta({
+      description:
+        "Send the html's web links through Gatepost (email.clicked, then a 302 to the link). Defaults to true on the broadcast stream, false on transactional.",
+    }),
+    list_unsubscribe: z.boolean().optional().meta({
+      description:
+        'Add List-Unsubscribe (https and mailto) and List-Unsubscribe-Post (RFC 8058). Defaults to true on the broadcast stream, false on transactional. `{{unsubscribe_url}}` is filled either way.',
+    }),
     attachments: z.array(z.unknown()).optional().meta({
       description: 'Not supported: a send with attachments is refused (422 attachments_unsupported), never sent without them.',
     }),

@@ -35,6 +35,7 @@ import { sandboxRoutes } from './sandbox.route.ts';
 import { suppressionRoutes } from './suppressions.route.ts';
 import { systemRoutes } from './system.route.ts';
 import { templateRoutes } from './templates.route.ts';
+import { trackingRoutes } from './tracking.route.ts';
 import { webhookRoutes } from './webhooks.route.ts';
 import { compatIngresses } from '../compat/compat.registry.ts';
 import { docsPlugin } from '../docs/docs.plugin.ts';
@@ -178,6 +179,11 @@ export function restServer(deps: RestDeps): RestServer {
     systemRoutes(withZod(open), { ready: deps.ready });
     if (deps.metrics) metricsRoutes(withZod(open), deps.metrics);
     jwksRoutes(withZod(open), deps.receiptKeys);
+  });
+  // The links in sent mail: their own scope, which takes any body (a one-click POST is a form).
+  app.register(async (links) => {
+    native(links);
+    trackingRoutes(withZod(links), deps.invoker);
   });
   app.register(async (keyed) => {
     native(keyed);

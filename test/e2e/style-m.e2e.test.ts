@@ -286,13 +286,13 @@ describe('Style M: mailgun.js against POST /v3/:domain/messages', () => {
       ['html', '<p>h</p>'],
       ['subject', 'again'],
       ['o:dkim', 'yes'],
-      ['o:tracking', 'yes'],
+      ['o:tracking', 'maybe'],
     ]);
     expect(refused.status).toBe(400);
     expect(refused.headers.get('gatepost-error-code')).toBe('invalid_request');
     expect(refused.body.message).toContain("'subject' parameter must be given once");
     expect(refused.body.message).toContain("'o:dkim' parameter is not supported by Gatepost");
-    expect(refused.body.message).toContain("'o:tracking' parameter is not supported: Gatepost does not track");
+    expect(refused.body.message).toContain("'o:tracking' parameter must be yes or no");
     const json = await suite.gp.request('POST', `/v3/${DOMAIN}/messages`, {
       body: { to: 'x@example.com' },
       headers: { authorization: `Basic ${Buffer.from(`api:${suite.tenant.live}`).toString('base64')}` },

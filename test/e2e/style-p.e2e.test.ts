@@ -58,7 +58,8 @@ describe('POST /email through the official client', () => {
     expect(mail.parsed.cc && 'value' in mail.parsed.cc ? mail.parsed.cc.value[0]!.address : null).toBe(cc);
     expect(mail.parsed.headers.get('x-order')).toBe('42');
     expect(mail.parsed.headers.get('x-pm-metadata-order')).toBe('42');
-    expect(mail.parsed.headers.get('x-pm-trackopens')).toBe('true');
+    // TrackOpens is acted on (docs/tracking.md): the html carries the open pixel.
+    expect(mail.parsed.html).toMatch(/<img src="[^"]*\/t\/o\/msg_[^"]+"/);
 
     const t = await timeline(sent.MessageID);
     expect(t).toMatchObject({ to: `"Ann Reader" <${to}>`, stream: 'transactional', tags: ['orders'], sandbox: false });

@@ -148,7 +148,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
       body: {
         personalizations: [{ to: [{ email: a }], cc: [{ email: a }] }],
         content: [{ type: 'text/calendar', value: 'x' }],
-        tracking_settings: { click_tracking: { enable: true }, open_tracking: { enable: false } },
+        tracking_settings: { ganalytics: { enable: true }, open_tracking: { enable: false } },
       },
     });
     expect(bad.status).toBe(400);
@@ -156,7 +156,7 @@ describe('Style S: @sendgrid/mail against POST /v3/mail/send', () => {
     expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
       'content.0.type',
       'personalizations.0',
-      'tracking_settings.click_tracking.enable',
+      'tracking_settings.ganalytics.enable',
     ]);
     const unsupported = await suite.gp.request('POST', '/v3/mail/send', {
       key: suite.tenant.live,

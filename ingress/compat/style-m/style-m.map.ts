@@ -91,14 +91,25 @@ function copies(list: string[] | undefined): string[] | undefined {
   return list ? list.flatMap(splitAddressList) : undefined;
 }
 
+/** A yes/no option: true, false, or undefined when not given. */
+const yes = (value: string | undefined) => (value === undefined ? undefined : value !== 'no' && value !== 'false');
+
 /** What the `o:` options make of every message of a request. */
-function options(parameters: Pick<MailgunMessage, 'o:tag' | 'o:deliverytime' | 'o:testmode'>, now: number) {
+function options(
+  parameters: Pick<
+    MailgunMessage,
+    'o:tag' | 'o:deliverytime' | 'o:testmode' | 'o:tracking' | 'o:tracking-clicks' | 'o:tracking-opens'
+  >,
+  now: number,
+) {
   const sendAt = parameters['o:deliverytime'];
-  const testMode = parameters['o:testmode'] === 'yes' || parameters['o:testmode'] === 'true';
+  const tracking = yes(parameters['o:tracking']);
   return {
     tags: parameters['o:tag'],
     send_at: sendAt === undefined ? undefined : scheduledAt(new Date(sendAt), now),
-    sandbox: testMode || undefined,
+    sandbox: yes(parameters['o:testmode']) || undefined,
+    track_clicks: yes(parameters['o:tracking-clicks']) ?? tracking,
+    track_opens: yes(parameters['o:tracking-opens']) ?? tracking,
   } satisfies SendDraft;
 }
 

@@ -20,13 +20,11 @@ const YesNo = z
   .toLowerCase()
   .pipe(z.enum(['yes', 'no', 'true', 'false'], { error: 'must be yes or no' }));
 
-const TrackingOff = z
+/** Mailgun's click tracking also takes `htmlonly`: Gatepost tracks the html's links only, so it is `yes`. */
+const ClickTracking = z
   .string()
   .toLowerCase()
-  .pipe(
-    z.enum(['no', 'false'], { error: 'is not supported: Gatepost does not track opens or clicks (send no, or leave it out)' }),
-  )
-  .optional();
+  .pipe(z.enum(['yes', 'no', 'true', 'false', 'htmlonly'], { error: 'must be yes, no or htmlonly' }));
 
 export const MailgunMessage = z
   .object({
@@ -60,9 +58,11 @@ export const MailgunMessage = z
     'o:testmode': YesNo.optional().meta({
       description: 'yes: the messages are captured, not delivered (as with a sandbox key).',
     }),
-    'o:tracking': TrackingOff,
-    'o:tracking-clicks': TrackingOff,
-    'o:tracking-opens': TrackingOff,
+    'o:tracking': YesNo.optional().meta({ description: 'Open and click tracking together (docs/tracking.md); off by default.' }),
+    'o:tracking-clicks': ClickTracking.optional().meta({
+      description: "Click tracking of the html's links; wins over o:tracking.",
+    }),
+    'o:tracking-opens': YesNo.optional().meta({ description: 'Open tracking; wins over o:tracking.' }),
   })
   .catchall(z.string())
   .meta({

@@ -41,7 +41,7 @@ describe('draftsOf', () => {
     }
   });
 
-  it('keeps Headers, Metadata and the tracking flags as headers, and refuses a header set twice', () => {
+  it('keeps Headers and Metadata as headers, takes the tracking flags as the send does, and refuses a header set twice', () => {
     const [draft] = draftsOf(
       plain({
         To: 'a@x.com',
@@ -54,9 +54,16 @@ describe('draftsOf', () => {
     expect(draft!.headers).toEqual({
       'X-A': '1',
       'X-PM-Metadata-order': '42',
-      'X-PM-TrackOpens': 'false',
-      'X-PM-TrackLinks': 'HtmlOnly',
     });
+    expect(draft).toMatchObject({ track_opens: false, track_clicks: true });
+    for (const [links, clicks] of [
+      ['HtmlAndText', true],
+      ['TextOnly', false],
+      ['None', false],
+    ] as const) {
+      expect(draftsOf(plain({ To: 'a@x.com', TrackLinks: links }))[0]!.track_clicks).toBe(clicks);
+    }
+    expect(draftsOf(plain({ To: 'a@x.com' }))[0]).not.toHaveProperty('track_clicks');
     expect(
       refusal({
         To: 'a@x.com',

@@ -26,12 +26,10 @@ export function splitAddresses(list: string | undefined): string[] {
   });
 }
 
-/** Headers, Metadata and the tracking flags, as mail headers (Postmark's SMTP names for the last two). */
+/** Headers and Metadata, as mail headers (Postmark's SMTP name for the latter). */
 function headersOf(m: StylePMessage | StylePTemplatedMessage, problems: ErrorDetail[]): Record<string, string> | undefined {
   const pairs: [string, string, string][] = (m.Headers ?? []).map((h, i) => [h.Name, h.Value, `Headers[${i}]`]);
   for (const [key, value] of Object.entries(m.Metadata ?? {})) pairs.push([`X-PM-Metadata-${key}`, value, `Metadata.${key}`]);
-  if (m.TrackOpens !== undefined) pairs.push(['X-PM-TrackOpens', String(m.TrackOpens), 'TrackOpens']);
-  if (m.TrackLinks !== undefined) pairs.push(['X-PM-TrackLinks', m.TrackLinks, 'TrackLinks']);
   const headers: Record<string, string> = {};
   const seen = new Set<string>();
   for (const [name, value, field] of pairs) {
@@ -56,6 +54,13 @@ function contentOf(source: StylePSource, problems: ErrorDetail[]): SendDraft {
   }
   return { template: TemplateAlias ?? String(TemplateId), data: TemplateModel ?? {} };
 }
+
+/**
+ * TrackLinks as Gatepost's click tracking, which rewrites the html's links only: `HtmlOnly` and
+ * `HtmlAndText` track them (the text part keeps its links), `TextOnly` and `None` track none.
+ */
+const tracksClicks = (links: StylePMessage['TrackLinks']) =>
+  links === undefined ? undefined : links === 'HtmlOnly' || links === 'HtmlAndText';
 
 const defined = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
@@ -87,6 +92,8 @@ export function draftsOf(source: StylePSource): SendDraft[] {
     headers: headersOf(m, problems),
     tags: m.Tag === undefined ? undefined : [m.Tag],
     stream,
+    track_opens: m.TrackOpens,
+    track_clicks: tracksClicks(m.TrackLinks),
     attachments: m.Attachments?.length,
   });
   if (problems.length > 0) throw invalid(problems);

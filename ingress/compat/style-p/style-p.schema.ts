@@ -46,8 +46,17 @@ const common = {
   MessageStream: optional(
     z.string().meta({ description: '"outbound" (the default) or "transactional": transactional; "broadcast": broadcast.' }),
   ),
-  TrackOpens: optional(z.boolean().meta({ description: 'Kept with the message (X-PM-TrackOpens); not acted on yet.' })),
-  TrackLinks: optional(TrackLinks.meta({ description: 'Kept with the message (X-PM-TrackLinks); not acted on yet.' })),
+  TrackOpens: optional(
+    z
+      .boolean()
+      .meta({ description: "Open tracking (email.opened); by default the stream's: on for broadcast, off for outbound." }),
+  ),
+  TrackLinks: optional(
+    TrackLinks.meta({
+      description:
+        "Click tracking: HtmlOnly and HtmlAndText track the html's links (the text part keeps its own), TextOnly and None track none. By default the stream's.",
+    }),
+  ),
   Attachments: optional(
     z.array(z.unknown()).meta({
       description: 'Not supported: a message with attachments is refused (ErrorCode 300), never sent without them.',

@@ -26,10 +26,28 @@ export function sandboxMode(mail: SendGridMail): boolean {
   return mail.mail_settings?.sandbox_mode?.enable === true;
 }
 
+/** SendGrid's tracking settings Gatepost acts on (docs/tracking.md): each a send's switch. */
+const TRACKING = {
+  click_tracking: 'track_clicks',
+  open_tracking: 'track_opens',
+  subscription_tracking: 'list_unsubscribe',
+} as const;
+
+/** The switches `tracking_settings` sets; one it leaves out keeps its default. */
+function trackingOf(mail: SendGridMail): Pick<SendDraft, (typeof TRACKING)[keyof typeof TRACKING]> {
+  return Object.fromEntries(
+    Object.entries(TRACKING).flatMap(([setting, field]) => {
+      const enable = mail.tracking_settings?.[setting]?.enable;
+      return enable === undefined ? [] : [[field, enable]];
+    }),
+  );
+}
+
 /** The messages of a request, in order: personalization by personalization, `to` by `to`. */
 export function itemsOf(mail: SendGridMail, now = Date.now()): SendGridItem[] {
   const problems = [...settingProblems(mail), ...contentProblems(mail)];
   const { html, text } = bodiesOf(mail);
+  const tracking = trackingOf(mail);
   const items: SendGridItem[] = [];
   mail.personalizations.forEach((p, i) => {
     problems.push(...personalizationProblems(p, i));
@@ -60,6 +78,7 @@ export function itemsOf(mail: SendGridMail, now = Date.now()): SendGridItem[] {
         send_at: sendAt === undefined ? undefined : scheduledAt(new Date(sendAt * 1000), now),
         attachments: mail.attachments?.length ?? 0,
         sandbox: sandboxMode(mail) || undefined,
+        ...tracking,
       };
       items.push({ draft, keySuffix: `${i}:${j}`, personalization: i, to: j, own });
     });
@@ -97,7 +116,12 @@ function contentProblems(mail: SendGridMail): ErrorDetail[] {
 function settingProblems(mail: SendGridMail): ErrorDetail[] {
   return (['mail_settings', 'tracking_settings'] as const).flatMap((group) =>
     Object.entries(mail[group] ?? {})
-      .filter(([name, setting]) => setting.enable === true && !(group === 'mail_settings' && name === 'sandbox_mode'))
+      .filter(
+        ([name, setting]) =>
+          setting.enable === true &&
+          !(group === 'mail_settings' && name === 'sandbox_mode') &&
+          !(group === 'tracking_settings' && name in TRACKING),
+      )
       .map(([name]) => ({
         field: `${group}.${name}.enable`,
         message: 'Gatepost does not support this setting; only enable: false is accepted.',

@@ -79,10 +79,10 @@ export const SendGridMail = z
       .record(z.string(), Setting)
       .optional()
       .meta({ description: '`sandbox_mode.enable: true` captures the messages instead of delivering them (answer 200).' }),
-    tracking_settings: z
-      .record(z.string(), Setting)
-      .optional()
-      .meta({ description: 'Gatepost does not track opens or clicks: only `enable: false` is accepted.' }),
+    tracking_settings: z.record(z.string(), Setting).optional().meta({
+      description:
+        '`click_tracking`, `open_tracking` and `subscription_tracking` (List-Unsubscribe) switch tracking on or off (docs/tracking.md); any other setting accepts only `enable: false`.',
+    }),
   })
   .strict()
   .superRefine((mail, ctx) => {

@@ -1,0 +1,74 @@
+// What tracking and unsubscribe do to a rendered message (issue 24), decided at admission: its
+// links through the click endpoint, the open pixel, and the List-Unsubscribe fields (RFC 2369,
+// RFC 8058), all pointing at Gatepost's own HTTP port under GATEPOST_PUBLIC_URL.
+import type { RenderedContent } from './content.ts';
+import { textFromHtml } from './content.ts';
+import { rewriteHtml } from './tracking.html.ts';
+import { makeToken } from './tracking.token.ts';
+
+/** What a send asked for, its stream's defaults filled in. */
+export interface TrackingChoice {
+  opens: boolean;
+  clicks: boolean;
+  /** List-Unsubscribe and List-Unsubscribe-Post on the message. */
+  unsubscribe: boolean;
+}
+
+/** The defaults of a stream: everything on for broadcast mail, off for transactional. */
+export function trackingChoice(
+  stream: 'transactional' | 'broadcast',
+  asked: { track_opens?: boolean; track_clicks?: boolean; list_unsubscribe?: boolean },
+): TrackingChoice {
+  const broadcast = stream === 'broadcast';
+  return {
+    opens: asked.track_opens ?? broadcast,
+    clicks: asked.track_clicks ?? broadcast,
+    unsubscribe: asked.list_unsubscribe ?? broadcast,
+  };
+}
+
+export interface TrackingLinks {
+  /** GATEPOST_PUBLIC_URL, without a trailing slash. */
+  publicUrl: string;
+  /** The domain of the List-Unsubscribe mailto address (GATEPOST_HOSTNAME). */
+  mailDomain: string;
+}
+
+/** The unsubscribe page of a message: `{{unsubscribe_url}}`, and the https List-Unsubscribe. */
+export function unsubscribeUrl(links: TrackingLinks, messageId: string, key: string): string {
+  return `${links.publicUrl}/u/${makeToken(key, 'unsubscribe', messageId)}`;
+}
+
+/** The content as it is to be sent: unchanged when nothing is tracked and no unsubscribe asked for. */
+export function applyTracking(
+  content: RenderedContent,
+  choice: TrackingChoice,
+  links: TrackingLinks,
+  message: { id: string; key: string },
+): RenderedContent {
+  const { id, key } = message;
+  const unsubscribe = unsubscribeUrl(links, id, key);
+  let { html, text, headers } = content;
+  if (choice.clicks || choice.opens) {
+    html = rewriteHtml(html, {
+      // The unsubscribe link stays as it is: a tracked one would be a click, not an unsubscribe.
+      link: choice.clicks
+        ? (url) => (url === unsubscribe ? null : `${links.publicUrl}/t/c/${makeToken(key, 'click', id, url)}`)
+        : undefined,
+      pixel: choice.opens ? `${links.publicUrl}/t/o/${makeToken(key, 'open', id)}` : undefined,
+    });
+    // The text part, when Gatepost makes it, shows the links the sender wrote: only the html is tracked.
+    text ??= textFromHtml(content.html);
+  }
+  // A sender's own List-Unsubscribe stands.
+  const own = Object.keys(headers).some((name) => name.toLowerCase() === 'list-unsubscribe');
+  if (choice.unsubscribe && !own) {
+    const mailto = `mailto:unsubscribe@${links.mailDomain}?subject=${encodeURIComponent(`unsubscribe ${makeToken(key, 'unsubscribe', id)}`)}`;
+    headers = {
+      ...headers,
+      'List-Unsubscribe': `<${unsubscribe}>, <${mailto}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    };
+  }
+  return { ...content, html, text, headers };
+}
