@@ -91,8 +91,11 @@ export class GatepostClient {
 
 /** A started Gatepost as the tests see it: a base URL, and a life that can be ended and resumed. */
 export abstract class GatepostProcess extends GatepostClient {
-  /** What Gatepost printed since it last started (first-start keys, warnings). */
-  output = '';
+  /** What Gatepost printed since it last started (first-start keys, warnings, its JSON log), as it prints it. */
+  get output(): string {
+    return this.printed;
+  }
+  protected printed = '';
   /** The environment Gatepost is started with (besides the test process's own). */
   abstract readonly env: Record<string, string>;
 
@@ -142,7 +145,7 @@ export class EmbeddedProcess extends GatepostProcess {
   }
 
   async start(): Promise<void> {
-    this.output = '';
+    this.printed = '';
     const args = this.compiled ? [...V8_FLAGS, 'dist/main.js'] : [...NODE_ARGS, 'main.ts'];
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
@@ -153,12 +156,12 @@ export class EmbeddedProcess extends GatepostProcess {
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
     this.url = await new Promise<string>((resolve, reject) => {
       const onData = (chunk: Buffer) => {
-        this.output += chunk.toString();
+        this.printed += chunk.toString();
         const m = /Gatepost listening on (\S+)/.exec(this.output);
         if (m) resolve(m[1]!);
       };
       child.stdout!.on('data', onData);
-      child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+      child.stderr!.on('data', (chunk: Buffer) => (this.printed += chunk.toString()));
       child.on('exit', (code) => reject(new Error(`Gatepost exited with ${code} before listening:\n${this.output}`)));
     });
   }
@@ -217,14 +220,17 @@ class DaprProcess extends GatepostProcess {
       }
     }
     this.url = this.cluster.url;
-    this.output = this.cluster.ingressOutput;
+  }
+
+  /** On Dapr: what the ingress app printed since it last started (the actor host's output is in its log file). */
+  override get output(): string {
+    return this.cluster?.ingressOutput ?? '';
   }
 
   async stop(): Promise<number | null> {
     if (!this.cluster) return null;
     const code = await this.cluster.terminate('ingress');
     await this.cluster.terminate('actors');
-    this.output = this.cluster.ingressOutput;
     return code;
   }
 
