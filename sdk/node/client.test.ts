@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startGatepost, type GatepostProcess } from '../../test/harness/gatepost.harness.ts';
 import { Gatepost, GatepostError, OPERATIONS, type Event } from './index.ts';
+import { gatepostErrorOf } from '../../test/harness/sdk.harness.ts';
 
 let gp: GatepostProcess;
 let tenant: Awaited<ReturnType<GatepostProcess['tenant']>>;
@@ -20,15 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gp?.dispose();
 });
-
-async function failure(promise: Promise<unknown>): Promise<GatepostError> {
-  const error = await promise.then(
-    () => expect.fail('expected a GatepostError'),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(GatepostError);
-  return error as GatepostError;
-}
 
 describe('OPERATIONS', () => {
   it('names only operations the served OpenAPI document has, with the same method and path', async () => {
@@ -69,7 +61,7 @@ describe('sending', () => {
     const first = await sandbox.send({ to: 'bob@example.com', subject: 'Once', html: '<p>1</p>' }, { idempotencyKey: 'order-1' });
     const again = await sandbox.send({ to: 'bob@example.com', subject: 'Once', html: '<p>1</p>', idempotency_key: 'order-1' });
     expect(again).toEqual({ ...first, replayed: true });
-    const reused = await failure(
+    const reused = await gatepostErrorOf(
       sandbox.send({ to: 'bob@example.com', subject: 'Twice', html: '<p>2</p>' }, { idempotencyKey: 'order-1' }),
     );
     expect(reused).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
@@ -91,16 +83,16 @@ describe('sending', () => {
 describe('errors', () => {
   it("throws the API's code, status, message and details", async () => {
     const unknownKey = new Gatepost({ apiKey: 'gp_live_not-a-key', baseUrl: gp.url });
-    expect(await failure(unknownKey.messages.get('msg_x'))).toMatchObject({ code: 'invalid_api_key', status: 401 });
-    expect(await failure(sandbox.messages.get('msg_00000000000000000000000000'))).toMatchObject({
+    expect(await gatepostErrorOf(unknownKey.messages.get('msg_x'))).toMatchObject({ code: 'invalid_api_key', status: 401 });
+    expect(await gatepostErrorOf(sandbox.messages.get('msg_00000000000000000000000000'))).toMatchObject({
       code: 'not_found',
       status: 404,
     });
-    const invalid = await failure(sandbox.send({ subject: 'No recipient', html: '<p>x</p>' }));
+    const invalid = await gatepostErrorOf(sandbox.send({ subject: 'No recipient', html: '<p>x</p>' }));
     expect(invalid).toMatchObject({ code: 'invalid_request', status: 400 });
     expect(invalid.details.map((d) => d.field)).toContain('to');
     // A sandbox key never manages what live mail depends on.
-    expect(await failure(sandbox.suppressions.add({ address: 'x@example.com' }))).toMatchObject({
+    expect(await gatepostErrorOf(sandbox.suppressions.add({ address: 'x@example.com' }))).toMatchObject({
       code: 'insufficient_scope',
       status: 403,
     });
@@ -108,7 +100,7 @@ describe('errors', () => {
 
   it('answers receipt_not_found for a message no server has accepted', async () => {
     const sent = await sandbox.send({ to: 'r@example.com', subject: 'R', html: '<p>r</p>' });
-    expect(await failure(sandbox.messages.receipt(sent.id))).toMatchObject({ code: 'receipt_not_found', status: 404 });
+    expect(await gatepostErrorOf(sandbox.messages.receipt(sent.id))).toMatchObject({ code: 'receipt_not_found', status: 404 });
   });
 });
 
@@ -121,11 +113,11 @@ describe('resources', () => {
     expect((await sandbox.templates.get('welcome')).subject).toBe('Welcome {{name}}');
     const sent = await sandbox.send({ to: 'ann@example.com', template: 'welcome', data: { name: 'Ann' } });
     expect((await sandbox.messages.get(sent.id)).subject).toBe('Welcome Ann');
-    expect(await failure(live.templates.create({ slug: 'welcome', subject: 's', html: 'h' }))).toMatchObject({
+    expect(await gatepostErrorOf(live.templates.create({ slug: 'welcome', subject: 's', html: 'h' }))).toMatchObject({
       code: 'template_exists',
     });
     await live.templates.delete('welcome');
-    expect(await failure(live.templates.get('welcome'))).toMatchObject({ code: 'not_found' });
+    expect(await gatepostErrorOf(live.templates.get('welcome'))).toMatchObject({ code: 'not_found' });
   });
 
   it('adds, checks, lists and removes a suppression, which refuses sends meanwhile', async () => {
@@ -135,12 +127,12 @@ describe('resources', () => {
     });
     expect((await live.suppressions.get('gone@example.com')).detail).toBe('asked');
     await eventually(async () => (await live.suppressions.list()).data.some((s) => s.address === 'gone@example.com'));
-    expect(await failure(sandbox.send({ to: 'gone@example.com', subject: 's', html: 'h' }))).toMatchObject({
+    expect(await gatepostErrorOf(sandbox.send({ to: 'gone@example.com', subject: 's', html: 'h' }))).toMatchObject({
       code: 'recipient_suppressed',
       status: 422,
     });
     await live.suppressions.remove('gone@example.com');
-    expect(await failure(live.suppressions.get('gone@example.com'))).toMatchObject({ code: 'not_found' });
+    expect(await gatepostErrorOf(live.suppressions.get('gone@example.com'))).toMatchObject({ code: 'not_found' });
   });
 
   it('creates a webhook endpoint with its secret once, updates, tests, rotates and deletes it', async () => {
@@ -157,7 +149,7 @@ describe('resources', () => {
     const rotated = await live.webhooks.rotate(made.id);
     expect(rotated.secret).not.toBe(made.secret);
     await live.webhooks.delete(made.id);
-    expect(await failure(live.webhooks.get(made.id))).toMatchObject({ code: 'not_found', status: 404 });
+    expect(await gatepostErrorOf(live.webhooks.get(made.id))).toMatchObject({ code: 'not_found', status: 404 });
   });
 
   it('creates a domain with its DNS records, lists, gets, verifies (nothing published: pending) and deletes it', async () => {
@@ -170,7 +162,7 @@ describe('resources', () => {
     expect(checked.status).toBe('pending');
     expect(checked.checked_at).not.toBeNull();
     await live.domains.delete(made.id);
-    expect(await failure(live.domains.get(made.id))).toMatchObject({ code: 'not_found' });
+    expect(await gatepostErrorOf(live.domains.get(made.id))).toMatchObject({ code: 'not_found' });
   });
 });
 

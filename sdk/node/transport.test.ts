@@ -5,6 +5,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Gatepost, GatepostError } from './index.ts';
+import { gatepostErrorOf } from '../../test/harness/sdk.harness.ts';
 
 interface Seen {
   method: string;
@@ -49,15 +50,6 @@ const accepted = json(202, {
   sandbox: true,
 });
 
-async function failure(promise: Promise<unknown>): Promise<GatepostError> {
-  const error = await promise.then(
-    () => expect.fail('expected a GatepostError'),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(GatepostError);
-  return error as GatepostError;
-}
-
 const mail = { to: 'a@example.com', subject: 's', html: 'h' };
 
 describe('retries', () => {
@@ -82,7 +74,7 @@ describe('retries', () => {
 
   it('retries a 5xx of a read or a send, a bounded number of times, then throws the last error', async () => {
     const { client, seen } = await scripted([refused('storage_unavailable', 503)]);
-    expect(await failure(client.messages.get('msg_1', { maxRetries: 2 }))).toMatchObject({
+    expect(await gatepostErrorOf(client.messages.get('msg_1', { maxRetries: 2 }))).toMatchObject({
       code: 'storage_unavailable',
       status: 503,
     });
@@ -94,7 +86,7 @@ describe('retries', () => {
 
   it('does not repeat a create that may have happened after a 5xx', async () => {
     const { client, seen } = await scripted([refused('internal_error', 500)]);
-    expect(await failure(client.webhooks.create({ url: 'https://h.example/x', events: ['email.sent'] }))).toMatchObject({
+    expect(await gatepostErrorOf(client.webhooks.create({ url: 'https://h.example/x', events: ['email.sent'] }))).toMatchObject({
       code: 'internal_error',
     });
     expect(seen).toHaveLength(1);
@@ -102,13 +94,13 @@ describe('retries', () => {
 
   it('throws at once a 429 that asks for a longer wait than the client waits, with its Retry-After', async () => {
     const { client, seen } = await scripted([refused('quota_exceeded', 429, { 'retry-after': '3600' })]);
-    expect(await failure(client.send(mail))).toMatchObject({ code: 'quota_exceeded', status: 429, retryAfter: 3600 });
+    expect(await gatepostErrorOf(client.send(mail))).toMatchObject({ code: 'quota_exceeded', status: 429, retryAfter: 3600 });
     expect(seen).toHaveLength(1);
   });
 
   it('does not retry a 4xx other than 429', async () => {
     const { client, seen } = await scripted([refused('invalid_api_key', 401)]);
-    expect(await failure(client.send(mail))).toMatchObject({ code: 'invalid_api_key', status: 401 });
+    expect(await gatepostErrorOf(client.send(mail))).toMatchObject({ code: 'invalid_api_key', status: 401 });
     expect(seen).toHaveLength(1);
   });
 });
@@ -116,7 +108,7 @@ describe('retries', () => {
 describe('no answer, or not an answer of Gatepost', () => {
   it('times out a call that gets no answer, after its retries', async () => {
     const { client, seen } = await scripted([() => {}]);
-    expect(await failure(client.messages.get('msg_1', { timeoutMs: 300, maxRetries: 1 }))).toMatchObject({
+    expect(await gatepostErrorOf(client.messages.get('msg_1', { timeoutMs: 300, maxRetries: 1 }))).toMatchObject({
       code: 'timeout',
       status: null,
     });
@@ -128,14 +120,14 @@ describe('no answer, or not an answer of Gatepost', () => {
     const port = (server!.address() as AddressInfo).port;
     server!.close();
     const down = new Gatepost({ apiKey: 'k', baseUrl: `http://127.0.0.1:${port}`, maxRetries: 1 });
-    expect(await failure(down.messages.get('msg_1'))).toMatchObject({ code: 'connection_error', status: null });
+    expect(await gatepostErrorOf(down.messages.get('msg_1'))).toMatchObject({ code: 'connection_error', status: null });
   });
 
   it('throws unexpected_response for an answer that is not JSON, or an error without a code', async () => {
     const { client } = await scripted([(res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hi</html>')]);
-    expect(await failure(client.messages.get('msg_1'))).toMatchObject({ code: 'unexpected_response', status: 200 });
+    expect(await gatepostErrorOf(client.messages.get('msg_1'))).toMatchObject({ code: 'unexpected_response', status: 200 });
     const proxy = await scripted([(res) => res.writeHead(404).end('Not Found')]);
-    expect(await failure(proxy.client.messages.get('msg_1'))).toMatchObject({ code: 'unexpected_response', status: 404 });
+    expect(await gatepostErrorOf(proxy.client.messages.get('msg_1'))).toMatchObject({ code: 'unexpected_response', status: 404 });
   });
 
   it('ends a call its signal aborts', async () => {
@@ -143,6 +135,6 @@ describe('no answer, or not an answer of Gatepost', () => {
     const stop = new AbortController();
     const call = client.messages.get('msg_1', { signal: stop.signal });
     stop.abort();
-    expect(await failure(call)).toMatchObject({ code: 'aborted' });
+    expect(await gatepostErrorOf(call)).toMatchObject({ code: 'aborted' });
   });
 });

@@ -4,7 +4,8 @@
 // language's test runner as a child process, its output kept for the failure message; and the
 // check of an SDK's operations table against the served OpenAPI document.
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { GatepostError } from '../../sdk/node/index.ts';
 import { startGatepost, type GatepostProcess } from './gatepost.harness.ts';
 import { startRelay, type Relay } from './relay.harness.ts';
 
@@ -84,4 +85,14 @@ export function missingFromOpenApi(
   return operations
     .filter((op) => openapi.paths[op.path]?.[op.method.toLowerCase()] === undefined)
     .map((op) => `${op.method} ${op.path}`);
+}
+
+/** The Node SDK's error a call ends in; the test fails if it succeeds or throws anything else. */
+export async function gatepostErrorOf(promise: Promise<unknown>): Promise<GatepostError> {
+  const error = await promise.then(
+    () => expect.fail('expected a GatepostError'),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(GatepostError);
+  return error as GatepostError;
 }
