@@ -3,7 +3,7 @@
 // as the sender wrote them, so a recipient who is in neither is a Bcc.
 import { simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from 'mailparser';
 import { invalid, type ErrorDetail } from '../../errors/errors.catalog.ts';
-import type { BatchItem, SendDraft } from '../../gate/gate.ts';
+import type { BatchItem, SendDraft, Stream } from '../../gate/gate.ts';
 import { normalizeAddress } from '../../mail/address.ts';
 import { htmlFromText } from '../../mail/content.ts';
 
@@ -31,6 +31,33 @@ export function parseMessage(raw: Buffer): Promise<ParsedMail> {
 const REBUILT =
   /^(from|to|cc|bcc|reply-to|subject|date|message-id|mime-version|content-[a-z-]+|received|return-path|dkim-signature)$/i;
 
+// What SMTP has no field for, chosen by headers of Gatepost's own, which are taken and not sent
+// on (as Postmark's X-PM-Message-Stream and Mailgun's X-Mailgun-Track-* are by those providers).
+const CHOICE = /^x-gatepost-(stream|track-opens|track-clicks)$/i;
+const STREAMS: readonly Stream[] = ['transactional', 'broadcast'];
+
+type Choices = Pick<SendDraft, 'stream' | 'track_opens' | 'track_clicks'>;
+
+/** The stream and tracking switches a message's X-Gatepost-* headers ask for. */
+function choicesOf(mail: ParsedMail, problems: ErrorDetail[]): Choices {
+  const choices: Choices = {};
+  for (const { line } of mail.headerLines) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).trim();
+    const which = CHOICE.exec(name)?.[1]?.toLowerCase();
+    if (!which) continue;
+    const value = line.slice(colon + 1).trim().toLowerCase();
+    const field = `headers.${name}`;
+    if (which === 'stream') {
+      if (STREAMS.includes(value as Stream)) choices.stream = value as Stream;
+      else problems.push({ field, message: `must be one of ${STREAMS.join(', ')}` });
+    } else if (value === 'true' || value === 'false') {
+      choices[which === 'track-opens' ? 'track_opens' : 'track_clicks'] = value === 'true';
+    } else problems.push({ field, message: 'must be true or false' });
+  }
+  return choices;
+}
+
 /** The headers the sender set, unfolded (RFC 5322 §2.2.3); a repeated one is a problem. */
 function passedHeaders(mail: ParsedMail, problems: ErrorDetail[]): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -38,7 +65,7 @@ function passedHeaders(mail: ParsedMail, problems: ErrorDetail[]): Record<string
   for (const { key, line } of mail.headerLines) {
     const colon = line.indexOf(':');
     const name = line.slice(0, colon).trim();
-    if (REBUILT.test(name)) continue;
+    if (REBUILT.test(name) || CHOICE.test(name)) continue;
     if (seen.has(key)) problems.push({ field: `headers.${name}`, message: 'appears twice; Gatepost sends each header once' });
     seen.add(key);
     headers[name] = line
@@ -76,6 +103,7 @@ function single(field: string, list: string[], problems: ErrorDetail[]): string 
 export function submissionItems(mail: ParsedMail, envelope: Envelope): Submission {
   const problems: ErrorDetail[] = [];
   const headers = passedHeaders(mail, problems);
+  const choices = choicesOf(mail, problems);
   const from = single('from', mailboxes(mail.from), problems) ?? envelope.mailFrom ?? undefined;
   const replyTo = single('reply_to', mailboxes(mail.replyTo), problems);
   const text = mail.text?.trim() ? mail.text : undefined;
@@ -91,6 +119,7 @@ export function submissionItems(mail: ParsedMail, envelope: Envelope): Submissio
     html,
     ...(text ? { text } : {}),
     headers,
+    ...choices,
     attachments: mail.attachments.length,
     shown: { to: mailboxes(mail.to), cc: mailboxes(mail.cc) },
     literal: true,

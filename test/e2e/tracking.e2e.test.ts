@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { observe } from '../harness/compat.harness.ts';
 import { eventually } from '../harness/gatepost.harness.ts';
 import { stylePClient } from '../harness/style-p.harness.ts';
+import { submission } from '../harness/submission.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
 const suite = gatepostWithRelay();
@@ -224,6 +225,43 @@ describe("the compatibility ingresses' tracking switches, through each provider'
       'o:tracking-opens': 'no',
     });
     expect(trackingOf(await captured(suite.tenant.sandbox, to))).toEqual({ clicks: true, opens: false, unsubscribe: false });
+  });
+
+  it('SMTP submission: X-Gatepost-Stream, X-Gatepost-Track-Opens and X-Gatepost-Track-Clicks (nodemailer)', async () => {
+    const smtp = submission(suite.gp, suite.tenant.sandbox);
+    const on = `smtp-on-${Date.now()}@example.com`;
+    const off = `smtp-off-${Date.now()}@example.com`;
+    await smtp.sendMail({
+      from,
+      to: on,
+      subject: 's',
+      html: HTML,
+      headers: { 'X-Gatepost-Track-Opens': 'true', 'X-Gatepost-Track-Clicks': 'true' },
+    });
+    await smtp.sendMail({
+      from,
+      to: off,
+      subject: 's',
+      html: HTML,
+      headers: { 'X-Gatepost-Stream': 'broadcast', 'X-Gatepost-Track-Opens': 'false', 'X-Gatepost-Track-Clicks': 'false' },
+    });
+    const tracked = await captured(suite.tenant.sandbox, on);
+    expect(trackingOf(tracked)).toEqual({ clicks: true, opens: true, unsubscribe: false });
+    // The switches are Gatepost's to take, not headers to send on.
+    expect(Object.keys(tracked.headers).filter((h) => /^x-gatepost-/i.test(h))).toEqual([]);
+    expect(trackingOf(await captured(suite.tenant.sandbox, off))).toEqual({ clicks: false, opens: false, unsubscribe: true });
+  });
+
+  it('SMTP submission: a switch with a value it cannot take refuses the message, naming the header', async () => {
+    const to = `smtp-bad-${Date.now()}@example.com`;
+    const refused = await submission(suite.gp, suite.tenant.sandbox)
+      .sendMail({ from, to, subject: 's', html: HTML, headers: { 'X-Gatepost-Track-Opens': 'sometimes' } })
+      .then(
+        () => null,
+        (e: { responseCode?: number; response?: string }) => e,
+      );
+    expect(refused?.responseCode).toBe(501);
+    expect(refused?.response).toContain('X-Gatepost-Track-Opens');
   });
 });
 
