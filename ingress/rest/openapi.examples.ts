@@ -405,4 +405,15 @@ export const operationExamples: Record<string, OperationExamples> = {
     },
     answer: 'OK',
   },
+  optionsV1BrowserEmails: {
+    headers: {
+      origin: 'https://shop.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type',
+    },
+  },
+  postV1BrowserEmails: {
+    body: { template: 'contact', data: { name: 'Ann', message: 'Hello' } },
+    answer: { ...accepted, to: 'desk@shop.example' },
+  },
 };

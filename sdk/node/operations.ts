@@ -10,17 +10,25 @@ export interface Operation {
    * Any operation is retried after a 429, which Gatepost answers before doing anything.
    */
   retrySafe: boolean;
+  /** A send: each call carries an Idempotency-Key, the same on every retry. */
+  idempotent: boolean;
 }
 
 const op = (method: Operation['method'], path: string, retrySafe = method !== 'POST'): Operation => ({
   method,
   path,
   retrySafe,
+  idempotent: false,
 });
 
+/** A send, retried under one idempotency key. */
+const send = (path: string): Operation => ({ method: 'POST', path, retrySafe: true, idempotent: true });
+
 export const OPERATIONS = {
-  send: op('POST', '/v1/emails', true),
-  batch: op('POST', '/v1/emails/batch', true),
+  send: send('/v1/emails'),
+  batch: send('/v1/emails/batch'),
+  // With a public key, from a page: the browser bundle's one call (sdk/browser).
+  browserSend: send('/v1/browser/emails'),
   getMessage: op('GET', '/v1/messages/{id}'),
   getReceipt: op('GET', '/v1/messages/{id}/receipt'),
   jwks: op('GET', '/.well-known/jwks.json'),

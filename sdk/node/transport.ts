@@ -1,8 +1,8 @@
 // One call to Gatepost: the URL from the operation table, the key, an idempotency key on sends,
 // a timeout on every attempt, and bounded retries with backoff and jitter: after a 429 (waiting
 // what Retry-After asks), and after a 5xx, a timeout or a lost connection when the operation is
-// safe to send again (operations.ts).
-import { randomUUID } from 'node:crypto';
+// safe to send again (operations.ts). It runs in browsers too (sdk/browser bundles it): web
+// platform globals only, and the environment read only where there is one.
 import { GatepostError } from './errors.ts';
 import { OPERATIONS, type OperationName } from './operations.ts';
 
@@ -100,12 +100,14 @@ export class Transport {
   private readonly fetch: typeof fetch;
 
   constructor(opts: ClientOptions = {}) {
-    this.apiKey = opts.apiKey ?? process.env.GATEPOST_API_KEY;
-    this.baseUrl = (opts.baseUrl ?? process.env.GATEPOST_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
+    const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
+    this.apiKey = opts.apiKey ?? env.GATEPOST_API_KEY;
+    this.baseUrl = (opts.baseUrl ?? env.GATEPOST_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.maxRetries = opts.maxRetries ?? 2;
     this.maxRetryDelayMs = opts.maxRetryDelayMs ?? 30_000;
-    this.fetch = opts.fetch ?? globalThis.fetch;
+    // Bound: a browser's fetch called as a method of another object throws (Illegal invocation).
+    this.fetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
   }
 
   url(name: OperationName, params: Record<string, string> = {}, query: Call['query'] = {}): string {
@@ -127,7 +129,7 @@ export class Transport {
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     // Sends carry a key, the same on every attempt: a retry after a lost answer sends nothing twice.
-    if (name === 'send' || name === 'batch') headers['idempotency-key'] = call.idempotencyKey ?? randomUUID();
+    if (op.idempotent) headers['idempotency-key'] = call.idempotencyKey ?? crypto.randomUUID();
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     const timeoutMs = call.timeoutMs ?? this.timeoutMs;
     const maxRetries = call.maxRetries ?? this.maxRetries;

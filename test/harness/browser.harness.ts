@@ -30,9 +30,15 @@ export interface PageServer {
   close(): Promise<void>;
 }
 
-export async function startPageServer(): Promise<PageServer> {
+/** Scripts served beside the page, by path: `/gatepost.js` → its JavaScript. */
+export type Scripts = Record<string, string>;
+
+export async function startPageServer(scripts: Scripts = {}): Promise<PageServer> {
   const server: Server = createServer((req, res) => {
-    if (req.url === '/email.js') {
+    const script = Object.hasOwn(scripts, req.url ?? '') ? scripts[req.url!] : undefined;
+    if (script !== undefined) {
+      res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+    } else if (req.url === '/email.js') {
       res.writeHead(200, { 'content-type': 'text/javascript' }).end(SDK);
     } else if (req.url === '/') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);

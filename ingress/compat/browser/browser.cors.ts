@@ -3,15 +3,18 @@
 // itself, before anything is sent. A refused origin gets 403 without Access-Control-Allow-Origin,
 // so the page sees a CORS failure and learns nothing more. `sendForm` posts multipart, a "simple"
 // request with no preflight at all: the check on the request is the one that counts either way.
-// No credentials are ever allowed (the key is in the body, not a cookie), and the allowed origin
+// No credentials are ever allowed (the key is in the body or the Authorization header, never a cookie), and the allowed origin
 // is echoed, never `*`, with `Vary: Origin` so caches keep answers for different origins apart.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatepostError } from '../../../errors/errors.catalog.ts';
 import { ERROR_CODE_HEADER } from '../compat.errors.ts';
 import { MESSAGE_ID_HEADER } from './browser.answer.ts';
 
-/** Headers a page may set: `send` posts JSON; an Idempotency-Key makes a retry safe. */
-const ALLOWED_HEADERS = 'Content-Type, Idempotency-Key';
+/**
+ * Headers a page may set: `send` posts JSON; an Idempotency-Key makes a retry safe; the native
+ * send carries its public key as a bearer token.
+ */
+const ALLOWED_HEADERS = 'Content-Type, Idempotency-Key, Authorization';
 /** Headers a page may read from the answer besides the text. */
 const EXPOSED_HEADERS = ['Retry-After', 'Idempotent-Replayed', MESSAGE_ID_HEADER, ERROR_CODE_HEADER].join(', ');
 

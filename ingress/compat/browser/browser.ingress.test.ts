@@ -11,7 +11,8 @@ let server: RestServer;
 const keys: Record<'live' | 'anyOrigin' | 'shopOnly', string> = { live: '', anyOrigin: '', shopOnly: '' };
 
 beforeAll(async () => {
-  app = await buildApp('browser-ingress');
+  // A relay takes any sender: a live public key's send is committed without a verified domain.
+  app = await buildApp('browser-ingress', { relay: true, actors: true });
   server = app.server;
   const tenant = await createTenant(app.catalog, { name: 'shop' });
   keys.live = (await app.keys.issue(tenant.id, 'live', null)).secret;
@@ -42,7 +43,7 @@ describe('CORS', () => {
       expect(res.headers).toMatchObject({
         'access-control-allow-origin': 'https://anywhere.example',
         'access-control-allow-methods': 'POST',
-        'access-control-allow-headers': 'Content-Type, Idempotency-Key',
+        'access-control-allow-headers': 'Content-Type, Idempotency-Key, Authorization',
         vary: 'Origin',
       });
       expect(res.headers['access-control-allow-credentials']).toBeUndefined();
@@ -132,5 +133,63 @@ describe('a malformed multipart body (issue 20 item 9)', () => {
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.headers['gatepost-error-code']).toBe('invalid_request');
+  });
+});
+
+describe("the native browser send (POST /v1/browser/emails, the browser bundle's)", () => {
+  const native = (key: string | null, payload: unknown, headers: Record<string, string> = {}) =>
+    server.app.inject({
+      method: 'POST',
+      url: '/v1/browser/emails',
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+      payload: JSON.stringify(payload),
+    });
+
+  beforeAll(async () => {
+    const made = await server.app.inject({
+      method: 'POST',
+      url: '/v1/templates',
+      headers: { authorization: `Bearer ${keys.live}` },
+      payload: { slug: 'native-contact', subject: 'Hi', html: '<p>{{message}}</p>', to: 'desk@shop.example', from: 'site@shop.example' },
+    });
+    expect(made.statusCode).toBe(201);
+  });
+
+  it('answers its preflight with Authorization among the headers a page may set', async () => {
+    const res = await server.app.inject({
+      method: 'OPTIONS',
+      url: '/v1/browser/emails',
+      headers: { origin: SHOP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
+    expect(res.statusCode).toBe(204);
+    expect(res.headers['access-control-allow-headers']).toContain('Authorization');
+  });
+
+  it("commits a send to the template's recipient and answers as POST /v1/emails does", async () => {
+    const res = await native(keys.shopOnly, { template: 'native-contact', data: { message: 'Hello' } }, { origin: SHOP });
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.headers['access-control-allow-origin']).toBe(SHOP);
+    expect(res.json()).toMatchObject({ id: expect.stringMatching(/^msg_/), status: 'queued', to: 'desk@shop.example' });
+  });
+
+  it('refuses in native JSON with codes: no key, a live key, a field naming an address, an unknown template', async () => {
+    const cases: [string | null, unknown, number, string][] = [
+      [null, { template: 'native-contact' }, 401, 'missing_api_key'],
+      ['gp_public_nope', { template: 'native-contact' }, 401, 'invalid_api_key'],
+      [keys.live, { template: 'native-contact' }, 403, 'key_not_allowed'],
+      [keys.anyOrigin, { template: 'native-contact', to: 'attacker@evil.example' }, 400, 'invalid_request'],
+      [keys.anyOrigin, { template: 'no-such-template' }, 422, 'template_not_found'],
+    ];
+    for (const [key, body, status, code] of cases) {
+      const res = await native(key, body);
+      expect([res.statusCode, res.json().error.code], JSON.stringify(body)).toEqual([status, code]);
+    }
+  });
+
+  it('refuses a foreign origin without letting the page read why', async () => {
+    const res = await native(keys.shopOnly, { template: 'native-contact' }, { origin: 'https://anywhere.example' });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.code).toBe('origin_not_allowed');
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
