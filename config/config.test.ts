@@ -203,12 +203,18 @@ describe('loadConfig: sending domains', () => {
       cooldownMs: 3_600_000,
       trickleMs: 60_000,
     });
-    const set = loadConfig({ GATEPOST_BREAKER_BOUNCE_OPEN: '10%', GATEPOST_BREAKER_COOLDOWN: '2s', GATEPOST_BREAKER_MIN_SAMPLE: '4' }).breaker;
+    const set = loadConfig({
+      GATEPOST_BREAKER_BOUNCE_OPEN: '10%',
+      GATEPOST_BREAKER_COOLDOWN: '2s',
+      GATEPOST_BREAKER_MIN_SAMPLE: '4',
+    }).breaker;
     expect(set).toMatchObject({ bounceOpen: 0.1, cooldownMs: 2000, minSample: 4 });
     expect(() => loadConfig({ GATEPOST_BREAKER_BOUNCE_WARN: '0' })).toThrow(/GATEPOST_BREAKER_BOUNCE_WARN must be a percentage/);
     expect(() => loadConfig({ GATEPOST_BREAKER_COMPLAINT_OPEN: '101' })).toThrow(/GATEPOST_BREAKER_COMPLAINT_OPEN must be/);
     expect(() => loadConfig({ GATEPOST_BREAKER_BLOCK_WARN: 'high' })).toThrow(/GATEPOST_BREAKER_BLOCK_WARN must be/);
-    expect(() => loadConfig({ GATEPOST_BREAKER_BOUNCE_WARN: '9' })).toThrow(/BOUNCE_WARN must not be above GATEPOST_BREAKER_BOUNCE_OPEN/);
+    expect(() => loadConfig({ GATEPOST_BREAKER_BOUNCE_WARN: '9' })).toThrow(
+      /BOUNCE_WARN must not be above GATEPOST_BREAKER_BOUNCE_OPEN/,
+    );
     expect(() => loadConfig({ GATEPOST_BREAKER_MIN_SAMPLE: '0' })).toThrow(/GATEPOST_BREAKER_MIN_SAMPLE/);
     expect(() => loadConfig({ GATEPOST_BREAKER_COOLDOWN: '0s' })).toThrow(/GATEPOST_BREAKER_COOLDOWN/);
   });

@@ -241,7 +241,10 @@ export function deliveryActor(deps: DeliveryDeps) {
        * what the message came to: sent (every domain accepted), bounced (every
        * domain is done, one or more refused), deferred (a domain waits for a retry).
        */
-      async attempt(turn, args: { interrupted: boolean; number?: number }): Promise<AttemptOutcome['result'] | 'skipped' | 'held'> {
+      async attempt(
+        turn,
+        args: { interrupted: boolean; number?: number },
+      ): Promise<AttemptOutcome['result'] | 'skipped' | 'held'> {
         const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
         if (s.done) return 'skipped';
         const message = actor(turn, messageActor, turn.actorId);

@@ -3,7 +3,15 @@
 // broadcasts wait and transactional mail gets a slot each, one trickle interval apart.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/config.ts';
-import { admit, enter, initialReputation, observe, viewOf, type ReputationSignal, type ReputationState } from './reputation.state.ts';
+import {
+  admit,
+  enter,
+  initialReputation,
+  observe,
+  viewOf,
+  type ReputationSignal,
+  type ReputationState,
+} from './reputation.state.ts';
 
 const settings = { ...loadConfig({}).breaker, minSample: 10, windowMs: 100_000, cooldownMs: 5_000, trickleMs: 1_000 };
 const T = 1_000_000;

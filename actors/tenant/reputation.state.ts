@@ -97,7 +97,12 @@ function roll(state: ReputationState, now: number): Bucket[] {
 
 export function windowOf(buckets: Bucket[]): ReputationWindow {
   const c = buckets.reduce<Counts>(
-    (sum, b) => ({ sent: sum.sent + b.sent, hard: sum.hard + b.hard, block: sum.block + b.block, complaint: sum.complaint + b.complaint }),
+    (sum, b) => ({
+      sent: sum.sent + b.sent,
+      hard: sum.hard + b.hard,
+      block: sum.block + b.block,
+      complaint: sum.complaint + b.complaint,
+    }),
     { sent: 0, hard: 0, block: 0, complaint: 0 },
   );
   const sample = c.sent + c.hard + c.block;
@@ -117,7 +122,10 @@ export function windowOf(buckets: Bucket[]): ReputationWindow {
 const percent = (r: number) => `${Number((r * 100).toFixed(3))} %`;
 
 /** What a window says: too small to tell, clean, over a warning threshold, or over an open one (with why). */
-export function judge(w: ReputationWindow, s: BreakerSettings): { verdict: 'unknown' | 'clean' | 'warning' | 'open'; why: string } {
+export function judge(
+  w: ReputationWindow,
+  s: BreakerSettings,
+): { verdict: 'unknown' | 'clean' | 'warning' | 'open'; why: string } {
   if (w.sample < s.minSample) return { verdict: 'unknown', why: `${w.sample} of the ${s.minSample} deliveries a sample needs` };
   const rates = [
     { name: 'hard bounce rate', rate: w.bounce_rate, warn: s.bounceWarn, open: s.bounceOpen },
@@ -126,9 +134,17 @@ export function judge(w: ReputationWindow, s: BreakerSettings): { verdict: 'unkn
   ];
   const over = (level: 'warn' | 'open') => rates.find((r) => r.rate >= r[level]);
   const open = over('open');
-  if (open) return { verdict: 'open', why: `${open.name} ${percent(open.rate)} over ${w.sample} deliveries (opens at ${percent(open.open)})` };
+  if (open)
+    return {
+      verdict: 'open',
+      why: `${open.name} ${percent(open.rate)} over ${w.sample} deliveries (opens at ${percent(open.open)})`,
+    };
   const warn = over('warn');
-  if (warn) return { verdict: 'warning', why: `${warn.name} ${percent(warn.rate)} over ${w.sample} deliveries (warns at ${percent(warn.warn)})` };
+  if (warn)
+    return {
+      verdict: 'warning',
+      why: `${warn.name} ${percent(warn.rate)} over ${w.sample} deliveries (warns at ${percent(warn.warn)})`,
+    };
   return { verdict: 'clean', why: `a clean sample of ${w.sample} deliveries` };
 }
 
@@ -166,7 +182,13 @@ export function observe(
 }
 
 /** The state as it enters `to`: opening sets the cool-down; going half-open starts a fresh sample. */
-export function enter(state: ReputationState, to: BreakerStatus, reason: string, now: number, cooldownMs: number): ReputationState {
+export function enter(
+  state: ReputationState,
+  to: BreakerStatus,
+  reason: string,
+  now: number,
+  cooldownMs: number,
+): ReputationState {
   const since = new Date(now).toISOString();
   if (to === 'open') return { ...state, status: to, since, reason, half_open_at: now + cooldownMs, trickle_next: now };
   return { ...state, status: to, since, reason, buckets: to === 'half_open' ? [] : state.buckets, half_open_at: null };

@@ -42,7 +42,16 @@ const reputation = {
   status: 'open',
   since: AT,
   reason: 'hard bounce rate 9.5 % over 200 deliveries (opens at 8 %)',
-  window: { sample: 200, sent: 181, hard_bounces: 19, blocks: 0, complaints: 0, bounce_rate: 0.095, complaint_rate: 0, block_rate: 0 },
+  window: {
+    sample: 200,
+    sent: 181,
+    hard_bounces: 19,
+    blocks: 0,
+    complaints: 0,
+    bounce_rate: 0.095,
+    complaint_rate: 0,
+    block_rate: 0,
+  },
   half_open_at: '2026-11-26T10:30:00.000Z',
 };
 
