@@ -239,7 +239,8 @@ export function deliveryActor(deps: DeliveryDeps) {
       /**
        * `number`: the attempt's number from `begin` (without one, it takes the next). Answers
        * what the message came to: sent (every domain accepted), bounced (every
-       * domain is done, one or more refused), deferred (a domain waits for a retry).
+       * domain is done, one or more refused), deferred (a domain waits for a retry); or held
+       * (the tenant's open reputation breaker holds it, with no attempt, until its slot).
        */
       async attempt(
         turn,

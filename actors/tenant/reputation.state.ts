@@ -217,7 +217,8 @@ export function admit(
 ): { go: true; state: ReputationState } | { go: false; at: number; state: ReputationState } {
   if (state.status !== 'open') return { go: true, state };
   if (args.stream === 'broadcast') return { go: false, at: state.half_open_at ?? now + s.cooldownMs, state };
-  if (args.slot !== undefined && args.slot <= now) return { go: true, state };
+  // A message that asks again with its slot keeps it: asked early (a watchdog's hand-over), it is told the same time.
+  if (args.slot !== undefined) return args.slot <= now ? { go: true, state } : { go: false, at: args.slot, state };
   const at = Math.max(now, state.trickle_next);
   const after = { ...state, trickle_next: at + s.trickleMs };
   return at <= now ? { go: true, state: after } : { go: false, at, state: after };
