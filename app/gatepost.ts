@@ -12,6 +12,8 @@ import type { Catalog } from '../store/catalog.port.ts';
 import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import { recipientActor } from '../actors/recipient/recipient.actor.ts';
 import { mirrorSuppressions } from '../actors/recipient/mirror.ts';
+import { reputationListener } from '../actors/tenant/reputation.feed.ts';
+import type { BreakerSettings } from '../actors/tenant/reputation.state.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import { deliveryActor, type DeliveryDeps } from '../actors/delivery/delivery.actor.ts';
 import { dispatchMessages } from '../actors/delivery/dispatch.ts';
@@ -94,6 +96,8 @@ export function registerActors(
     signers: DeliveryDeps['signers'];
     retrySchedule: number[];
     horizonMs: number;
+    /** The reputation breaker's settings; the defaults when not given. */
+    breaker?: BreakerSettings;
     webhooks?: WebhookSettings;
     /** The tenant event feed to fill, where this process also serves the API. */
     feed?: EventFeed;
@@ -107,7 +111,9 @@ export function registerActors(
 ): { drain(): Promise<void> } {
   const { catalog } = deps;
   const webhooks = deps.webhooks ?? defaultWebhookSettings();
+  const breaker = deps.breaker ?? loadConfig({}).breaker;
   const delivery = deliveryActor({
+    breaker,
     transport: deps.transport,
     signers: deps.signers,
     receiptKeys: deps.receiptKeys,
@@ -135,6 +141,7 @@ export function registerActors(
     timeoutMs: webhooks.timeoutMs,
     log: deps.report ?? log,
     feed: deps.feed,
+    listener: reputationListener(runtime, breaker),
     ...(deps.observers ? { metrics: deps.observers.metrics } : {}),
   });
 }
@@ -201,6 +208,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         signers: domains,
         retrySchedule: config.deliveryRetrySchedule,
         horizonMs: config.deliveryHorizonMs,
+        breaker: config.breaker,
         onCapture: (tenantId) => captures.emit(tenantId),
         webhooks: {
           guard,

@@ -189,4 +189,33 @@ describe('loadConfig: sending domains', () => {
       ips: ['192.0.2.7', '2001:db8::7'],
     });
   });
+
+  it('reads the reputation breaker: defaults below SES and Gmail, percentages as fractions, and refuses what is no rate', () => {
+    expect(loadConfig({}).breaker).toEqual({
+      windowMs: 86_400_000,
+      minSample: 100,
+      bounceWarn: 0.04,
+      bounceOpen: 0.08,
+      complaintWarn: 0.0008,
+      complaintOpen: 0.003,
+      blockWarn: 0.02,
+      blockOpen: 0.05,
+      cooldownMs: 3_600_000,
+      trickleMs: 60_000,
+    });
+    const set = loadConfig({
+      GATEPOST_BREAKER_BOUNCE_OPEN: '10%',
+      GATEPOST_BREAKER_COOLDOWN: '2s',
+      GATEPOST_BREAKER_MIN_SAMPLE: '4',
+    }).breaker;
+    expect(set).toMatchObject({ bounceOpen: 0.1, cooldownMs: 2000, minSample: 4 });
+    expect(() => loadConfig({ GATEPOST_BREAKER_BOUNCE_WARN: '0' })).toThrow(/GATEPOST_BREAKER_BOUNCE_WARN must be a percentage/);
+    expect(() => loadConfig({ GATEPOST_BREAKER_COMPLAINT_OPEN: '101' })).toThrow(/GATEPOST_BREAKER_COMPLAINT_OPEN must be/);
+    expect(() => loadConfig({ GATEPOST_BREAKER_BLOCK_WARN: 'high' })).toThrow(/GATEPOST_BREAKER_BLOCK_WARN must be/);
+    expect(() => loadConfig({ GATEPOST_BREAKER_BOUNCE_WARN: '9' })).toThrow(
+      /BOUNCE_WARN must not be above GATEPOST_BREAKER_BOUNCE_OPEN/,
+    );
+    expect(() => loadConfig({ GATEPOST_BREAKER_MIN_SAMPLE: '0' })).toThrow(/GATEPOST_BREAKER_MIN_SAMPLE/);
+    expect(() => loadConfig({ GATEPOST_BREAKER_COOLDOWN: '0s' })).toThrow(/GATEPOST_BREAKER_COOLDOWN/);
+  });
 });

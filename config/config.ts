@@ -132,6 +132,21 @@ export interface Config {
    * sealed. Null: secrets are stored as they are.
    */
   encryption: { current: Buffer; old: Buffer[] } | null;
+  /** The reputation breaker (GATEPOST_BREAKER_*, docs/deliverability.md); rates as fractions. */
+  breaker: BreakerConfig;
+}
+
+export interface BreakerConfig {
+  windowMs: number;
+  minSample: number;
+  bounceWarn: number;
+  bounceOpen: number;
+  complaintWarn: number;
+  complaintOpen: number;
+  blockWarn: number;
+  blockOpen: number;
+  cooldownMs: number;
+  trickleMs: number;
 }
 
 export interface MxTimeouts {
@@ -209,6 +224,44 @@ function limit(name: string, value: string | undefined, fallback: number): numbe
   const ms = oneDuration(name, value);
   if (ms <= 0) throw new Error(`${name} must be a duration above zero, not ${value}`);
   return ms;
+}
+
+/** A percentage (4, 0.08) above 0 and at most 100, as a fraction. */
+function percentOf(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback / 100;
+  const p = Number(value.replace(/\s*%$/, ''));
+  if (value.trim() === '' || !Number.isFinite(p) || p <= 0 || p > 100) {
+    throw new Error(`${name} must be a percentage above 0 and at most 100 (4 or 0.1), not ${value}`);
+  }
+  return p / 100;
+}
+
+/** A rate's warning and opening thresholds: the warning comes first. */
+function thresholds(env: NodeJS.ProcessEnv, rate: string, warn: number, open: number): [number, number] {
+  const w = percentOf(`GATEPOST_BREAKER_${rate}_WARN`, env[`GATEPOST_BREAKER_${rate}_WARN`], warn);
+  const o = percentOf(`GATEPOST_BREAKER_${rate}_OPEN`, env[`GATEPOST_BREAKER_${rate}_OPEN`], open);
+  if (w > o) throw new Error(`GATEPOST_BREAKER_${rate}_WARN must not be above GATEPOST_BREAKER_${rate}_OPEN`);
+  return [w, o];
+}
+
+// Below what mailbox providers enforce: SES reviews an account at 5 % bounces or 0.1 % complaints
+// and may pause it at 10 % or 0.5 %; Gmail wants spam under 0.3 %.
+function breakerOf(env: NodeJS.ProcessEnv): BreakerConfig {
+  const [bounceWarn, bounceOpen] = thresholds(env, 'BOUNCE', 4, 8);
+  const [complaintWarn, complaintOpen] = thresholds(env, 'COMPLAINT', 0.08, 0.3);
+  const [blockWarn, blockOpen] = thresholds(env, 'BLOCK', 2, 5);
+  return {
+    windowMs: limit('GATEPOST_BREAKER_WINDOW', env.GATEPOST_BREAKER_WINDOW, 24 * UNITS.h!),
+    minSample: countOf('GATEPOST_BREAKER_MIN_SAMPLE', env.GATEPOST_BREAKER_MIN_SAMPLE, 100),
+    bounceWarn,
+    bounceOpen,
+    complaintWarn,
+    complaintOpen,
+    blockWarn,
+    blockOpen,
+    cooldownMs: limit('GATEPOST_BREAKER_COOLDOWN', env.GATEPOST_BREAKER_COOLDOWN, UNITS.h!),
+    trickleMs: limit('GATEPOST_BREAKER_TRICKLE', env.GATEPOST_BREAKER_TRICKLE, UNITS.m!),
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -308,5 +361,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryption: env.GATEPOST_ENCRYPTION_KEY
       ? { current: parseKey('GATEPOST_ENCRYPTION_KEY', env.GATEPOST_ENCRYPTION_KEY), old: oldKeys }
       : null,
+    breaker: breakerOf(env),
   };
 }

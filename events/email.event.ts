@@ -16,6 +16,8 @@ export type EventType =
   | 'email.opened'
   | 'email.clicked'
   | 'email.unsubscribed'
+  | 'email.complained'
+  | 'tenant.reputation_changed'
   | 'webhook.delivered'
   | 'webhook.failed';
 
@@ -35,6 +37,17 @@ export interface EventEnvelope {
   created_at: string;
   data: { message_id: string } & Record<string, unknown>;
 }
+
+/** An event about a tenant, not about a message (tenant.reputation_changed): its data has no message id. */
+export interface TenantEventEnvelope {
+  id: string;
+  type: 'tenant.reputation_changed';
+  created_at: string;
+  data: { tenant_id: string } & Record<string, unknown>;
+}
+
+/** Any event on the `email.events` topic: about a message, or about its tenant. */
+export type PublishedEnvelope = EventEnvelope | TenantEventEnvelope;
 
 /** An event as its message's record keeps it: the envelope without the message id, which is the record's. */
 export interface StoredEvent {
@@ -63,6 +76,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'email.complained',
   'email.unsubscribed',
   'email.inbound',
+  'tenant.reputation_changed',
 ] as const;
 
 /** The type of the event POST /v1/webhooks/:id/test sends (not subscribable: every endpoint gets it when asked). */
@@ -79,5 +93,5 @@ export interface WebhookEnvelope {
 /** What is published on `email.events` for each lifecycle event: the envelope, and whose it is. */
 export interface EmailEvent {
   tenant_id: string;
-  event: EventEnvelope;
+  event: PublishedEnvelope;
 }

@@ -7,7 +7,7 @@
 // it reads from the first event kept.
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { EventEnvelope } from './email.event.ts';
+import type { PublishedEnvelope } from './email.event.ts';
 
 const PER_TENANT = 1_000;
 const TENANTS = 1_000;
@@ -15,7 +15,7 @@ export const WATCH_MS = 2 * 60_000;
 
 interface Entry {
   seq: number;
-  event: EventEnvelope;
+  event: PublishedEnvelope;
 }
 
 interface TenantFeed {
@@ -25,7 +25,7 @@ interface TenantFeed {
 }
 
 export interface FeedPage {
-  data: EventEnvelope[];
+  data: PublishedEnvelope[];
   /** Where the next read starts: `<boot>.<seq>`. */
   cursor: string;
 }
@@ -45,7 +45,7 @@ export class EventFeed {
   }
 
   /** One more event, kept if someone reads the tenant's feed; one already in it (pub/sub delivers at least once) is left out. */
-  push(tenantId: string, event: EventEnvelope): void {
+  push(tenantId: string, event: PublishedEnvelope): void {
     const feed = this.tenants.get(tenantId);
     if (!feed || feed.ids.has(event.id)) return;
     feed.entries.push({ seq: ++this.seq, event });
@@ -61,8 +61,8 @@ export class EventFeed {
     return boot === this.boot && /^\d+$/.test(seq ?? '') ? Number(seq) : 0;
   }
 
-  private page(feed: TenantFeed, from: number, limit: number, keep: (e: EventEnvelope) => boolean): FeedPage {
-    const data: EventEnvelope[] = [];
+  private page(feed: TenantFeed, from: number, limit: number, keep: (e: PublishedEnvelope) => boolean): FeedPage {
+    const data: PublishedEnvelope[] = [];
     let last = from;
     for (const e of feed.entries) {
       if (e.seq <= from) continue;
@@ -81,7 +81,7 @@ export class EventFeed {
    */
   async read(
     tenantId: string,
-    opts: { after?: string; limit: number; waitMs: number; keep: (e: EventEnvelope) => boolean; signal: AbortSignal },
+    opts: { after?: string; limit: number; waitMs: number; keep: (e: PublishedEnvelope) => boolean; signal: AbortSignal },
   ): Promise<FeedPage> {
     const feed = this.watch(tenantId);
     let from = this.position(opts.after);

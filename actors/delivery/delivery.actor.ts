@@ -23,7 +23,8 @@ import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
 import type { AttemptOutcome, MessageReady, MessageRecord } from '../message/message.state.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
-import { issueReceipt, type ReceiptSigner } from '../tenant/tenant.actor.ts';
+import { issueReceipt, tenantActor, type ReceiptSigner } from '../tenant/tenant.actor.ts';
+import type { BreakerSettings } from '../tenant/reputation.state.ts';
 import { uncounted, unlogged, type EventLog, type Metrics } from '../../ops/metrics.port.ts';
 
 export const DELIVERY_ACTOR = 'DeliveryActor';
@@ -45,6 +46,8 @@ interface DeliveryState {
   recipients?: Record<string, Exclude<DomainResult, 'deferred'>>;
   /** Outcomes the message actor has not been told yet (it could not be reached). */
   unrecorded?: Unrecorded[];
+  /** The slot the tenant's open reputation breaker gave this message (ms since epoch): it goes then. */
+  slot?: number;
 }
 
 interface Unrecorded {
@@ -101,6 +104,8 @@ export interface DeliveryDeps {
   horizonMs: number;
   /** The DKIM keys of a tenant's verified domain (tenancy/domains.ts); null: not one, the message goes unsigned. */
   signers: { signerFor(tenantId: string, fromDomain: string): Promise<DkimSigner | null> };
+  /** The reputation breaker's settings: whether mail may go is the tenant's breaker's to say. */
+  breaker: BreakerSettings;
   /** Counts each transaction by outcome, with its duration. */
   metrics?: Metrics;
   /** A line per transaction, naming the message and the request that made it. */
@@ -234,9 +239,13 @@ export function deliveryActor(deps: DeliveryDeps) {
       /**
        * `number`: the attempt's number from `begin` (without one, it takes the next). Answers
        * what the message came to: sent (every domain accepted), bounced (every
-       * domain is done, one or more refused), deferred (a domain waits for a retry).
+       * domain is done, one or more refused), deferred (a domain waits for a retry); or held
+       * (the tenant's open reputation breaker holds it, with no attempt, until its slot).
        */
-      async attempt(turn, args: { interrupted: boolean; number?: number }): Promise<AttemptOutcome['result'] | 'skipped'> {
+      async attempt(
+        turn,
+        args: { interrupted: boolean; number?: number },
+      ): Promise<AttemptOutcome['result'] | 'skipped' | 'held'> {
         const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
         if (s.done) return 'skipped';
         const message = actor(turn, messageActor, turn.actorId);
@@ -250,7 +259,19 @@ export function deliveryActor(deps: DeliveryDeps) {
         const attempt = args.number ?? s.attempts + 1;
         const done = { ...s.recipients };
 
-        // Whether the message may go now (fair queue, warmup, breaker: issue 22) is decided here, before it is built.
+        // Whether the message may go now is decided here, before it is built: an open breaker
+        // holds it (on the retry reminder) for later, never refuses it.
+        const held = await actor(turn, tenantActor, record.tenant_id).admitDelivery({
+          stream: record.stream,
+          settings: deps.breaker,
+          ...(s.slot !== undefined ? { slot: s.slot } : {}),
+        });
+        if (!held.go) {
+          turn.setReminder('retry', held.at);
+          const begun = s.begun === attempt ? attempt - 1 : s.begun;
+          turn.set('delivery', { ...s, begun, in_flight: false, slot: held.at } satisfies DeliveryState);
+          return 'held';
+        }
         const all = envelopeRecipients(content);
         const pending = recipientsByDomain(all.filter((to) => !done[to]));
         const outcomes = await deliver(turn, record, content, attempt, pending);

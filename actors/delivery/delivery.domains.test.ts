@@ -4,6 +4,7 @@
 // that took the others) are done and suppressed, and a retry goes only to the one that deferred.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config/config.ts';
 import { actor } from '../../runtime/runtime.port.ts';
 import { harness, type Harness } from '../../runtime/embedded/runtime.sqlite.testkit.ts';
 import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
@@ -69,6 +70,7 @@ describe('delivery to every recipient domain', () => {
       signers: NO_SIGNERS,
       retrySchedule: [3_600_000, 3_600_000],
       horizonMs: 86_400_000,
+      breaker: loadConfig({}).breaker,
     });
     const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
     const content = {
@@ -137,6 +139,7 @@ describe('a verified domain whose keys cannot be used', () => {
       signers: { signerFor: () => Promise.reject(new Error('the sealed key cannot be opened')) },
       retrySchedule: [3_600_000],
       horizonMs: 86_400_000,
+      breaker: loadConfig({}).breaker,
     });
     const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
     const before = mx.ok.received.length;

@@ -2,11 +2,29 @@
 // the chain of the tenant's delivery receipts. A message actor takes one send from the quota
 // inside the turn that admits the message, after every other check, so only a message that is
 // made counts. Each accepted delivery's receipt takes its place in the chain here, one at a time
-// (mta/receipt.ts, docs/receipts.md); `issueReceipt` below signs it.
+// (mta/receipt.ts, docs/receipts.md); `issueReceipt` below signs it. And the tenant's reputation
+// breaker (reputation.state.ts): fed the outcomes of its deliveries, it says whether each one
+// may go now, and publishes each of its transitions as a `tenant.reputation_changed` event.
 import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
+import { newId } from '../../lib/ids.ts';
+import { EMAIL_EVENTS, type EmailEvent } from '../../events/email.event.ts';
 import type { Quota } from '../../store/catalog.port.ts';
+import {
+  admit,
+  enter,
+  initialReputation,
+  observe,
+  viewOf,
+  windowOf,
+  type BreakerSettings,
+  type ReputationChange,
+  type ReputationSignal,
+  type ReputationState,
+  type ReputationView,
+  type Transition,
+} from './reputation.state.ts';
 import { chainedPayload, newReceiptId, payloadHash, signReceipt, type ReceiptDraft, type SigningKey } from '../../mta/receipt.ts';
 
 export const TENANT_ACTOR = 'TenantActor';
@@ -66,6 +84,23 @@ async function current(turn: ActorTurn): Promise<QuotaState> {
   };
 }
 
+const REPUTATION = 'reputation';
+/** The reminder that moves an open breaker to half-open when its cool-down ends. */
+const HALF_OPEN = 'reputation-half-open';
+
+const reputationOf = async (turn: ActorTurn) => (await turn.get<ReputationState>(REPUTATION)) ?? initialReputation(isoTime());
+
+/** Saves the breaker; a transition is published as an event on the tenant's webhooks, and an opening sets its cool-down's reminder. */
+function saveReputation(turn: ActorTurn, state: ReputationState, moved: Transition | null): void {
+  turn.set(REPUTATION, state);
+  if (!moved) return;
+  if (state.status === 'open' && state.half_open_at !== null) turn.setReminder(HALF_OPEN, state.half_open_at);
+  else turn.deleteReminder(HALF_OPEN);
+  const data: ReputationChange = { tenant_id: turn.actorId, ...moved, window: windowOf(state.buckets) };
+  const event = { id: newId('evt'), type: 'tenant.reputation_changed' as const, created_at: state.since, data: { ...data } };
+  turn.publish(EMAIL_EVENTS, { tenant_id: turn.actorId, event } satisfies EmailEvent);
+}
+
 export const tenantActor = defineActor({
   type: TENANT_ACTOR,
   methods: {
@@ -111,6 +146,49 @@ export const tenantActor = defineActor({
       turn.set('receipts', { seq, last_hash: payloadHash(payload) } satisfies ReceiptChain);
       return receipt;
     },
+
+    /** One more outcome of the tenant's mail for its breaker (an event delivered twice counts twice: rates move by one in a sample). */
+    async observeReputation(turn, args: { signal: ReputationSignal; settings: BreakerSettings }): Promise<void> {
+      const { state, transition } = observe(await reputationOf(turn), args.signal, Date.now(), args.settings);
+      saveReputation(turn, state, transition);
+    },
+
+    /**
+     * Whether a delivery of the tenant's may go now (reputation.state.ts's `admit`): `at` is when
+     * to ask again, with the same `slot` so a held transactional message takes the slot it was given.
+     */
+    async admitDelivery(
+      turn,
+      args: { stream: 'transactional' | 'broadcast'; slot?: number; settings: BreakerSettings },
+    ): Promise<{ go: true } | { go: false; at: number }> {
+      const before = await turn.get<ReputationState>(REPUTATION);
+      if (!before) return { go: true };
+      const answer = admit(before, args, Date.now(), args.settings);
+      if (answer.state !== before) turn.set(REPUTATION, answer.state);
+      return answer.go ? { go: true } : { go: false, at: answer.at };
+    },
+
+    async reputation(turn): Promise<ReputationView> {
+      return viewOf(await reputationOf(turn), Date.now());
+    },
+
+    /** The operator's reset: closed, with an empty window. */
+    async resetReputation(turn): Promise<ReputationView> {
+      const before = await reputationOf(turn);
+      const reason = 'reset by the operator';
+      const state: ReputationState = { ...initialReputation(isoTime()), reason, window_ms: before.window_ms };
+      saveReputation(turn, state, before.status === 'closed' ? null : { from: before.status, to: 'closed', reason });
+      return viewOf(state, Date.now());
+    },
+  },
+
+  async onReminder(turn, name) {
+    if (name !== HALF_OPEN) return;
+    const before = await reputationOf(turn);
+    if (before.status !== 'open') return;
+    const reason = 'the cool-down ended: mail goes again, and the next sample decides';
+    const state = enter(before, 'half_open', reason, Date.now(), 0);
+    saveReputation(turn, state, { from: 'open', to: 'half_open', reason });
   },
 });
 

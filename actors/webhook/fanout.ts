@@ -5,7 +5,7 @@
 // An attempt is begin (a turn), the signed request (no turn), finish (a turn).
 import type { ActorRuntime } from '../../runtime/runtime.port.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
-import { EMAIL_EVENTS, type EmailEvent, type EventEnvelope } from '../../events/email.event.ts';
+import { EMAIL_EVENTS, type EmailEvent, type PublishedEnvelope } from '../../events/email.event.ts';
 import type { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { WebhookPoster } from '../../webhooks/webhook.http.ts';
 import { PER_ENDPOINT, WebhookLanes } from '../../webhooks/webhook.lanes.ts';
@@ -21,9 +21,11 @@ export interface FanOutDeps {
   timeoutMs: number;
   log: (message: string, error?: unknown) => void;
   /** Also given every event: the tenant event feed (GET /v1/events). */
-  feed?: { push(tenantId: string, event: EventEnvelope): void };
+  feed?: { push(tenantId: string, event: PublishedEnvelope): void };
   /** Counts each attempt by outcome, with its request's duration. */
   metrics?: Metrics;
+  /** Also hears every event, once its webhooks have it: the reputation breaker (actors/tenant/reputation.feed.ts). */
+  listener?: (event: EmailEvent) => Promise<void>;
 }
 
 /** What an attempt came to, as the metrics name it: a 2xx is delivered, no request at all skipped. */
@@ -94,6 +96,8 @@ export function fanOutWebhooks(runtime: ActorRuntime, deps: FanOutDeps): { drain
         if (enqueued && !lanes.draining) lanes.push(e.id, event.id);
       }),
     );
+    // Told after the webhooks: should it throw, the event comes again, and enqueueing it is idempotent.
+    await deps.listener?.({ tenant_id, event });
   });
   runtime.subscribe(WEBHOOK_DUE, async ({ data }) => {
     const { endpoint_id, event_id } = data as WebhookDue;

@@ -37,6 +37,24 @@ const send = {
 };
 const accepted = { id: MSG, status: 'queued', to: 'ann@example.com', created_at: AT, send_at: null, sandbox: false };
 
+const quiet = { sample: 0, sent: 0, hard_bounces: 0, blocks: 0, complaints: 0, bounce_rate: 0, complaint_rate: 0, block_rate: 0 };
+const reputation = {
+  status: 'open',
+  since: AT,
+  reason: 'hard bounce rate 9.5 % over 200 deliveries (opens at 8 %)',
+  window: {
+    sample: 200,
+    sent: 181,
+    hard_bounces: 19,
+    blocks: 0,
+    complaints: 0,
+    bounce_rate: 0.095,
+    complaint_rate: 0,
+    block_rate: 0,
+  },
+  half_open_at: '2026-11-26T10:30:00.000Z',
+};
+
 const template = {
   id: TPL,
   slug: 'order-shipped',
@@ -353,6 +371,12 @@ export const operationExamples: Record<string, OperationExamples> = {
   },
   deleteV1AdminTenantsIdKeysKeyId: { params: { id: TEN, keyId: KEY }, answer: { ...apiKey, revoked_at: LATER } },
   postV1AdminReceiptKeysRotate: { answer: { kid: 'rk_06gz7d9m' } },
+
+  getV1Reputation: { answer: reputation },
+  postV1AdminTenantsIdReputationReset: {
+    params: { id: TEN },
+    answer: { ...reputation, status: 'closed', reason: 'reset by the operator', since: LATER, half_open_at: null, window: quiet },
+  },
 
   postEmail: { body: postmarkSend, answer: postmarkAnswer },
   postEmailWithTemplate: { body: postmarkTemplated, answer: postmarkAnswer },

@@ -31,6 +31,7 @@ import {
 import { codedError, sendError } from './errors.http.ts';
 import { registerOpenApi } from './openapi.swagger.ts';
 import { serializerCompiler, validatorCompiler, withZod } from './schema.http.ts';
+import { reputationAdminRoutes, reputationRoutes } from './reputation.route.ts';
 import { sandboxRoutes } from './sandbox.route.ts';
 import { suppressionRoutes } from './suppressions.route.ts';
 import { systemRoutes } from './system.route.ts';
@@ -199,6 +200,7 @@ export function restServer(deps: RestDeps): RestServer {
     suppressionRoutes(scope, deps.invoker, deps.catalog);
     sandboxRoutes(scope, deps.catalog);
     domainRoutes(scope, deps.domains);
+    reputationRoutes(scope, deps.invoker);
     if (deps.events) eventRoutes(scope, deps.events);
     webhookRoutes(scope, { invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard ?? new SsrfGuard() });
   });
@@ -210,6 +212,7 @@ export function restServer(deps: RestDeps): RestServer {
       authenticateIn(admin, async (request) => checkAdmin(adminToken, request));
       adminRoutes(withZod(admin), deps.catalog, deps.keys);
       receiptAdminRoutes(withZod(admin), deps.receiptKeys);
+      reputationAdminRoutes(withZod(admin), deps.invoker, deps.catalog);
     });
   }
   // The hosted capture inbox: a web UI signed in to with a sandbox key, then a session cookie.
