@@ -4,6 +4,7 @@
 // No SMTP probing: nothing here connects to a mail server.
 import { domainToASCII } from 'node:url';
 import spellChecker from '@zootools/email-spell-checker';
+import { LRUCache } from 'lru-cache';
 import { isDomainName, isValidAddress, normalizeAddress } from './address.ts';
 import { FREE_PROVIDERS, isDisposableDomain, isRoleAccount } from './validate.lists.ts';
 
@@ -90,16 +91,24 @@ function unpairedQuote(text: string): boolean {
 /** The checker's popular domains, and the free providers (hotmail.com is not among the former). */
 const COMMON_DOMAINS: ReadonlySet<string> = new Set([...spellChecker.POPULAR_DOMAINS, ...FREE_PROVIDERS]);
 
+// The checker measures the domain against every common one (tens of microseconds), and the same
+// domains come back address after address: its answer is kept per domain ('' for none).
+const suggestedDomains = new LRUCache<string, string>({ max: 10_000 });
+
 /**
  * A likely intended address when the domain looks like a typo of a common one ("gmial.com"), or
  * null. Only whole common domains are suggested: the checker also offers a common TLD for any
  * rare one ("shop.example" → "shop.com"), which would flag every company on a small TLD.
  */
 export function suggestionFor(local: string, domain: string): string | null {
-  const suggested = spellChecker.run({ email: `${local}@${domain}` });
-  return suggested && suggested.domain !== domain && COMMON_DOMAINS.has(suggested.domain)
-    ? `${local}@${suggested.domain}`
-    : null;
+  let suggested = suggestedDomains.get(domain);
+  if (suggested === undefined) {
+    // The checker reads a whole address; the local part plays no part in what it suggests.
+    const found = spellChecker.run({ email: `x@${domain}` })?.domain;
+    suggested = found && found !== domain && COMMON_DOMAINS.has(found) ? found : '';
+    suggestedDomains.set(domain, suggested);
+  }
+  return suggested ? `${local}@${suggested}` : null;
 }
 
 const UNDELIVERABLE_HOSTS: Partial<Record<MailHost, string>> = {
