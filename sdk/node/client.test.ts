@@ -136,7 +136,7 @@ describe('resources', () => {
   });
 
   it('validates an address and a batch; a public key may not', async () => {
-    // This Gatepost's DNS is a loopback port nothing answers on: a valid address is unknown.
+    // This Gatepost asks DNS at a loopback port nothing listens on: a valid address is unknown.
     expect(await sandbox.validate('ann@example.com')).toMatchObject({
       address: 'ann@example.com',
       result: 'unknown',
