@@ -1,4 +1,5 @@
 // Address validation's syntax rules and its decision table (mail/validate.ts, docs/validate.md).
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSyntax, suggestionFor, validateAddress, verdict, type MailHost } from './validate.ts';
 
@@ -152,5 +153,25 @@ describe('validateAddress', () => {
     const never = () => Promise.reject(new Error('asked'));
     const v = await validateAddress('a'.repeat(300), { mailHost: never, suppressed: never });
     expect(v).toMatchObject({ result: 'undeliverable', reasons: ['address_too_long'] });
+  });
+});
+
+describe('any text', () => {
+  it('gets a verdict, never an exception', async () => {
+    const lookups = { mailHost: async () => 'mx' as const, suppressed: async () => false };
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 300 }),
+      fc
+        .tuple(fc.string({ unit: 'binary', maxLength: 70 }), fc.string({ unit: 'binary', maxLength: 70 }))
+        .map(([local, domain]) => `${local}@${domain}`),
+    );
+    await fc.assert(
+      fc.asyncProperty(text, async (address) => {
+        const v = await validateAddress(address, lookups);
+        expect(['deliverable', 'undeliverable', 'risky']).toContain(v.result);
+        expect(v.result === 'deliverable').toBe(v.reasons.length === 0);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
