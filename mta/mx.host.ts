@@ -9,7 +9,9 @@ export function mailHostOf(dns: CachingMxResolver): (domain: string) => Promise<
     const route = await dns.route(domain);
     if ('failure' in route) return route.failure === 'transient' ? 'unavailable' : route.cause;
     if (!route.implicit) return 'mx';
-    // No MX: the domain is its own mail host if it has an address (RFC 5321 §5.1).
+    // No MX: the domain is its own mail host if it has an address (RFC 5321 §5.1). An address
+    // look-up that fails counts as none, as delivery counts it; the same server has just
+    // answered the MX question for the name, so a failure here is rare.
     return (await dns.addressesOf(domain)).length > 0 ? 'a_fallback' : 'no_host';
   };
 }
