@@ -39,6 +39,7 @@ beforeAll(async () => {
     'a-only.example': { A: ['192.0.2.7'] },
     'v6-only.example': { AAAA: ['2001:db8::7'] },
     'bare.example': { TXT: ['v=spf1 -all'] },
+    'broken.example': { SERVFAIL: true },
   });
   // A DNS server that reads every question and answers none.
   silent = createSocket('udp4');
@@ -109,6 +110,14 @@ describe('POST /v1/validate with DNS answers', () => {
     });
     expect(await validate('"ann@shop.example')).toMatchObject({ result: 'undeliverable', reasons: ['unpaired_quote'] });
     expect(dns.queries.length).toBe(before);
+  });
+
+  it('is unknown when the DNS server answers SERVFAIL', async () => {
+    expect(await validate('ann@broken.example')).toMatchObject({
+      result: 'unknown',
+      reasons: ['dns_unavailable'],
+      checks: { syntax: true, domain: null, mx: null, null_mx: null },
+    });
   });
 
   it('is unknown when the DNS server does not answer', async () => {
