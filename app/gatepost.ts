@@ -27,6 +27,8 @@ import { smtpRelay } from '../mta/relay.smtp.ts';
 import { directTransport } from '../mta/direct.smtp.ts';
 import type { Transport } from '../mta/transport.ts';
 import { ReceiptKeys } from '../mta/receipt.keys.ts';
+import { mailHostOf } from '../mta/mx.host.ts';
+import { CachingMxResolver } from '../mta/mx.resolve.ts';
 import { dnsResolver } from '../lib/dns.ts';
 import { createGate } from '../gate/gate.ts';
 import { Domains } from '../tenancy/domains.ts';
@@ -242,6 +244,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         keys,
         receiptKeys,
         domains,
+        mailHost: mailHostOf(new CachingMxResolver(dnsResolver(config.dnsServers))),
         webhookGuard: guard,
         events: feed,
         adminToken: config.adminToken,

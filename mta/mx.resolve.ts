@@ -9,8 +9,14 @@ export interface MxHost {
   preference: number;
 }
 
-/** `implicit`: the domain has no MX and is its own host (an address-less one is then a permanent failure). */
-export type MxRoute = { hosts: MxHost[]; implicit: boolean } | { failure: 'permanent' | 'transient'; text: string };
+/**
+ * `implicit`: the domain has no MX and is its own host (an address-less one is then a permanent failure).
+ * `cause` names a permanent failure's kind, for address validation (mail/validate.ts) to tell apart.
+ */
+export type MxRoute =
+  | { hosts: MxHost[]; implicit: boolean }
+  | { failure: 'permanent'; cause: 'nxdomain' | 'null_mx'; text: string }
+  | { failure: 'transient'; text: string };
 
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
@@ -23,7 +29,7 @@ export async function resolveMx(domain: string, resolver: Resolver): Promise<MxR
   try {
     records = await resolver.resolveMx(domain);
   } catch (error) {
-    if (codeOf(error) === NXDOMAIN) return { failure: 'permanent', text: `Domain ${domain} does not exist (NXDOMAIN)` };
+    if (codeOf(error) === NXDOMAIN) return { failure: 'permanent', cause: 'nxdomain', text: `Domain ${domain} does not exist (NXDOMAIN)` };
     if (codeOf(error) !== NODATA) {
       return { failure: 'transient', text: `MX look-up for ${domain} failed: ${codeOf(error) ?? String(error)}` };
     }
@@ -31,7 +37,7 @@ export async function resolveMx(domain: string, resolver: Resolver): Promise<MxR
   }
   // RFC 7505: one MX of "." says the domain accepts no mail (node gives its exchange as '').
   if (records.some((r) => r.exchange === '' || r.exchange === '.')) {
-    return { failure: 'permanent', text: `Domain ${domain} accepts no mail (null MX, RFC 7505)` };
+    return { failure: 'permanent', cause: 'null_mx', text: `Domain ${domain} accepts no mail (null MX, RFC 7505)` };
   }
   // RFC 5321 §5.1: no MX, the domain itself is the host, as if it had an MX of preference 0.
   if (records.length === 0) return { hosts: [{ name: domain, preference: 0 }], implicit: true };

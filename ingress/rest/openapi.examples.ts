@@ -251,6 +251,65 @@ export const operationExamples: Record<string, OperationExamples> = {
   getV1SuppressionsAddress: { params: { address: 'ann@example.com' }, answer: suppression },
   deleteV1SuppressionsAddress: { params: { address: 'ann@example.com' } },
 
+  postV1Validate: {
+    body: { address: 'ann@gmial.com' },
+    answer: {
+      address: 'ann@gmial.com',
+      result: 'risky',
+      reasons: ['possible_typo'],
+      checks: {
+        syntax: true,
+        domain: true,
+        mx: true,
+        null_mx: false,
+        disposable: false,
+        role: false,
+        free_provider: false,
+        suppressed: false,
+      },
+      suggestion: 'ann@gmail.com',
+    },
+  },
+  postV1ValidateBatch: {
+    body: { addresses: ['ann@example.com', '"ann@example.com'] },
+    answer: {
+      results: [
+        {
+          address: 'ann@example.com',
+          result: 'deliverable',
+          reasons: [],
+          checks: {
+            syntax: true,
+            domain: true,
+            mx: true,
+            null_mx: false,
+            disposable: false,
+            role: false,
+            free_provider: false,
+            suppressed: false,
+          },
+          suggestion: null,
+        },
+        {
+          address: '"ann@example.com',
+          result: 'undeliverable',
+          reasons: ['unpaired_quote'],
+          checks: {
+            syntax: false,
+            domain: null,
+            mx: null,
+            null_mx: null,
+            disposable: null,
+            role: null,
+            free_provider: null,
+            suppressed: null,
+          },
+          suggestion: null,
+        },
+      ],
+    },
+  },
+
   getV1SandboxMessages: { answer: { data: [capture], next_cursor: null } },
   getV1SandboxMessagesId: { params: { id: MSG }, answer: capture },
 

@@ -206,6 +206,52 @@ export const SuppressionCreate = z
 
 export const AddressParam = z.object({ address: z.string().min(3).max(254) });
 
+/** Longer text is refused (400); up to it, an address too long to be one is a verdict, not an error. */
+const MAX_VALIDATED = 1024;
+export const MAX_VALIDATE_BATCH = 1000;
+
+const ValidatedAddress = z
+  .string()
+  .max(MAX_VALIDATED)
+  .meta({ description: 'The address to check, bare (ann@example.com), as it would be sent to.' });
+
+export const ValidateRequest = z.object({ address: ValidatedAddress }).strict();
+
+export const ValidateBatchRequest = z
+  .object({
+    addresses: z
+      .array(ValidatedAddress)
+      .min(1)
+      .max(MAX_VALIDATE_BATCH, `at most ${MAX_VALIDATE_BATCH} addresses in one batch`),
+  })
+  .strict();
+
+const Check = (description: string) => z.boolean().nullable().meta({ description });
+
+export const ValidationView = z.object({
+  address: z.string().meta({ description: 'The address as given.' }),
+  result: z.enum(['deliverable', 'undeliverable', 'risky', 'unknown']).meta({
+    description:
+      'undeliverable: it cannot receive mail, or is suppressed; unknown: DNS did not answer; risky: disposable, role, a likely typo or a local part many systems refuse; deliverable: none of these (docs/validate.md).',
+  }),
+  reasons: z.array(z.string()).meta({ description: 'Why, as codes (docs/validate.md); empty when deliverable.' }),
+  checks: z
+    .object({
+      syntax: z.boolean().meta({ description: 'Valid per RFC 5321/5322 (internationalised domains allowed).' }),
+      domain: Check('The domain exists in DNS.'),
+      mx: Check('The domain has a mail host: MX records, or without them an address of its own (A/AAAA).'),
+      null_mx: Check('The domain publishes a null MX (RFC 7505): it accepts no mail.'),
+      disposable: Check('The domain is a disposable-mail service.'),
+      role: Check('The local part is a role account (admin, postmaster, noreply, support...).'),
+      free_provider: Check('The domain is a free mailbox provider.'),
+      suppressed: Check("The address is on the tenant's suppression list."),
+    })
+    .meta({ description: 'Each finding; null where it could not be made (after a syntax failure, or when DNS did not answer).' }),
+  suggestion: z.string().nullable().meta({ description: 'The likely intended address when the domain looks like a typo of a common one.' }),
+});
+
+export const ValidateBatchResponse = z.object({ results: z.array(ValidationView).meta({ description: 'One per address, in order.' }) });
+
 export const CapturedView = z.object({
   message_id: z.string(),
   from: z.string(),

@@ -37,6 +37,7 @@ import { suppressionRoutes } from './suppressions.route.ts';
 import { systemRoutes } from './system.route.ts';
 import { templateRoutes } from './templates.route.ts';
 import { trackingRoutes } from './tracking.route.ts';
+import { validateRoutes, type MailHostLookup } from './validate.route.ts';
 import { webhookRoutes } from './webhooks.route.ts';
 import { compatIngresses } from '../compat/compat.registry.ts';
 import { docsPlugin } from '../docs/docs.plugin.ts';
@@ -67,6 +68,8 @@ export interface RestDeps {
    * is served only then; an ingress-only process has no events to serve.
    */
   events?: EventFeed;
+  /** Where a domain's mail goes, for POST /v1/validate: the cached MX look-up through GATEPOST_DNS_SERVERS. */
+  mailHost: MailHostLookup;
   /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS); by default nothing non-public is allowed. */
   webhookGuard?: SsrfGuard;
   adminToken: string | null;
@@ -201,6 +204,7 @@ export function restServer(deps: RestDeps): RestServer {
     sandboxRoutes(scope, deps.catalog);
     domainRoutes(scope, deps.domains);
     reputationRoutes(scope, deps.invoker);
+    validateRoutes(scope, deps.gate, deps.mailHost);
     if (deps.events) eventRoutes(scope, deps.events);
     webhookRoutes(scope, { invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard ?? new SsrfGuard() });
   });

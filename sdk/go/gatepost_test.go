@@ -181,6 +181,25 @@ func containsTemplate(list []gatepost.Template, slug string) bool {
 	return false
 }
 
+func TestValidationAnswersVerdictsAndRefusesAnEmptyBatch(t *testing.T) {
+	live, sandbox := clients(t)
+	ctx := bounded(t)
+	// The Gatepost under test asks DNS at a loopback port nothing listens on: a valid address is unknown.
+	v, err := sandbox.Validate(ctx, "support@example.com")
+	if err != nil || v.Result != "unknown" || strings.Join(v.Reasons, ",") != "dns_unavailable,role_account" ||
+		!v.Checks.Syntax || v.Checks.MX != nil {
+		t.Fatalf("validate %+v, %v", v, err)
+	}
+	results, err := live.ValidateBatch(ctx, []string{`"ann@example.com`, strings.Repeat("x", 300) + "@example.com"})
+	if err != nil || len(results) != 2 ||
+		results[0].Result != "undeliverable" || strings.Join(results[0].Reasons, ",") != "unpaired_quote" ||
+		results[1].Result != "undeliverable" || strings.Join(results[1].Reasons, ",") != "address_too_long" {
+		t.Fatalf("batch %+v, %v", results, err)
+	}
+	_, err = live.ValidateBatch(ctx, []string{})
+	wantCode(t, err, 400, "invalid_request")
+}
+
 func TestSuppressionsRoundTripAndRefuseASend(t *testing.T) {
 	live, sandbox := clients(t)
 	ctx := bounded(t)

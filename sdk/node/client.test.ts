@@ -135,6 +135,24 @@ describe('resources', () => {
     expect(await gatepostErrorOf(live.suppressions.get('gone@example.com'))).toMatchObject({ code: 'not_found' });
   });
 
+  it('validates an address and a batch; a public key may not', async () => {
+    // This Gatepost asks DNS at a loopback port nothing listens on: a valid address is unknown.
+    expect(await sandbox.validate('ann@example.com')).toMatchObject({
+      address: 'ann@example.com',
+      result: 'unknown',
+      reasons: ['dns_unavailable'],
+      checks: { syntax: true, mx: null, role: false, suppressed: false },
+    });
+    const results = await live.validateBatch(['"ann@example.com', 'support@example.com']);
+    expect(results.map((r) => [r.address, r.result, r.reasons])).toEqual([
+      ['"ann@example.com', 'undeliverable', ['unpaired_quote']],
+      ['support@example.com', 'unknown', ['dns_unavailable', 'role_account']],
+    ]);
+    expect(await gatepostErrorOf(live.validateBatch([]))).toMatchObject({ code: 'invalid_request', status: 400 });
+    const browser = new Gatepost({ apiKey: tenant.publicKey, baseUrl: gp.url });
+    expect(await gatepostErrorOf(browser.validate('ann@example.com'))).toMatchObject({ code: 'key_not_allowed', status: 403 });
+  });
+
   it('creates a webhook endpoint with its secret once, updates, tests, rotates and deletes it', async () => {
     const made = await live.webhooks.create({ url: 'http://127.0.0.1:9/hook', events: ['email.sent'] });
     expect(made.secret).toMatch(/^whsec_/);

@@ -21,6 +21,7 @@ import type {
   SendResult,
   Suppression,
   SuppressionCreate,
+  Validation,
   Template,
   TemplateFields,
   Webhook,
@@ -76,6 +77,16 @@ export class Gatepost {
   /** Sends up to 500 emails, each admitted on its own; item i's idempotency key is `<key>:<i>`. */
   async batch(items: SendRequest[], opts: CallOptions = {}): Promise<BatchResult> {
     return (await this.http.call<BatchResult>('batch', { ...opts, body: items })).body;
+  }
+
+  /** Checks an address before a send: syntax, DNS, disposable, role, suppression (docs/validate.md). An invalid address is a verdict, not an error. */
+  async validate(address: string, opts?: CallOptions): Promise<Validation> {
+    return (await this.http.call<Validation>('validate', { ...opts, body: { address } })).body;
+  }
+
+  /** Checks up to 1,000 addresses; one verdict each, in order. */
+  async validateBatch(addresses: string[], opts?: CallOptions): Promise<Validation[]> {
+    return (await this.http.call<{ results: Validation[] }>('validateBatch', { ...opts, body: { addresses } })).body.results;
   }
 
   readonly messages = {

@@ -34,6 +34,10 @@ export const OPERATIONS = {
   jwks: op('GET', '/.well-known/jwks.json'),
   listEvents: op('GET', '/v1/events'),
 
+  // Reads: a validation changes nothing, so sending it again is safe.
+  validate: op('POST', '/v1/validate', true),
+  validateBatch: op('POST', '/v1/validate/batch', true),
+
   createTemplate: op('POST', '/v1/templates'),
   listTemplates: op('GET', '/v1/templates'),
   getTemplate: op('GET', '/v1/templates/{slug}'),

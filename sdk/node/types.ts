@@ -167,6 +167,28 @@ export interface SuppressionCreate {
   detail?: string | null;
 }
 
+export type ValidationResult = 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
+
+/** POST /v1/validate's answer (docs/validate.md): each check is null where it was not made. */
+export interface Validation {
+  address: string;
+  result: ValidationResult;
+  /** Why, as codes: `null_mx`, `suppressed`, `dns_unavailable`, `role_account`, `possible_typo`, … */
+  reasons: string[];
+  checks: {
+    syntax: boolean;
+    domain: boolean | null;
+    mx: boolean | null;
+    null_mx: boolean | null;
+    disposable: boolean | null;
+    role: boolean | null;
+    free_provider: boolean | null;
+    suppressed: boolean | null;
+  };
+  /** The likely intended address when the domain looks like a typo of a common one. */
+  suggestion: string | null;
+}
+
 export type WebhookEventType =
   'email.sent' | 'email.bounced' | 'email.opened' | 'email.clicked' | 'email.complained' | 'email.unsubscribed' | 'email.inbound';
 

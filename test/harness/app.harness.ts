@@ -16,6 +16,9 @@ import { TEST_RECORD_SETTINGS } from './domains.harness.ts';
 import { tempDir } from './gatepost.harness.ts';
 import { unreachableRelay } from './relay.harness.ts';
 import { ReceiptKeys } from '../../mta/receipt.keys.ts';
+import { mailHostOf } from '../../mta/mx.host.ts';
+import { CachingMxResolver } from '../../mta/mx.resolve.ts';
+import { dnsResolver } from '../../lib/dns.ts';
 
 export interface TestApp {
   server: RestServer;
@@ -39,8 +42,10 @@ export interface TestAppOptions {
    * delivery: only from a verified domain (domains.harness.ts verifies one).
    */
   relay?: boolean;
-  /** Where domain verification looks records up: a loopback DNS server (dns.harness.ts). */
+  /** Where domain verification and address validation look records up: a loopback DNS server (dns.harness.ts). */
   dnsServers?: string[];
+  /** How long address validation waits for a DNS answer (lib/dns.ts's timeout; two tries). */
+  dnsTimeoutMs?: number;
   /** What one render may cost, for tests of lowered limits (default: the defaults). */
   renderLimits?: RenderLimits;
   /** REST dependencies to set beside the defaults (admin token, HTTP limits, log). */
@@ -80,6 +85,8 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     keys,
     receiptKeys,
     domains,
+    // Tests never ask the internet's DNS: without a server of their own, a loopback port nothing answers on.
+    mailHost: mailHostOf(new CachingMxResolver(dnsResolver(options.dnsServers ?? ['127.0.0.1:9'], options.dnsTimeoutMs))),
     events,
     adminToken: null,
     ready: () => true,

@@ -1,6 +1,7 @@
 // A small authoritative DNS server on UDP loopback, for tests that need names to resolve as they
 // choose (GATEPOST_DNS_SERVERS points Gatepost at it): A, AAAA, MX and TXT records from a table
-// the test can change at any time; a name not in it gets NXDOMAIN, a type it lacks no answers.
+// the test can change at any time; a name not in it gets NXDOMAIN, a type it lacks no answers, a
+// name marked SERVFAIL that failure.
 // dns-packet reads the queries and writes the answers.
 import dnsPacket, { type Answer, type Packet } from 'dns-packet';
 import { createSocket } from 'node:dgram';
@@ -11,6 +12,8 @@ export interface DnsAnswers {
   MX?: { exchange: string; priority: number }[];
   /** Each string is one TXT record (a long one is split into 255-byte strings, as RFC 7208 §3.3 has it). */
   TXT?: string[];
+  /** Answer every question about the name with SERVFAIL (rcode 2): a server that cannot answer for it. */
+  SERVFAIL?: true;
 }
 
 export interface DnsServer {
@@ -57,19 +60,21 @@ function recordsOf(name: string, type: string, answers: DnsAnswers, ttl: number)
 function reply(query: Packet, records: DnsServer['records'], asked: string[], ttl: number): Buffer {
   const question = query.questions?.[0];
   const answers: Answer[] = [];
-  let known = true;
+  let rcode = 0;
   if (question) {
     const name = question.name.toLowerCase().replace(/\.$/, '');
     asked.push(`${name} ${question.type}`);
     const entry = records.get(name);
-    known = entry !== undefined;
-    if (entry) answers.push(...recordsOf(question.name, question.type, typeof entry === 'function' ? entry() : entry, ttl));
+    const found = typeof entry === 'function' ? entry() : entry;
+    // NXDOMAIN (rcode 3) for a name not in the table.
+    rcode = !found ? 3 : found.SERVFAIL ? 2 : 0;
+    if (found && !found.SERVFAIL) answers.push(...recordsOf(question.name, question.type, found, ttl));
   }
   return dnsPacket.encode({
     id: query.id,
     type: 'response',
-    // Authoritative, recursion desired and available, NXDOMAIN (rcode 3) for a name not in the table.
-    flags: dnsPacket.AUTHORITATIVE_ANSWER | dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (known ? 0 : 3),
+    // Authoritative, recursion desired and available, and the rcode.
+    flags: dnsPacket.AUTHORITATIVE_ANSWER | dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | rcode,
     questions: query.questions,
     answers,
   });

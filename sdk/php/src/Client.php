@@ -123,6 +123,24 @@ final class Client
         return $this->call('sandbox.get', [$messageId]);
     }
 
+    // --- address validation (docs/validate.md) ------------------------------------------------
+
+    /** The verdict on one address: {address, result, reasons, checks, suggestion}; an invalid address is a verdict, not an error. */
+    public function validate(string $address): array
+    {
+        return $this->call('validate', [], ['address' => $address]);
+    }
+
+    /**
+     * Up to 1,000 addresses: one verdict each, in order.
+     *
+     * @param list<string> $addresses
+     */
+    public function validateBatch(array $addresses): array
+    {
+        return $this->call('validate.batch', [], ['addresses' => $addresses])['results'];
+    }
+
     // --- templates -------------------------------------------------------------------------
 
     /** @param array<string, mixed> $template slug, subject, html; name, text, from, to, reply_to */

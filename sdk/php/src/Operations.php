@@ -15,6 +15,8 @@ final class Operations
     public const TABLE = [
         'emails.send' => ['POST', '/v1/emails'],
         'emails.batch' => ['POST', '/v1/emails/batch'],
+        'validate' => ['POST', '/v1/validate'],
+        'validate.batch' => ['POST', '/v1/validate/batch'],
         'messages.get' => ['GET', '/v1/messages/{id}'],
         'messages.receipt' => ['GET', '/v1/messages/{id}/receipt'],
         'receipts.jwks' => ['GET', '/.well-known/jwks.json'],

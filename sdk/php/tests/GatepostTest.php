@@ -123,6 +123,20 @@ final class GatepostTest extends TestCase
         $this->refusal(404, 'not_found', fn () => $this->live->getTemplate($slug));
     }
 
+    public function testValidationAnswersVerdictsAndRefusesAnEmptyBatch(): void
+    {
+        // The Gatepost under test asks DNS at a loopback port nothing listens on: a valid address is unknown.
+        $v = $this->sandbox->validate('support@example.com');
+        $this->assertSame(['unknown', ['dns_unavailable', 'role_account']], [$v['result'], $v['reasons']]);
+        $this->assertSame([true, null], [$v['checks']['syntax'], $v['checks']['mx']]);
+        $results = $this->live->validateBatch(['"ann@example.com', str_repeat('x', 300) . '@example.com']);
+        $this->assertSame(
+            [['undeliverable', ['unpaired_quote']], ['undeliverable', ['address_too_long']]],
+            array_map(fn ($r) => [$r['result'], $r['reasons']], $results),
+        );
+        $this->refusal(400, 'invalid_request', fn () => $this->live->validateBatch([]));
+    }
+
     public function testSuppressionsRoundTripAndRefuseASend(): void
     {
         $address = self::unique('gone-') . '@example.com';

@@ -89,6 +89,21 @@ def test_suppressions_round_trip(live: Gatepost, sandbox: Gatepost) -> None:
     assert sandbox.send({"to": address, "subject": "s", "html": "h"})["status"] == "queued"
 
 
+def test_validation_answers_verdicts_and_refuses_an_empty_batch(live: Gatepost, sandbox: Gatepost) -> None:
+    # The Gatepost under test asks DNS at a loopback port nothing listens on: a valid address is unknown.
+    verdict = sandbox.validate("support@example.com")
+    assert (verdict["result"], verdict["reasons"]) == ("unknown", ["dns_unavailable", "role_account"])
+    assert verdict["checks"]["syntax"] is True and verdict["checks"]["mx"] is None
+    results = live.validate_batch(['"ann@example.com', "x" * 300 + "@example.com"])
+    assert [(r["result"], r["reasons"]) for r in results] == [
+        ("undeliverable", ["unpaired_quote"]),
+        ("undeliverable", ["address_too_long"]),
+    ]
+    with pytest.raises(BadRequestError) as refused:
+        live.validate_batch([])
+    assert refused.value.code == "invalid_request"
+
+
 def test_webhooks_round_trip(live: Gatepost) -> None:
     # Port 9 (discard) answers nothing on loopback: each attempt fails and is listed.
     made = live.create_webhook("http://127.0.0.1:9/hooks", ["email.sent"])

@@ -76,6 +76,18 @@ class ApiTest < Minitest::Test
     assert_equal "queued", sandbox.send_email({ to: address, subject: "s", html: "h" })["status"]
   end
 
+  def test_validation_answers_verdicts_and_refuses_an_empty_batch
+    # The Gatepost under test asks DNS at a loopback port nothing listens on: a valid address is unknown.
+    verdict = sandbox.validate("support@example.com")
+    assert_equal ["unknown", %w[dns_unavailable role_account]], verdict.values_at("result", "reasons")
+    assert_equal [true, nil], verdict["checks"].values_at("syntax", "mx")
+    results = live.validate_batch(['"ann@example.com', "#{"x" * 300}@example.com"])
+    assert_equal [["undeliverable", ["unpaired_quote"]], ["undeliverable", ["address_too_long"]]],
+                 results.map { |r| r.values_at("result", "reasons") }
+    refused = assert_raises(Gatepost::BadRequestError) { live.validate_batch([]) }
+    assert_equal "invalid_request", refused.code
+  end
+
   def test_webhooks_round_trip
     # Port 9 (discard) answers nothing on loopback: each attempt fails and is listed.
     made = live.create_webhook(url: "http://127.0.0.1:9/hooks", events: ["email.sent"])

@@ -21,6 +21,7 @@ from .models import (
     SendResult,
     Suppression,
     Template,
+    Validation,
     Webhook,
 )
 
@@ -76,6 +77,14 @@ class Gatepost:
     def send_batch(self, emails: List[SendRequest], *, idempotency_key: Optional[str] = None) -> BatchResult:
         """Sends up to 500 emails, each admitted or refused on its own; the key covers each item."""
         return cast(BatchResult, self._call("send_batch", body=emails, headers=self._key_header(idempotency_key)))
+
+    def validate(self, address: str) -> Validation:
+        """Checks an address before a send; an invalid address is a verdict, not an error."""
+        return cast(Validation, self._call("validate", body={"address": address}))
+
+    def validate_batch(self, addresses: List[str]) -> List[Validation]:
+        """Checks up to 1,000 addresses: one verdict each, in order."""
+        return cast(List[Validation], self._call("validate_batch", body={"addresses": addresses})["results"])
 
     def get_message(self, message_id: str) -> Message:
         """A message, with its timeline under ``events``."""

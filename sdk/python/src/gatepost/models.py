@@ -107,6 +107,29 @@ class Suppression(TypedDict):
     created_at: str
 
 
+class ValidationChecks(TypedDict):
+    """Each finding; None where it was not made (after a syntax failure, or when DNS did not answer)."""
+
+    syntax: bool
+    domain: Optional[bool]
+    mx: Optional[bool]
+    null_mx: Optional[bool]
+    disposable: Optional[bool]
+    role: Optional[bool]
+    free_provider: Optional[bool]
+    suppressed: Optional[bool]
+
+
+class Validation(TypedDict):
+    """The verdict on one address (docs/validate.md)."""
+
+    address: str
+    result: Literal["deliverable", "undeliverable", "risky", "unknown"]
+    reasons: List[str]
+    checks: ValidationChecks
+    suggestion: Optional[str]
+
+
 class Page(TypedDict):
     data: List[Dict[str, Any]]
     next_cursor: Optional[str]

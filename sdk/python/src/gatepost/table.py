@@ -19,6 +19,8 @@ OPERATIONS: dict[str, Operation] = {
     "get_message": Operation("GET", "/v1/messages/{id}"),
     "get_receipt": Operation("GET", "/v1/messages/{id}/receipt"),
     "get_jwks": Operation("GET", "/.well-known/jwks.json"),
+    "validate": Operation("POST", "/v1/validate"),
+    "validate_batch": Operation("POST", "/v1/validate/batch"),
     "create_template": Operation("POST", "/v1/templates"),
     "list_templates": Operation("GET", "/v1/templates"),
     "get_template": Operation("GET", "/v1/templates/{slug}"),

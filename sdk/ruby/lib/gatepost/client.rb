@@ -45,6 +45,14 @@ module Gatepost
     # The operator's public keys (a JWK Set), which verify receipts.
     def get_jwks = call(:get_jwks)
 
+    # Address validation (docs/validate.md): an invalid address is a verdict, not an error.
+
+    # The verdict on one address: "result", "reasons", "checks", "suggestion".
+    def validate(address) = call(:validate, body: { address: address })
+
+    # Up to 1,000 addresses: one verdict each, in order.
+    def validate_batch(addresses) = call(:validate_batch, body: { addresses: addresses }).fetch("results")
+
     # Templates
 
     def create_template(template) = call(:create_template, body: template)

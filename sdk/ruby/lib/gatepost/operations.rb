@@ -15,6 +15,8 @@ module Gatepost
       get_message: ["GET", "/v1/messages/{id}"],
       get_receipt: ["GET", "/v1/messages/{id}/receipt"],
       get_jwks: ["GET", "/.well-known/jwks.json"],
+      validate: ["POST", "/v1/validate"],
+      validate_batch: ["POST", "/v1/validate/batch"],
       create_template: ["POST", "/v1/templates"],
       list_templates: ["GET", "/v1/templates"],
       get_template: ["GET", "/v1/templates/{slug}"],
