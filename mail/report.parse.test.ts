@@ -130,7 +130,7 @@ describe('parseReport: the rest', () => {
 
   it('survives binary junk, an empty message and a header section with no end', () => {
     let seed = 7;
-    const junk = Buffer.alloc(64 * 1024, 0).map(() => (seed = (seed * 1103515245 + 12345) & 0xff));
+    const junk = Buffer.from(Array.from({ length: 64 * 1024 }, () => (seed = (seed * 1103515245 + 12345) & 0xff)));
     for (const raw of [junk, Buffer.alloc(0), Buffer.from('Subject: x\r\nContent-Type: multipart/report; boundary=a\r\n--a\r\n')]) {
       expect(parseReport(raw).kind).toBe('unknown');
     }
