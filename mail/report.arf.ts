@@ -11,6 +11,11 @@ export interface ArfFields {
   arrival_date: string | null;
 }
 
+/** Feedback types that are a recipient's complaint (RFC 5965); `not-spam` and `auth-failure` (RFC 6591) are not. */
+const COMPLAINTS = new Set(['abuse', 'fraud', 'virus', 'other']);
+
+export const isComplaint = (feedbackType: string) => COMPLAINTS.has(feedbackType);
+
 /** A recipient a provider left in: an address, and not its `redacted` stand-in. */
 const unredacted = (address: string | null) => (address && !/^redacted@/i.test(address) ? address : null);
 

@@ -4,11 +4,6 @@ import { domainOf, normalizeAddress } from '../../mail/address.ts';
 import type { EventType, StoredEvent } from '../../events/email.event.ts';
 import type { AttemptOutcome, LateReport, MessageOutcomes, MessageRecord } from './message.state.ts';
 
-/** Feedback types that are a recipient's complaint (RFC 5965); `not-spam` and `auth-failure` are not. */
-const COMPLAINTS = new Set(['abuse', 'fraud', 'virus', 'other']);
-
-export const isComplaint = (feedbackType: string) => COMPLAINTS.has(feedbackType);
-
 /**
  * A late bounce's type, by the rules of a bounce at delivery (actors/delivery/delivery.outcome.ts):
  * a failure with a 5.x.x status is hard (the recipient is suppressed) unless it is a policy
