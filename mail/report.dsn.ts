@@ -44,5 +44,8 @@ export function dsnOf(tree: MimePart): { reporting_mta: string | null; recipient
     });
   }
   if (recipients.length === 0) return null;
-  return { reporting_mta: perMessage ? (field(perMessage, 'reporting-mta')?.replace(/^dns;\s*/i, '') ?? null) : null, recipients };
+  return {
+    reporting_mta: perMessage ? (field(perMessage, 'reporting-mta')?.replace(/^dns;\s*/i, '') ?? null) : null,
+    recipients,
+  };
 }

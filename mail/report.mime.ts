@@ -40,8 +40,7 @@ export function fieldsOf(block: string): [string, string][] {
 }
 
 /** The first value of a field, or null. */
-export const field = (fields: [string, string][], name: string): string | null =>
-  fields.find(([n]) => n === name)?.[1] ?? null;
+export const field = (fields: [string, string][], name: string): string | null => fields.find(([n]) => n === name)?.[1] ?? null;
 
 /** Every value of a field. */
 export const fieldAll = (fields: [string, string][], name: string): string[] =>

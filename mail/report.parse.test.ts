@@ -38,7 +38,9 @@ describe('parseReport: delivery status notifications (RFC 3464)', () => {
     expect(r).toMatchObject({
       kind: 'dsn',
       reporting_mta: 'mail.example.org',
-      recipients: [{ recipient: 'gone@example.org', action: 'failed', status: '5.0.0', smtp_code: 550, remote_mta: 'mx.example.org' }],
+      recipients: [
+        { recipient: 'gone@example.org', action: 'failed', status: '5.0.0', smtp_code: 550, remote_mta: 'mx.example.org' },
+      ],
       original: { message_id: '<msg_7exm01@shop.example>', return_path: 'b+msg_7exm01@bounces.shop.example' },
     });
   });
@@ -51,7 +53,9 @@ describe('parseReport: delivery status notifications (RFC 3464)', () => {
       recipients: [{ recipient: 'no.such.user@gmail.com', action: 'failed', status: '5.1.1', smtp_code: null }],
       original: { message_id: '<msg_7gml01@shop.example>', return_path: 'b+msg_7gml01@bounces.shop.example', subject: 'Welcome' },
     });
-    expect(r.kind === 'dsn' && r.recipients[0]!.diagnostic).toMatch(/^The email account that you tried to reach does not exist\..* - gsmtp$/);
+    expect(r.kind === 'dsn' && r.recipients[0]!.diagnostic).toMatch(
+      /^The email account that you tried to reach does not exist\..* - gsmtp$/,
+    );
   });
 
   it('reads a Gmail delay notice as delayed with its 4.x.x status', () => {
@@ -131,7 +135,11 @@ describe('parseReport: the rest', () => {
   it('survives binary junk, an empty message and a header section with no end', () => {
     let seed = 7;
     const junk = Buffer.from(Array.from({ length: 64 * 1024 }, () => (seed = (seed * 1103515245 + 12345) & 0xff)));
-    for (const raw of [junk, Buffer.alloc(0), Buffer.from('Subject: x\r\nContent-Type: multipart/report; boundary=a\r\n--a\r\n')]) {
+    for (const raw of [
+      junk,
+      Buffer.alloc(0),
+      Buffer.from('Subject: x\r\nContent-Type: multipart/report; boundary=a\r\n--a\r\n'),
+    ]) {
       expect(parseReport(raw).kind).toBe('unknown');
     }
   });

@@ -28,7 +28,8 @@ export function plainBounceOf(tree: MimePart): ReportedRecipient[] | null {
   return [
     {
       // Exim's X-Failed-Recipients, or the `<address>: host … said:` line Postfix writes.
-      recipient: addressOf(field(tree.headers, 'x-failed-recipients')) ?? addressOf(/^\s*<([^<>\s]+@[^<>\s]+)>:/m.exec(text)?.[1] ?? null),
+      recipient:
+        addressOf(field(tree.headers, 'x-failed-recipients')) ?? addressOf(/^\s*<([^<>\s]+@[^<>\s]+)>:/m.exec(text)?.[1] ?? null),
       original_recipient: null,
       action: 'failed',
       status,

@@ -548,7 +548,9 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
           report(t.id, '2999-01-01T00:00:03.000Z'),
         ];
         for (const r of put) await catalog.putReport(r);
-        const newest = [...put].sort((a, b) => (a.received_at === b.received_at ? (a.id < b.id ? 1 : -1) : a.received_at < b.received_at ? 1 : -1));
+        const newest = [...put].sort((a, b) =>
+          a.received_at === b.received_at ? (a.id < b.id ? 1 : -1) : a.received_at < b.received_at ? 1 : -1,
+        );
         // Other tests' reports (and, on a kept database, earlier runs') are in the list too.
         const ours = new Set(put.map((r) => r.id));
         const pages = await allPages((cursor) => catalog.listReports({ limit: 3, cursor }));

@@ -374,7 +374,8 @@ export const messageActor = defineActor({
     async recordReport(turn, report: LateReport): Promise<LateReportResult> {
       const record = await readRecord(turn);
       // Another tenant's message is answered as no message at all: a report never learns more.
-      if (!record || record.tenant_id !== report.tenant_id) return { result: 'refused', reason: 'no such message for this tenant' };
+      if (!record || record.tenant_id !== report.tenant_id)
+        return { result: 'refused', reason: 'no such message for this tenant' };
       if (record.sandbox) return { result: 'refused', reason: 'a sandbox message, which was never sent' };
       const outcomes = await loadOutcomes(turn);
       const recipients = recipientsOf(record, outcomes);

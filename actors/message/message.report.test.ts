@@ -46,7 +46,14 @@ async function sentMessage(id: string, over: Parameters<typeof admitArgs>[0] = {
   const message = actor(runtime, messageActor, id);
   await message.admit(admitArgs(over));
   await message.recordAttempt(
-    attemptOutcome({ attempt: 1, result: 'sent', smtp_code: 250, response: '250 ok', domain: 'example.com', recipients: ['b@example.com'] }),
+    attemptOutcome({
+      attempt: 1,
+      result: 'sent',
+      smtp_code: 250,
+      response: '250 ok',
+      domain: 'example.com',
+      recipients: ['b@example.com'],
+    }),
   );
   await eventually(() => published.some((p) => p.event.type === 'email.sent'));
   return { runtime, message, published };
@@ -147,7 +154,9 @@ describe('MessageActor.recordReport', () => {
       result: 'refused',
       reason: 'no such message for this tenant',
     });
-    await expect(message.recordReport({ ...hardBounce, recipient: 'stranger@example.org' })).resolves.toMatchObject({ result: 'refused' });
+    await expect(message.recordReport({ ...hardBounce, recipient: 'stranger@example.org' })).resolves.toMatchObject({
+      result: 'refused',
+    });
     await expect(actor(runtime, messageActor, 'msg_none').recordReport(hardBounce)).resolves.toMatchObject({ result: 'refused' });
     expect((await message.get(undefined)).record.events).toEqual(before);
     await expect(suppressionOf(runtime, 'b@example.com')).resolves.toBeNull();
@@ -160,6 +169,9 @@ describe('MessageActor.recordReport', () => {
 
   it('takes a report that names no recipient as about the message’s only one', async () => {
     const { message } = await sentMessage('msg_anon');
-    await expect(message.recordReport({ ...complaint, recipient: null })).resolves.toEqual({ result: 'recorded', recipient: 'b@example.com' });
+    await expect(message.recordReport({ ...complaint, recipient: null })).resolves.toEqual({
+      result: 'recorded',
+      recipient: 'b@example.com',
+    });
   });
 });

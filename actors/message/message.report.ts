@@ -25,11 +25,21 @@ export function recipientsOf(record: MessageRecord, outcomes: MessageOutcomes): 
 }
 
 /** The event a report records, in the data shape the delivery's own `email.bounced` has. */
-export function reportEvent(report: LateReport, to: string, recipient: string): { type: EventType; data: Record<string, unknown> } {
+export function reportEvent(
+  report: LateReport,
+  to: string,
+  recipient: string,
+): { type: EventType; data: Record<string, unknown> } {
   if (report.kind === 'complaint') {
     return {
       type: 'email.complained',
-      data: { to, recipients: [recipient], feedback_type: report.feedback_type, user_agent: report.user_agent, report_id: report.report_id },
+      data: {
+        to,
+        recipients: [recipient],
+        feedback_type: report.feedback_type,
+        user_agent: report.user_agent,
+        report_id: report.report_id,
+      },
     };
   }
   return {
@@ -64,6 +74,7 @@ export function recordedAlready(events: StoredEvent[], event: { type: EventType;
       e.type === event.type &&
       e.data.report_id !== undefined &&
       String(e.data.recipients) === who &&
-      (e.type === 'email.complained' || (e.data.action === event.data.action && e.data.enhanced_code === event.data.enhanced_code)),
+      (e.type === 'email.complained' ||
+        (e.data.action === event.data.action && e.data.enhanced_code === event.data.enhanced_code)),
   );
 }

@@ -72,20 +72,28 @@ describe('bouncesIntake: DSNs at a VERP return path', () => {
     ['gmail-dsn.eml', 'msg_7gml01', 'no.such.user@gmail.com', 'hard', 'bounced', '5.1.1'],
     ['gmail-delayed.eml', 'msg_7gdl01', 'slow@example.com', 'soft', 'sent', '4.4.1'],
     ['plain-undelivered.eml', 'msg_7pln01', 'old.user@legacy.example', 'hard', 'bounced', '5.2.2'],
-  ])('%s: email.bounced on %s, the status and suppression following, the report kept as recorded', async (file, id, to, type, status, code) => {
-    await sent(id, to);
-    await intake.take(arrived(`b+${id}@bounces.shop.example`, fixture(file)));
-    const record = await timeline(id);
-    expect(record.status).toBe(status);
-    expect(record.events.filter((e) => e.type === 'email.bounced').map((e) => [e.data.bounce_type, e.data.enhanced_code, e.data.recipients])).toEqual([
-      [type, code, [to]],
-    ]);
-    const [kept] = await reports('ten_shop');
-    expect(kept).toMatchObject({ tenant_id: 'ten_shop', outcome: 'recorded', message_id: id, reason: null, excerpt: null });
-    expect(record.events.find((e) => e.type === 'email.bounced')!.data.report_id).toBe(kept!.id);
-    if (type === 'hard') await eventually(async () => expect(await catalog.getSuppression('ten_shop', to)).toMatchObject({ reason: 'hard_bounce' }));
-    else expect(await catalog.getSuppression('ten_shop', to)).toBeNull();
-  });
+  ])(
+    '%s: email.bounced on %s, the status and suppression following, the report kept as recorded',
+    async (file, id, to, type, status, code) => {
+      await sent(id, to);
+      await intake.take(arrived(`b+${id}@bounces.shop.example`, fixture(file)));
+      const record = await timeline(id);
+      expect(record.status).toBe(status);
+      expect(
+        record.events
+          .filter((e) => e.type === 'email.bounced')
+          .map((e) => [e.data.bounce_type, e.data.enhanced_code, e.data.recipients]),
+      ).toEqual([[type, code, [to]]]);
+      const [kept] = await reports('ten_shop');
+      expect(kept).toMatchObject({ tenant_id: 'ten_shop', outcome: 'recorded', message_id: id, reason: null, excerpt: null });
+      expect(record.events.find((e) => e.type === 'email.bounced')!.data.report_id).toBe(kept!.id);
+      if (type === 'hard')
+        await eventually(async () =>
+          expect(await catalog.getSuppression('ten_shop', to)).toMatchObject({ reason: 'hard_bounce' }),
+        );
+      else expect(await catalog.getSuppression('ten_shop', to)).toBeNull();
+    },
+  );
 
   it('records the same DSN delivered twice once, and keeps both arrivals', async () => {
     await sent('msg_7pst01', 'nobody@example.net');
@@ -105,18 +113,16 @@ describe('bouncesIntake: ARF reports at the feedback-loop address', () => {
     await intake.take(arrived('fbl@bounces.shop.example', fixture(file)));
     const record = await timeline(id);
     expect(record.status).toBe('sent');
-    expect(record.events.filter((e) => e.type === 'email.complained').map((e) => [e.data.feedback_type, e.data.recipients])).toEqual([
-      ['abuse', [to]],
-    ]);
+    expect(
+      record.events.filter((e) => e.type === 'email.complained').map((e) => [e.data.feedback_type, e.data.recipients]),
+    ).toEqual([['abuse', [to]]]);
     expect(await reports('ten_shop')).toMatchObject([{ kind: 'arf', outcome: 'recorded', message_id: id }]);
     await eventually(async () => expect(await catalog.getSuppression('ten_shop', to)).toMatchObject({ reason: 'complaint' }));
   });
 
   it('ties a report whose original has only a Message-ID of Gatepost’s', async () => {
     await sent('msg_7yho01', 'reader@yahoo.com');
-    const raw = fixture('yahoo-arf.eml')
-      .toString()
-      .replaceAll('b+msg_7yho01@bounces.shop.example', 'someone@elsewhere.example');
+    const raw = fixture('yahoo-arf.eml').toString().replaceAll('b+msg_7yho01@bounces.shop.example', 'someone@elsewhere.example');
     await intake.take(arrived('fbl@bounces.shop.example', Buffer.from(raw)));
     expect(await reports('ten_shop')).toMatchObject([{ outcome: 'recorded', message_id: 'msg_7yho01' }]);
   });
@@ -130,7 +136,13 @@ describe('bouncesIntake: what is not attributed', () => {
     await intake.take(arrived('b+msg_7pst01@bounces.other.example', fixture('postfix-dsn.eml')));
     expect(await timeline('msg_7pst01')).toEqual(before);
     expect(await reports('ten_other')).toMatchObject([
-      { tenant_id: 'ten_other', kind: 'dsn', outcome: 'unrecognised', message_id: 'msg_7pst01', reason: 'no such message for this tenant' },
+      {
+        tenant_id: 'ten_other',
+        kind: 'dsn',
+        outcome: 'unrecognised',
+        message_id: 'msg_7pst01',
+        reason: 'no such message for this tenant',
+      },
     ]);
     expect(await reports('ten_shop')).toEqual([]);
     // The complaint address of ten_other, with ten_shop's message inside: the same.
@@ -165,6 +177,10 @@ describe('bouncesIntake: what is not attributed', () => {
       outcome: 'unrecognised',
       reason: 'no tenant has nobody.example verified',
     });
-    expect((await timeline('msg_7odd01')).events.map((e) => e.type)).toEqual(['message.accepted', 'message.queued', 'email.sent']);
+    expect((await timeline('msg_7odd01')).events.map((e) => e.type)).toEqual([
+      'message.accepted',
+      'message.queued',
+      'email.sent',
+    ]);
   });
 });

@@ -34,7 +34,11 @@ interface Conclusion {
   reason: string | null;
 }
 
-const unrecognised = (reason: string, message_id: string | null = null): Conclusion => ({ outcome: 'unrecognised', message_id, reason });
+const unrecognised = (reason: string, message_id: string | null = null): Conclusion => ({
+  outcome: 'unrecognised',
+  message_id,
+  reason,
+});
 
 /** The message id of a VERP address (`b+msg_…@…`), any case; null for another address. */
 function verpMessageId(address: string | null | undefined): string | null {
@@ -67,7 +71,8 @@ function lateReportsOf(parsed: ParsedReport, tenantId: string, reportId: string)
     case 'dsn':
     case 'plain': {
       const bounces = parsed.recipients.filter((r) => r.action === 'failed' || r.action === 'delayed');
-      if (bounces.length === 0) return `a delivery status notification of ${parsed.recipients.map((r) => r.action).join(', ')}: nothing failed or was delayed`;
+      if (bounces.length === 0)
+        return `a delivery status notification of ${parsed.recipients.map((r) => r.action).join(', ')}: nothing failed or was delayed`;
       return bounces.map((r) => ({
         ...base,
         kind: 'bounce',
@@ -84,7 +89,15 @@ function lateReportsOf(parsed: ParsedReport, tenantId: string, reportId: string)
       if (!isComplaint(parsed.feedback_type)) {
         return `an abuse report of feedback type ${parsed.feedback_type}, which is not a complaint`;
       }
-      return [{ ...base, kind: 'complaint', recipient: parsed.recipient, feedback_type: parsed.feedback_type, user_agent: parsed.user_agent }];
+      return [
+        {
+          ...base,
+          kind: 'complaint',
+          recipient: parsed.recipient,
+          feedback_type: parsed.feedback_type,
+          user_agent: parsed.user_agent,
+        },
+      ];
     case 'unknown':
       return parsed.reason;
   }
@@ -109,12 +122,17 @@ function printableJson(value: unknown): unknown {
 }
 
 export function bouncesIntake({ invoker, catalog }: BouncesIntakeDeps): ReportIntake {
-  async function conclude(report: ArrivedReport, id: string, parsed: ParsedReport): Promise<{ tenant: string | null; conclusion: Conclusion }> {
+  async function conclude(
+    report: ArrivedReport,
+    id: string,
+    parsed: ParsedReport,
+  ): Promise<{ tenant: string | null; conclusion: Conclusion }> {
     const rcpt = report.rcpt.trim().toLowerCase();
     const at = rcpt.lastIndexOf('@');
     const local = rcpt.slice(0, at);
     const domain = rcpt.slice(at + 1);
-    if (at < 0 || !domain.startsWith(RETURN_PATH_PREFIX)) return { tenant: null, conclusion: unrecognised(`${rcpt} is not on a return-path domain`) };
+    if (at < 0 || !domain.startsWith(RETURN_PATH_PREFIX))
+      return { tenant: null, conclusion: unrecognised(`${rcpt} is not on a return-path domain`) };
     const sendingDomain = domain.slice(RETURN_PATH_PREFIX.length);
     const tenant = await catalog.domainOwner(sendingDomain);
     if (!tenant) return { tenant: null, conclusion: unrecognised(`no tenant has ${sendingDomain} verified`) };
@@ -156,7 +174,8 @@ export function bouncesIntake({ invoker, catalog }: BouncesIntakeDeps): ReportIn
         kind,
         ...conclusion,
         findings: printableJson(findings) as Record<string, unknown>,
-        excerpt: conclusion.outcome === 'unrecognised' ? printable(report.raw.subarray(0, EXCERPT_BYTES).toString('latin1')) : null,
+        excerpt:
+          conclusion.outcome === 'unrecognised' ? printable(report.raw.subarray(0, EXCERPT_BYTES).toString('latin1')) : null,
         size: report.raw.length,
       };
       await catalog.putReport(kept);

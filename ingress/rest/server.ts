@@ -33,6 +33,7 @@ import { registerOpenApi } from './openapi.swagger.ts';
 import { serializerCompiler, validatorCompiler, withZod } from './schema.http.ts';
 import { sandboxRoutes } from './sandbox.route.ts';
 import { suppressionRoutes } from './suppressions.route.ts';
+import { reportAdminRoutes, reportRoutes } from './reports.route.ts';
 import { systemRoutes } from './system.route.ts';
 import { templateRoutes } from './templates.route.ts';
 import { trackingRoutes } from './tracking.route.ts';
@@ -197,6 +198,7 @@ export function restServer(deps: RestDeps): RestServer {
     receiptRoutes(scope, deps.invoker);
     templateRoutes(scope, deps.catalog);
     suppressionRoutes(scope, deps.invoker, deps.catalog);
+    reportRoutes(scope, deps.catalog);
     sandboxRoutes(scope, deps.catalog);
     domainRoutes(scope, deps.domains);
     if (deps.events) eventRoutes(scope, deps.events);
@@ -209,6 +211,7 @@ export function restServer(deps: RestDeps): RestServer {
       native(admin);
       authenticateIn(admin, async (request) => checkAdmin(adminToken, request));
       adminRoutes(withZod(admin), deps.catalog, deps.keys);
+      reportAdminRoutes(withZod(admin), deps.catalog);
       receiptAdminRoutes(withZod(admin), deps.receiptKeys);
     });
   }

@@ -663,7 +663,10 @@ export class PgCatalog implements Catalog {
   }
 
   async domainOwner(name: string): Promise<string | null> {
-    const rows = await this.query<{ tenant_id: string }>("SELECT tenant_id FROM domains WHERE name = $1 AND status = 'verified'", [name]);
+    const rows = await this.query<{ tenant_id: string }>(
+      "SELECT tenant_id FROM domains WHERE name = $1 AND status = 'verified'",
+      [name],
+    );
     return rows[0]?.tenant_id ?? null;
   }
 

@@ -598,7 +598,8 @@ export class SqliteCatalog implements Catalog {
   }
 
   async domainOwner(name: string): Promise<string | null> {
-    const row = this.sql("SELECT tenant_id FROM domains WHERE name = ? AND status = 'verified'").get(name) as { tenant_id: string } | undefined;
+    const row = this.sql("SELECT tenant_id FROM domains WHERE name = ? AND status = 'verified'").get(name) as
+      { tenant_id: string } | undefined;
     return row?.tenant_id ?? null;
   }
 
@@ -612,10 +613,16 @@ export class SqliteCatalog implements Catalog {
 
   async listReports(opts: { tenant_id?: string; limit: number; cursor?: string }): Promise<Page<ReceivedReport>> {
     const cursor = decodeCursor(opts.cursor, 2);
-    const where = [...(opts.tenant_id !== undefined ? ['tenant_id = @tenant'] : []), ...(cursor ? ['(received_at, id) < (@at, @id)'] : [])];
+    const where = [
+      ...(opts.tenant_id !== undefined ? ['tenant_id = @tenant'] : []),
+      ...(cursor ? ['(received_at, id) < (@at, @id)'] : []),
+    ];
     const rows = this.sql(
       `SELECT * FROM reports ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY received_at DESC, id DESC LIMIT @limit`,
-    ).all({ tenant: opts.tenant_id, at: cursor?.[0], id: cursor?.[1], limit: opts.limit + 1 }) as (Omit<ReceivedReport, 'findings'> & {
+    ).all({ tenant: opts.tenant_id, at: cursor?.[0], id: cursor?.[1], limit: opts.limit + 1 }) as (Omit<
+      ReceivedReport,
+      'findings'
+    > & {
       findings: string;
     })[];
     const data = rows.slice(0, opts.limit).map((r) => ({ ...r, findings: JSON.parse(r.findings) as Record<string, unknown> }));
