@@ -199,12 +199,10 @@ export const SuppressionView = z.object({
 /** A message received at one of the tenant's return-path domains (docs/bounces.md). */
 export const ReportView = z.object({
   id: z.string().meta({ description: '`rpt_…`' }),
-  rcpt: z
-    .string()
-    .meta({
-      description:
-        'The envelope recipient: a VERP address (`b+msg_…@bounces.<domain>`) or the feedback-loop address (`fbl@bounces.<domain>`).',
-    }),
+  rcpt: z.string().meta({
+    description:
+      'The envelope recipient: a VERP address (`b+msg_…@bounces.<domain>`) or the feedback-loop address (`fbl@bounces.<domain>`).',
+  }),
   mail_from: z.string().meta({ description: "The envelope sender; `''` for the null reverse-path of a DSN." }),
   remote_address: z.string(),
   received_at: z.string(),
