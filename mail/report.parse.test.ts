@@ -124,6 +124,12 @@ describe('parseReport: the rest', () => {
     });
   });
 
+  it('reads no status code out of a message that does not say it is a bounce', () => {
+    const reply = 'From: Ann <ann@example.com>\r\nSubject: Re: Your order\r\n\r\nI upgraded to version 5.1.1 and it still fails.';
+    expect(parseReport(Buffer.from(reply)).kind).toBe('unknown');
+    expect(parseReport(Buffer.from(reply.replace('Re: Your order', 'Undelivered Mail Returned to Sender'))).kind).toBe('plain');
+  });
+
   it('calls a report with no recipient block unrecognised, and says why', () => {
     expect(parseReport(fixture('report-no-parts.eml'))).toEqual({
       kind: 'unknown',

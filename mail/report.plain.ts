@@ -20,7 +20,20 @@ function replyLine(text: string, status: string): string | null {
   return (at >= 0 ? line.slice(at) : line).trim();
 }
 
+/**
+ * Whether the message says it is a bounce: from a mailer daemon or postmaster, auto-submitted, or
+ * titled as one. A person's reply that quotes a version number is not read for a status code.
+ */
+function saysBounce(headers: MimePart['headers']): boolean {
+  return (
+    /mailer-daemon|postmaster|mail delivery/i.test(field(headers, 'from') ?? '') ||
+    /^auto-replied|^auto-generated/i.test(field(headers, 'auto-submitted') ?? '') ||
+    /undeliver|returned|delivery (status|fail)|failure notice|could not be delivered/i.test(field(headers, 'subject') ?? '')
+  );
+}
+
 export function plainBounceOf(tree: MimePart): ReportedRecipient[] | null {
+  if (!saysBounce(tree.headers)) return null;
   const text = textOf(tree);
   const status = enhancedStatus(text);
   if (!status || status.startsWith('2.')) return null;
