@@ -1,7 +1,7 @@
 // The report parsers over real-format fixtures (fixtures/reports/): DSNs as Postfix, Exim and
 // Gmail send them, ARF reports as Yahoo and Outlook.com (JMRP) send them, a plain-text bounce,
 // and what is not a report at all.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseReport } from './report.parse.ts';
 
@@ -102,6 +102,16 @@ describe('parseReport: abuse reports (RFC 5965 ARF)', () => {
       .replace('Original-Rcpt-To: reader@yahoo.com', 'Original-Rcpt-To: redacted@yahoo.com')
       .replace('To: reader@yahoo.com', 'To: redacted@yahoo.com');
     expect(parseReport(Buffer.from(raw))).toMatchObject({ kind: 'arf', recipient: null });
+  });
+});
+
+describe('parseReport: line ends', () => {
+  it('reads every fixture the same with CRLF line ends, as mail arrives over SMTP', () => {
+    for (const name of readdirSync(new URL('./fixtures/reports/', import.meta.url))) {
+      const lf = fixture(name);
+      const crlf = Buffer.from(lf.toString('utf8').replace(/\n/g, '\r\n'));
+      expect(parseReport(crlf), name).toEqual(parseReport(lf));
+    }
   });
 });
 
