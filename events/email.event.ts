@@ -13,6 +13,7 @@ export type EventType =
   | 'message.deferred'
   | 'email.sent'
   | 'email.bounced'
+  | 'email.complained'
   | 'email.opened'
   | 'email.clicked'
   | 'email.unsubscribed'
@@ -25,6 +26,7 @@ export type EventType =
 export const LIFECYCLE_EVENTS: ReadonlySet<EventType> = new Set([
   'email.sent',
   'email.bounced',
+  'email.complained',
   'email.opened',
   'email.clicked',
   'email.unsubscribed',

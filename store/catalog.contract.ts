@@ -10,6 +10,7 @@ import type {
   DomainCreate,
   Page,
   ReceiptKey,
+  ReceivedReport,
   Suppression,
   Template,
   TemplateFields,
@@ -502,6 +503,68 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
       });
     });
 
+    describe('reports', () => {
+      const report = (tenant_id: string | null, received_at: string, more: Partial<ReceivedReport> = {}): ReceivedReport => ({
+        id: unique('rpt'),
+        tenant_id,
+        rcpt: 'b+msg_1@bounces.shop.example',
+        mail_from: '',
+        remote_address: '192.0.2.9',
+        received_at,
+        kind: 'dsn',
+        outcome: 'recorded',
+        message_id: 'msg_1',
+        reason: null,
+        findings: { recipients: [{ recipient: 'gone@example.net', status: '5.1.1' }], original: null },
+        excerpt: null,
+        size: 2048,
+        ...more,
+      });
+
+      it('keeps a report as given, once, and lists a tenant its own only', async () => {
+        const [t, other] = [await newTenant(), await newTenant()];
+        const r = report(t.id, '2026-11-24T09:12:41.000Z');
+        await catalog.putReport(r);
+        await catalog.putReport({ ...r, outcome: 'repeat' }); // the same id again changes nothing
+        const junk = report(other.id, '2026-11-24T09:12:42.000Z', {
+          kind: 'unknown',
+          outcome: 'unrecognised',
+          message_id: null,
+          reason: 'no status code',
+          findings: {},
+          excerpt: 'Subject: \ufffd junk',
+        });
+        await catalog.putReport(junk);
+        expect(await catalog.listReports({ tenant_id: t.id, limit: 10 })).toEqual({ data: [r], next_cursor: null });
+        expect(await catalog.listReports({ tenant_id: other.id, limit: 10 })).toEqual({ data: [junk], next_cursor: null });
+      });
+
+      it('lists every tenant’s, the unowned too, newest first, and next_cursor walks through them once', async () => {
+        const [t, other] = [await newTenant(), await newTenant()];
+        const put = [
+          report(t.id, '2999-01-01T00:00:01.000Z'),
+          report(null, '2999-01-01T00:00:03.000Z', { outcome: 'unrecognised', reason: 'no tenant owns bounces.nobody.example' }),
+          report(other.id, '2999-01-01T00:00:02.000Z'),
+          report(t.id, '2999-01-01T00:00:03.000Z'),
+        ];
+        for (const r of put) await catalog.putReport(r);
+        const newest = [...put].sort((a, b) =>
+          a.received_at === b.received_at ? (a.id < b.id ? 1 : -1) : a.received_at < b.received_at ? 1 : -1,
+        );
+        // Other tests' reports (and, on a kept database, earlier runs') are in the list too.
+        const ours = new Set(put.map((r) => r.id));
+        const pages = await allPages((cursor) => catalog.listReports({ limit: 3, cursor }));
+        expect(pages.flat().filter((r) => ours.has(r.id))).toEqual(newest);
+        expect(new Set(pages.flat().map((r) => r.id)).size).toBe(pages.flat().length);
+        const own = await allPages((cursor) => catalog.listReports({ tenant_id: t.id, limit: 1, cursor }));
+        expect(own.flat()).toEqual(newest.filter((r) => r.tenant_id === t.id));
+      });
+
+      it('refuses a cursor it did not hand out with invalid_request', async () => {
+        for (const cursor of BAD_CURSORS) await expectError(catalog.listReports({ limit: 1, cursor }), 'invalid_request');
+      });
+    });
+
     describe('suppressions', () => {
       const suppression = (tenant_id: string, address: string, more: Partial<Suppression> = {}): Suppression => ({
         tenant_id,
@@ -989,6 +1052,17 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         await catalog.createDomain(domain(t.id, name));
         await expectError(catalog.createDomain(domain(t.id, name)), 'domain_exists');
         expect(await catalog.listDomains(t.id)).toHaveLength(1);
+      });
+
+      it('names the owner of a verified domain: no one while it is pending, its tenant once verified', async () => {
+        const [t, other] = [await newTenant(), await newTenant()];
+        const name = uniqueName();
+        const d = await catalog.createDomain(domain(t.id, name));
+        await catalog.createDomain(domain(other.id, name));
+        expect(await catalog.domainOwner(name)).toBeNull();
+        await catalog.recordDomainCheck(t.id, d.id, { status: 'verified', checks: {} });
+        expect(await catalog.domainOwner(name)).toBe(t.id);
+        expect(await catalog.domainOwner(uniqueName())).toBeNull();
       });
 
       it('records checks; verified_at is when it became verified, cleared when it falls back to pending', async () => {

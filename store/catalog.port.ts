@@ -217,6 +217,35 @@ export type NewReceiptKey = Pick<ReceiptKey, 'kid' | 'public_jwk' | 'private_key
 /** A receipt key without its private half, as the JWKS lists it. */
 export type ReceiptPublicKey = Omit<ReceiptKey, 'private_key'>;
 
+/** What came of a message received at a return-path domain (docs/bounces.md). */
+export type ReportOutcome = 'recorded' | 'repeat' | 'unrecognised';
+
+/** A message received at a return-path domain: a bounce, a complaint, or neither; kept whatever came of it. */
+export interface ReceivedReport {
+  /** `rpt_…` */
+  id: string;
+  /** The tenant whose verified domain owns the return-path domain it arrived at; null when none does. */
+  tenant_id: string | null;
+  /** The envelope recipient (a VERP address, or the feedback-loop address) and sender. */
+  rcpt: string;
+  mail_from: string;
+  remote_address: string;
+  received_at: string;
+  /** What the parser took it for: `dsn`, `arf`, `plain` (a bounce in no standard format) or `unknown`. */
+  kind: 'dsn' | 'arf' | 'plain' | 'unknown';
+  outcome: ReportOutcome;
+  /** The message it was tied to (or, unrecognised, the one it named); null when none. */
+  message_id: string | null;
+  /** Why it was not tied to a message; null when it was. */
+  reason: string | null;
+  /** What the parser found: recipients, statuses and diagnostics, the feedback, the original headers. */
+  findings: Record<string, unknown>;
+  /** The start of an unrecognised message, to look at; null for the others. */
+  excerpt: string | null;
+  /** Its size in bytes. */
+  size: number;
+}
+
 export interface Page<T> {
   data: T[];
   /** Pass as `cursor` to get the next page; null on the last page. */
@@ -294,6 +323,14 @@ export interface Catalog {
    */
   recordDomainCheck(tenantId: string, id: string, check: DomainCheck): Promise<SendingDomain | null>;
   deleteDomain(tenantId: string, id: string): Promise<boolean>;
+
+  /** The tenant that has the domain `name` verified (one tenant at most can), or null. */
+  domainOwner(name: string): Promise<string | null>;
+
+  /** Keeps a received report; the same id again changes nothing. */
+  putReport(r: ReceivedReport): Promise<void>;
+  /** Reports newest first (then by id), of one tenant, or (tenant_id undefined) of all, the unowned included. */
+  listReports(opts: { tenant_id?: string; limit: number; cursor?: string }): Promise<Page<ReceivedReport>>;
 
   /** The current receipt key, or null before the first is made. */
   currentReceiptKey(): Promise<ReceiptKey | null>;

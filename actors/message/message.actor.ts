@@ -24,9 +24,13 @@ import {
   type MessageReady,
   type MessageOutcomes,
   type MessageRecord,
+  type LateReport,
+  type LateReportResult,
   type TrackArgs,
   type TrackResult,
 } from './message.state.ts';
+import { lateBounceType, recipientsOf, recordedAlready, reportEvent } from './message.report.ts';
+import { normalizeAddress } from '../../mail/address.ts';
 import { signedWith } from '../../mail/tracking.token.ts';
 import { looksMachineMade } from '../../mail/tracking.machine.ts';
 import type { RenderedContent } from '../../mail/content.ts';
@@ -358,6 +362,44 @@ export const messageActor = defineActor({
       }
       turn.set('outcomes', outcomes);
       return 'recorded';
+    },
+
+    /**
+     * Records what a report that came back to the message's return path says, days after its
+     * sending or at once (docs/bounces.md): `email.bounced` (a hard bounce suppresses the
+     * recipient, and a failure makes the message bounced) or `email.complained` (the recipient
+     * suppressed). Only for a live message of the tenant the report arrived for, and a recipient
+     * the message went to; the same report (or one saying the same) twice records once.
+     */
+    async recordReport(turn, report: LateReport): Promise<LateReportResult> {
+      const record = await readRecord(turn);
+      // Another tenant's message is answered as no message at all: a report never learns more.
+      if (!record || record.tenant_id !== report.tenant_id)
+        return { result: 'refused', reason: 'no such message for this tenant' };
+      if (record.sandbox) return { result: 'refused', reason: 'a sandbox message, which was never sent' };
+      const outcomes = await loadOutcomes(turn);
+      const recipients = recipientsOf(record, outcomes);
+      const named = report.recipient ? normalizeAddress(report.recipient) : null;
+      // A report naming no recipient is about the message's only one, or cannot be placed.
+      const recipient = named ?? (recipients.size === 1 ? [...recipients][0]! : null);
+      if (!recipient) return { result: 'refused', reason: 'the report names no recipient, and the message had several' };
+      if (!recipients.has(recipient)) return { result: 'refused', reason: `${recipient} is not a recipient of the message` };
+      const event = reportEvent(report, outcomes.to, recipient);
+      if (recordedAlready(outcomes.events, event)) return { result: 'repeat', recipient };
+      const suppress = (reason: 'hard_bounce' | 'complaint', detail: string) =>
+        actor(turn, recipientActor, recipientActorId(record.tenant_id, recipient)).suppress({ reason, detail });
+      if (report.kind === 'complaint') {
+        await suppress('complaint', `complained (${report.feedback_type}) about message ${record.id}`);
+      } else {
+        if (lateBounceType(report.action, report.status) === 'hard') {
+          await suppress('hard_bounce', report.diagnostic ?? `bounced with ${report.status}`);
+        }
+        // A delay says the remote side is still trying: the message's status stays.
+        if (report.action === 'failed') outcomes.status = 'bounced';
+      }
+      appendEvent(turn, outcomes, event.type, event.data);
+      turn.set('outcomes', outcomes);
+      return { result: 'recorded', recipient };
     },
   },
 

@@ -185,5 +185,37 @@ export interface TrackArgs {
  */
 export type TrackResult = 'recorded' | 'repeat' | 'refused';
 
+/**
+ * What a report that came back to the message's return path says (docs/bounces.md): a bounce from
+ * a delivery status notification (or a plain-text bounce), or a complaint from an abuse report.
+ */
+export type LateReport = {
+  /** The tenant whose return-path domain the report arrived at: only a message of this tenant's is touched. */
+  tenant_id: string;
+  /** The stored report (the catalog's `rpt_` row) this came from. */
+  report_id: string;
+  /** The recipient the report names; null when it names none (or a redacted one). */
+  recipient: string | null;
+} & (
+  | {
+      kind: 'bounce';
+      source: 'dsn' | 'plain';
+      action: 'failed' | 'delayed';
+      /** The enhanced status code, `5.1.1`. */
+      status: string | null;
+      smtp_code: number | null;
+      diagnostic: string | null;
+      remote_mta: string | null;
+    }
+  | { kind: 'complaint'; feedback_type: string; user_agent: string | null }
+);
+
+/**
+ * What a report came to: `recorded` (with the recipient it was about), `repeat` (recorded
+ * already: nothing more), or `refused` with why (no such message, not the tenant's, a sandbox
+ * message, a recipient the message did not go to).
+ */
+export type LateReportResult = { result: 'recorded' | 'repeat'; recipient: string } | { result: 'refused'; reason: string };
+
 /** Messages (and their idempotency keys) are kept this long. */
 export const RETENTION_MS = 90 * 24 * 3600 * 1000;

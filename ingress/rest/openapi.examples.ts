@@ -69,6 +69,59 @@ const template = {
   updated_at: AT,
 };
 
+/** A hard bounce from a Postfix DSN, recorded on its message, and a message that could not be tied to one. */
+const bounceReport = {
+  id: 'rpt_06gz7d9k3m2q8r4t6v8x0y2a4m',
+  rcpt: `b+${MSG}@bounces.shop.example`,
+  mail_from: '',
+  remote_address: '192.0.2.25',
+  received_at: LATER,
+  kind: 'dsn',
+  outcome: 'recorded',
+  message_id: MSG,
+  reason: null,
+  findings: {
+    reporting_mta: 'mx1.example.net',
+    recipients: [
+      {
+        recipient: 'ann@example.com',
+        original_recipient: 'ann@example.com',
+        action: 'failed',
+        status: '5.1.1',
+        smtp_code: 550,
+        diagnostic: '550 5.1.1 <ann@example.com>: Recipient address rejected: User unknown',
+        remote_mta: 'mail.example.com',
+      },
+    ],
+    original: {
+      message_id: `<${MSG}@shop.example>`,
+      return_path: `b+${MSG}@bounces.shop.example`,
+      from: 'Shop <orders@shop.example>',
+      to: 'ann@example.com',
+      subject: 'Your order A-1042',
+    },
+  },
+  excerpt: null,
+  size: 3120,
+};
+const unrecognisedReport = {
+  id: 'rpt_06gz7d9k3m2q8r4t6v8x0y2a4n',
+  rcpt: 'fbl@bounces.shop.example',
+  mail_from: 'postmaster@isp.example',
+  remote_address: '203.0.113.9',
+  received_at: AT,
+  kind: 'unknown',
+  outcome: 'unrecognised',
+  message_id: null,
+  reason: 'neither a delivery status notification nor an abuse report, and no status code in its text',
+  findings: {
+    reason: 'neither a delivery status notification nor an abuse report, and no status code in its text',
+    original: null,
+  },
+  excerpt: 'From: postmaster@isp.example\r\nSubject: Re: Your order\r\n\r\nPlease stop.',
+  size: 71,
+};
+
 const inboxSummary = {
   id: MSG,
   key_id: KEY,
@@ -307,6 +360,16 @@ export const operationExamples: Record<string, OperationExamples> = {
           suggestion: null,
         },
       ],
+    },
+  },
+  getV1Reports: { answer: { data: [bounceReport, unrecognisedReport], next_cursor: null } },
+  getV1AdminReports: {
+    answer: {
+      data: [
+        { ...bounceReport, tenant_id: TEN },
+        { ...unrecognisedReport, tenant_id: TEN },
+      ],
+      next_cursor: null,
     },
   },
 

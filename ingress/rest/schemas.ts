@@ -196,6 +196,35 @@ export const SuppressionView = z.object({
   created_at: z.string(),
 });
 
+/** A message received at one of the tenant's return-path domains (docs/bounces.md). */
+export const ReportView = z.object({
+  id: z.string().meta({ description: '`rpt_…`' }),
+  rcpt: z.string().meta({
+    description:
+      'The envelope recipient: a VERP address (`b+msg_…@bounces.<domain>`) or the feedback-loop address (`fbl@bounces.<domain>`).',
+  }),
+  mail_from: z.string().meta({ description: "The envelope sender; `''` for the null reverse-path of a DSN." }),
+  remote_address: z.string(),
+  received_at: z.string(),
+  kind: z.enum(['dsn', 'arf', 'plain', 'unknown']).meta({
+    description:
+      '`dsn` (RFC 3464), `arf` (RFC 5965), `plain` (a bounce in no standard format, read by its status code), `unknown`.',
+  }),
+  outcome: z.enum(['recorded', 'repeat', 'unrecognised']).meta({
+    description: '`recorded` on its message, `repeat` (recorded already), or `unrecognised`: kept, with `reason`.',
+  }),
+  message_id: z.string().nullable().meta({ description: 'The message it was tied to, or named; null when none.' }),
+  reason: z.string().nullable().meta({ description: 'Why it was not tied to a message; null when it was.' }),
+  findings: z
+    .record(z.string(), z.unknown())
+    .meta({ description: 'What the parser found: recipients, statuses, diagnostics, the feedback, the original headers.' }),
+  excerpt: z.string().nullable().meta({ description: 'The first 2,048 bytes of an unrecognised message; null for the others.' }),
+  size: z.number().int(),
+});
+
+/** The same, for the operator: with the tenant whose return-path domain it arrived at (null: no tenant's). */
+export const AdminReportView = ReportView.extend({ tenant_id: z.string().nullable() });
+
 export const SuppressionCreate = z
   .object({
     address: z.string().min(3).max(254),

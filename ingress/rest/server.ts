@@ -34,6 +34,7 @@ import { serializerCompiler, validatorCompiler, withZod } from './schema.http.ts
 import { reputationAdminRoutes, reputationRoutes } from './reputation.route.ts';
 import { sandboxRoutes } from './sandbox.route.ts';
 import { suppressionRoutes } from './suppressions.route.ts';
+import { reportAdminRoutes, reportRoutes } from './reports.route.ts';
 import { systemRoutes } from './system.route.ts';
 import { templateRoutes } from './templates.route.ts';
 import { trackingRoutes } from './tracking.route.ts';
@@ -201,6 +202,7 @@ export function restServer(deps: RestDeps): RestServer {
     receiptRoutes(scope, deps.invoker);
     templateRoutes(scope, deps.catalog);
     suppressionRoutes(scope, deps.invoker, deps.catalog);
+    reportRoutes(scope, deps.catalog);
     sandboxRoutes(scope, deps.catalog);
     domainRoutes(scope, deps.domains);
     reputationRoutes(scope, deps.invoker);
@@ -215,6 +217,7 @@ export function restServer(deps: RestDeps): RestServer {
       native(admin);
       authenticateIn(admin, async (request) => checkAdmin(adminToken, request));
       adminRoutes(withZod(admin), deps.catalog, deps.keys);
+      reportAdminRoutes(withZod(admin), deps.catalog);
       receiptAdminRoutes(withZod(admin), deps.receiptKeys);
       reputationAdminRoutes(withZod(admin), deps.invoker, deps.catalog);
     });

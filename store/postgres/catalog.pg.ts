@@ -30,6 +30,7 @@ import type {
   WebhookDisabledReason,
   WebhookEndpoint,
   WebhookPatch,
+  ReceivedReport,
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { htmlWords } from '../../mail/content.ts';
@@ -659,6 +660,60 @@ export class PgCatalog implements Catalog {
 
   private receiptKeyValues(k: NewReceiptKey): unknown[] {
     return [...storedReceiptKey(k, this.sealer), now()];
+  }
+
+  async domainOwner(name: string): Promise<string | null> {
+    const rows = await this.query<{ tenant_id: string }>(
+      "SELECT tenant_id FROM domains WHERE name = $1 AND status = 'verified'",
+      [name],
+    );
+    return rows[0]?.tenant_id ?? null;
+  }
+
+  async putReport(r: ReceivedReport): Promise<void> {
+    await this.query(
+      `INSERT INTO reports (id, tenant_id, rcpt, mail_from, remote_address, received_at, kind, outcome, message_id, reason, findings, excerpt, size)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING`,
+      [
+        r.id,
+        r.tenant_id,
+        r.rcpt,
+        r.mail_from,
+        r.remote_address,
+        r.received_at,
+        r.kind,
+        r.outcome,
+        r.message_id,
+        r.reason,
+        JSON.stringify(r.findings),
+        r.excerpt,
+        r.size,
+      ],
+    );
+  }
+
+  async listReports(opts: { tenant_id?: string; limit: number; cursor?: string }): Promise<Page<ReceivedReport>> {
+    const cursor = decodeCursor(opts.cursor, 2);
+    if (cursor?.some((part) => part.includes('\u0000'))) throw badCursor();
+    const values: unknown[] = [];
+    const param = (v: unknown) => `$${values.push(v)}`;
+    const where: string[] = [];
+    if (opts.tenant_id !== undefined) where.push(`tenant_id = ${param(opts.tenant_id)}`);
+    if (cursor) where.push(`(received_at, id) < (${param(cursor[0])}::timestamptz, ${param(cursor[1])})`);
+    let rows: ReceivedReport[];
+    try {
+      rows = await this.query<ReceivedReport>(
+        `SELECT * FROM reports ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY received_at DESC, id DESC LIMIT ${param(opts.limit + 1)}`,
+        values,
+      );
+    } catch (error) {
+      // A cursor whose time is no time (22007, 22008) is not one this API handed out.
+      const code = (error as { code?: string }).code;
+      throw cursor && (code === '22007' || code === '22008') ? badCursor() : error;
+    }
+    const data = rows.slice(0, opts.limit);
+    const last = data[data.length - 1];
+    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.received_at, last.id]) : null };
   }
 
   async currentReceiptKey(): Promise<ReceiptKey | null> {

@@ -19,6 +19,7 @@ import type {
   InboxSession,
   Page,
   Quota,
+  ReceivedReport,
   SendingDomain,
   ReceiptKey,
   ReceiptPublicKey,
@@ -594,6 +595,39 @@ export class SqliteCatalog implements Catalog {
       ...storedReceiptKey(k, this.sealer),
       now(),
     );
+  }
+
+  async domainOwner(name: string): Promise<string | null> {
+    const row = this.sql("SELECT tenant_id FROM domains WHERE name = ? AND status = 'verified'").get(name) as
+      { tenant_id: string } | undefined;
+    return row?.tenant_id ?? null;
+  }
+
+  async putReport(r: ReceivedReport): Promise<void> {
+    this.sql(
+      `INSERT INTO reports (id, tenant_id, rcpt, mail_from, remote_address, received_at, kind, outcome, message_id, reason, findings, excerpt, size)
+       VALUES (@id, @tenant_id, @rcpt, @mail_from, @remote_address, @received_at, @kind, @outcome, @message_id, @reason, @findings, @excerpt, @size)
+       ON CONFLICT DO NOTHING`,
+    ).run({ ...r, findings: JSON.stringify(r.findings) });
+  }
+
+  async listReports(opts: { tenant_id?: string; limit: number; cursor?: string }): Promise<Page<ReceivedReport>> {
+    const cursor = decodeCursor(opts.cursor, 2);
+    const where = [
+      ...(opts.tenant_id !== undefined ? ['tenant_id = @tenant'] : []),
+      ...(cursor ? ['(received_at, id) < (@at, @id)'] : []),
+    ];
+    const rows = this.sql(
+      `SELECT * FROM reports ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY received_at DESC, id DESC LIMIT @limit`,
+    ).all({ tenant: opts.tenant_id, at: cursor?.[0], id: cursor?.[1], limit: opts.limit + 1 }) as (Omit<
+      ReceivedReport,
+      'findings'
+    > & {
+      findings: string;
+    })[];
+    const data = rows.slice(0, opts.limit).map((r) => ({ ...r, findings: JSON.parse(r.findings) as Record<string, unknown> }));
+    const last = data[data.length - 1];
+    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.received_at, last.id]) : null };
   }
 
   async currentReceiptKey(): Promise<ReceiptKey | null> {
