@@ -8,7 +8,9 @@ import type { DnsServer } from './dns.harness.ts';
 export const fixture = (name: string): Buffer => readFileSync(new URL(`../../ingress/inbound/fixtures/${name}`, import.meta.url));
 
 const publicKeyOf = (name: string) =>
-  createPublicKey(fixture(`${name}.key.pem`)).export({ format: 'der', type: 'spki' }).toString('base64');
+  createPublicKey(fixture(`${name}.key.pem`))
+    .export({ format: 'der', type: 'spki' })
+    .toString('base64');
 
 /**
  * sender.test signs with s1 and lets 127.0.0.1 send (DMARC p=reject); other.test signs with s1 too;
