@@ -52,6 +52,11 @@ export const errorCatalog = {
     smtp: [550, '5.1.1'],
     message: 'The recipient is on the suppression list (bounced, complained or unsubscribed).',
   },
+  inbound_domain_not_verified: {
+    status: 422,
+    smtp: [550, '5.7.1'],
+    message: "The route's domain is not a verified domain of this tenant with its inbound MX record found.",
+  },
   attachments_unsupported: {
     status: 422,
     smtp: [554, '5.6.0'],

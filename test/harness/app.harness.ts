@@ -12,6 +12,7 @@ import type { Invoker } from '../../runtime/runtime.port.ts';
 import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { Domains } from '../../tenancy/domains.ts';
 import { KeyRing } from '../../tenancy/keys.ts';
+import { InboundRoutes } from '../../tenancy/inbound.routes.ts';
 import { TEST_RECORD_SETTINGS } from './domains.harness.ts';
 import { tempDir } from './gatepost.harness.ts';
 import { unreachableRelay } from './relay.harness.ts';
@@ -23,6 +24,7 @@ export interface TestApp {
   runtime: EmbeddedRuntime;
   keys: KeyRing;
   domains: Domains;
+  inboundRoutes: InboundRoutes;
   /** The tenant event feed GET /v1/events reads (with `actors` only). */
   events: EventFeed | undefined;
   close(): Promise<void>;
@@ -68,6 +70,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     await runtime.start();
   }
   const keys = new KeyRing(catalog);
+  const inboundRoutes = new InboundRoutes(catalog, TEST_RECORD_SETTINGS);
   const server = restServer({
     gate: createGate({
       invoker: options.gateInvoker?.(runtime) ?? runtime,
@@ -80,6 +83,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     keys,
     receiptKeys,
     domains,
+    inbound: { routes: inboundRoutes, publicUrl: () => 'http://gatepost.test' },
     events,
     adminToken: null,
     ready: () => true,
@@ -94,6 +98,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     runtime,
     keys,
     domains,
+    inboundRoutes,
     events,
     async close() {
       await server.app.close();

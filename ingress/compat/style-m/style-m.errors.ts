@@ -34,6 +34,7 @@ const table: Record<ErrorCode, Answer> = {
   idempotency_key_in_flight: { status: 409 },
   message_too_large: { status: 413 },
   recipient_suppressed: { status: 400 },
+  inbound_domain_not_verified: { status: 400 },
   attachments_unsupported: { status: 400 },
   idempotency_key_reused: { status: 400 },
   recipient_not_allowed: { status: 400 },
