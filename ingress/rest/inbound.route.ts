@@ -11,27 +11,17 @@ import { senderOf } from './auth.hooks.ts';
 import { answer, refusal, type ZodApp } from './schema.http.ts';
 import { IdParam, listOf, PageQuery, pageOf } from './schemas.ts';
 
-const Match = z
-  .string()
-  .min(3)
-  .max(320)
-  .meta({
-    description:
-      'user@domain, *@domain, or a local part with * wildcards (support+*@domain); the domain must be an inbound domain of the tenant.',
-  });
-const Action = z
-  .enum(['webhook', 'store'])
-  .meta({
-    description:
-      'webhook (default): post email.inbound to the endpoint named, or to every endpoint subscribed to it; store: keep the message only.',
-  });
-const EndpointId = z
-  .string()
-  .max(128)
-  .nullable()
-  .meta({
-    description: 'whk_…: the one endpoint to post to; null or absent: every enabled endpoint subscribed to email.inbound.',
-  });
+const Match = z.string().min(3).max(320).meta({
+  description:
+    'user@domain, *@domain, or a local part with * wildcards (support+*@domain); the domain must be an inbound domain of the tenant.',
+});
+const Action = z.enum(['webhook', 'store']).meta({
+  description:
+    'webhook (default): post email.inbound to the endpoint named, or to every endpoint subscribed to it; store: keep the message only.',
+});
+const EndpointId = z.string().max(128).nullable().meta({
+  description: 'whk_…: the one endpoint to post to; null or absent: every enabled endpoint subscribed to email.inbound.',
+});
 
 const RouteCreate = z.object({ match: Match, action: Action.optional(), endpoint_id: EndpointId.optional() }).strict();
 const RoutePatch = z
