@@ -44,12 +44,19 @@ export function inboundServer(
     },
     onRcptTo(address, session, callback) {
       const accepted = targets.get(session) ?? [];
-      checkRecipient(deps, address.address, accepted.length).then((answer) => {
-        if ('reply' in answer) return callback(asError(answer.reply));
-        accepted.push({ address: address.address, target: answer.target });
-        targets.set(session, accepted);
-        callback();
-      }, callback);
+      checkRecipient(deps, address.address, accepted.length).then(
+        (answer) => {
+          if ('reply' in answer) return callback(asError(answer.reply));
+          accepted.push({ address: address.address, target: answer.target });
+          targets.set(session, accepted);
+          callback();
+        },
+        // A look-up that failed (the catalog unreachable) is no verdict on the address: try again later.
+        (error: unknown) => {
+          deps.log('inbound recipient could not be checked', error);
+          callback(asError(replies.failed));
+        },
+      );
     },
     onData(stream, session, callback) {
       underWay++;
