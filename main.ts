@@ -30,6 +30,10 @@ if (gatepost.smtp) {
       `  STARTTLS presents a self-signed certificate, ${selfSignedCert}: trust it, or set GATEPOST_SMTP_TLS_CERT and GATEPOST_SMTP_TLS_KEY.`,
     );
 }
+if (gatepost.inbound) {
+  const { host, port } = gatepost.inbound;
+  console.log(`Inbound MX listening on ${host}:${port} (STARTTLS, mail for inbound routes and return-path domains)`);
+}
 // Last, so that whoever waits for this line has everything above it.
 if (gatepost.url) {
   const where = config.runtime === 'embedded' ? `data in ${config.dataDir}` : `role ${config.role}`;

@@ -37,6 +37,10 @@ import { bootstrapDefaultTenant } from '../tenancy/tenants.ts';
 import { restServer } from '../ingress/rest/server.ts';
 import { submissionServer } from '../ingress/smtp/submission.smtp.ts';
 import { submissionTls } from '../ingress/smtp/submission.tls.ts';
+import { inboundServer } from '../ingress/inbound/inbound.smtp.ts';
+import { keptReports } from '../ingress/inbound/report.keep.ts';
+import { InboundRoutes } from '../tenancy/inbound.routes.ts';
+import { webhookDeliveries } from '../gate/webhooks.ts';
 import { keySealer, plainSealer } from '../lib/sealed.ts';
 import type { EventLog, Metrics } from '../ops/metrics.port.ts';
 import { promMetrics } from '../ops/metrics.prom.ts';
@@ -49,6 +53,8 @@ export interface Gatepost {
   url: string | null;
   /** Where SMTP submission listens; null for a process that only hosts actors. */
   smtp: { host: string; port: number; selfSignedCert: string | null } | null;
+  /** Where the inbound MX listens; null for a process that only hosts actors. */
+  inbound: { host: string; port: number } | null;
   /** Where an actor host serves GET /metrics (the API process serves it at `url`); null elsewhere. */
   opsUrl: string | null;
   runtime: ActorRuntime;
@@ -191,6 +197,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   });
   const metricsSource = { scrape: () => metrics.scrape(), token: config.metricsToken };
   const domains = new Domains(catalog, { hostname: config.hostname, spf: config.spf, dnsServers: config.dnsServers });
+  const inboundRoutes = new InboundRoutes(catalog, { hostname: config.hostname, spf: config.spf });
   const transport = hostsActors ? transportOf(config) : null;
   // Delivery signs receipts with them; the API serves their JWKS and rotates them.
   const receiptKeys = new ReceiptKeys(catalog);
@@ -245,6 +252,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         receiptKeys,
         domains,
         mailHost: mailHostOf(new CachingMxResolver(dnsResolver(config.dnsServers))),
+        inbound: { routes: inboundRoutes, publicUrl: () => publicUrl ?? `http://localhost:${config.port}` },
         webhookGuard: guard,
         events: feed,
         adminToken: config.adminToken,
@@ -266,6 +274,24 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const smtp = tls
     ? submissionServer({ gate, keys, log: report, tls, hostname: config.hostname, limits: config.smtpLimits })
     : null;
+  const verdictResolver = dnsResolver(config.dnsServers);
+  const inbound = tls
+    ? inboundServer({
+        routes: inboundRoutes,
+        catalog,
+        webhooks: webhookDeliveries(runtime),
+        intake: keptReports(catalog, inboundRoutes),
+        resolver: (name, type) => verdictResolver.resolve(name, type) as Promise<string[] | string[][]>,
+        hostname: config.hostname,
+        publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,
+        log: report,
+        tls,
+        maxBytes: config.inboundMaxBytes,
+        spoolDir: join(config.dataDir, 'inbound-spool'),
+        maxClients: config.smtpLimits.maxClients,
+        idleTimeoutMs: config.smtpLimits.idleTimeoutMs,
+      })
+    : null;
 
   await runtime.start();
   const bootstrap = servesApi ? await bootstrapDefaultTenant(catalog, keys, config.hostname) : null;
@@ -277,12 +303,15 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   publicUrl ??= url;
   const smtpAddress = smtp ? await smtp.listen(config.smtpPort, config.smtpHost) : null;
   if (smtpAddress) guard.protectPorts(smtpAddress.port);
+  const inboundAddress = inbound ? await inbound.listen(config.inboundPort, config.inboundHost) : null;
+  if (inboundAddress) guard.protectPorts(inboundAddress.port);
   ready = true;
 
   let stopping: Promise<void> | null = null;
   return {
     url,
     smtp: smtpAddress && { ...smtpAddress, selfSignedCert: tls!.selfSignedPath },
+    inbound: inboundAddress,
     opsUrl: opsAddress && opsAddress.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1'),
     runtime,
     catalog,
@@ -290,7 +319,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     stop() {
       stopping ??= (async () => {
         ready = false;
-        await Promise.all([rest?.drain(), smtp?.drain()]);
+        await Promise.all([rest?.drain(), smtp?.drain(), inbound?.drain()]);
         await actors?.drain();
         await ops?.close();
         await runtime.stop();

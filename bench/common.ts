@@ -124,6 +124,7 @@ export async function startGatepost(extraNodeArgs: string[] = [], env: Record<st
     GATEPOST_DATA_DIR: dataDir,
     GATEPOST_ADMIN_TOKEN: adminToken,
     GATEPOST_SMTP_PORT: '0',
+    GATEPOST_INBOUND_PORT: '0',
     ...env,
   });
   try {
@@ -158,7 +159,7 @@ export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () =>
   const cluster = await DaprCluster.start({
     databaseUrl,
     redisDb,
-    env: { GATEPOST_ADMIN_TOKEN: adminToken, GATEPOST_SMTP_PORT: '0' },
+    env: { GATEPOST_ADMIN_TOKEN: adminToken, GATEPOST_SMTP_PORT: '0', GATEPOST_INBOUND_PORT: '0' },
   });
   const stop = async () => {
     await cluster.stop();

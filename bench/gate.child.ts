@@ -25,7 +25,9 @@ const { KeyRing } = await load('tenancy/keys.ts');
 const dir = mkdtempSync(join(tmpdir(), 'gatepost-bench-gate-'));
 const print = console.log;
 console.log = () => {}; // the first start's keys and addresses
-const gp = await startGatepost(loadConfig({ GATEPOST_DATA_DIR: dir, PORT: '0', GATEPOST_SMTP_PORT: '0' }));
+const gp = await startGatepost(
+  loadConfig({ GATEPOST_DATA_DIR: dir, PORT: '0', GATEPOST_SMTP_PORT: '0', GATEPOST_INBOUND_PORT: '0' }),
+);
 console.log = print;
 const gate = createGate({ invoker: gp.runtime, catalog: gp.catalog, senders: null });
 const sender = await new KeyRing(gp.catalog).resolve(gp.firstStartKeys.sandbox);

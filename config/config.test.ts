@@ -219,3 +219,17 @@ describe('loadConfig: sending domains', () => {
     expect(() => loadConfig({ GATEPOST_BREAKER_COOLDOWN: '0s' })).toThrow(/GATEPOST_BREAKER_COOLDOWN/);
   });
 });
+
+describe('loadConfig: inbound MX', () => {
+  it('listens on 2525 for messages up to 25 MiB unless told otherwise, and refuses nonsense', () => {
+    expect(loadConfig({})).toMatchObject({ inboundPort: 2525, inboundMaxBytes: 25 * 1024 * 1024 });
+    const c = loadConfig({
+      GATEPOST_INBOUND_PORT: '25',
+      GATEPOST_INBOUND_HOST: '127.0.0.1',
+      GATEPOST_INBOUND_MAX_BYTES: '1048576',
+    });
+    expect(c).toMatchObject({ inboundPort: 25, inboundHost: '127.0.0.1', inboundMaxBytes: 1_048_576 });
+    expect(() => loadConfig({ GATEPOST_INBOUND_PORT: '70000' })).toThrow(/GATEPOST_INBOUND_PORT/);
+    expect(() => loadConfig({ GATEPOST_INBOUND_MAX_BYTES: '0' })).toThrow(/GATEPOST_INBOUND_MAX_BYTES/);
+  });
+});

@@ -94,6 +94,10 @@ export interface Config {
   smtpTls: { cert: string; key: string } | null;
   /** What SMTP submission allows a client: connections, idleness and failed AUTH. */
   smtpLimits: SmtpLimits;
+  /** The inbound MX (roles that serve the API): where it listens (port 0 picks a free port), and the largest message it takes. */
+  inboundPort: number;
+  inboundHost: string;
+  inboundMaxBytes: number;
   /** What one template render may cost: output, {{#each}} iterations, time (GATEPOST_RENDER_*). */
   render: RenderLimits;
   /**
@@ -317,6 +321,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpPort: portOf('GATEPOST_SMTP_PORT', env.GATEPOST_SMTP_PORT, 2587),
     smtpHost: env.GATEPOST_SMTP_HOST ?? host,
     smtpTls: cert && key ? { cert: resolve(cert), key: resolve(key) } : null,
+    inboundPort: portOf('GATEPOST_INBOUND_PORT', env.GATEPOST_INBOUND_PORT, 2525),
+    inboundHost: env.GATEPOST_INBOUND_HOST ?? host,
+    inboundMaxBytes: countOf('GATEPOST_INBOUND_MAX_BYTES', env.GATEPOST_INBOUND_MAX_BYTES, 25 * 1024 * 1024),
     smtpLimits: {
       maxClients: countOf('GATEPOST_SMTP_MAX_CLIENTS', env.GATEPOST_SMTP_MAX_CLIENTS, 100),
       idleTimeoutMs: oneDuration('GATEPOST_SMTP_IDLE_TIMEOUT', env.GATEPOST_SMTP_IDLE_TIMEOUT ?? '30s'),

@@ -30,6 +30,11 @@ export const errorCatalog = {
     smtp: [554, '5.6.0'],
     message: 'Another tenant has verified this domain; it cannot be added or verified here.',
   },
+  inbound_route_exists: {
+    status: 409,
+    smtp: [554, '5.6.0'],
+    message: 'This tenant already has an inbound route with that match.',
+  },
   webhook_disabled: { status: 409, smtp: [554, '5.6.0'], message: 'The webhook endpoint is disabled.' },
   webhook_delivery_not_failed: {
     status: 409,
@@ -46,6 +51,11 @@ export const errorCatalog = {
     status: 422,
     smtp: [550, '5.1.1'],
     message: 'The recipient is on the suppression list (bounced, complained or unsubscribed).',
+  },
+  inbound_domain_not_verified: {
+    status: 422,
+    smtp: [550, '5.7.1'],
+    message: "The route's domain is not a verified domain of this tenant with its inbound MX record found.",
   },
   attachments_unsupported: {
     status: 422,

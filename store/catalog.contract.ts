@@ -1039,6 +1039,15 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect(await catalog.verifiedDomainNames(t.id)).toEqual([]);
       });
 
+      it('finds a verified domain by its name whatever the tenant, and only a verified one', async () => {
+        const t = await newTenant();
+        const d = await catalog.createDomain(domain(t.id, uniqueName()));
+        expect(await catalog.verifiedDomainByName(d.name)).toBeNull();
+        const verified = await catalog.recordDomainCheck(t.id, d.id, { status: 'verified', checks: {} });
+        expect(await catalog.verifiedDomainByName(d.name)).toEqual(verified);
+        expect(await catalog.verifiedDomainByName(uniqueName())).toBeNull();
+      });
+
       it("lists a tenant's domains oldest first", async () => {
         const t = await newTenant();
         const made = [];
@@ -1123,6 +1132,119 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
     });
 
     // Receipt keys are the operator's, not a tenant's: this is the only test that makes any.
+    describe('inbound routes and messages', () => {
+      const route = (tenant_id: string, domain: string, match = `*@${domain}`) => ({
+        id: unique('rte'),
+        tenant_id,
+        match,
+        domain,
+        action: 'webhook' as const,
+        endpoint_id: null,
+      });
+      const uniqueDomain = () => `${unique('in').toLowerCase().replace('_', '-')}.example.com`;
+
+      it('creates, reads, lists, updates and deletes routes, each tenant seeing only its own', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const domain = uniqueDomain();
+        const created = await catalog.createInboundRoute(route(a.id, domain));
+        expect(created).toEqual({
+          ...route(a.id, domain),
+          id: created.id,
+          created_at: expect.stringMatching(ISO),
+          updated_at: created.created_at,
+        });
+        const second = await catalog.createInboundRoute(route(a.id, domain, `support+*@${domain}`));
+        expect(await catalog.getInboundRoute(a.id, created.id)).toEqual(created);
+        expect(await catalog.getInboundRoute(b.id, created.id)).toBeNull();
+        expect((await catalog.listInboundRoutes(a.id)).map((r) => r.id)).toEqual(
+          [created, second].sort(byCreation).map((r) => r.id),
+        );
+        expect(await catalog.listInboundRoutes(b.id)).toEqual([]);
+        const other = await catalog.createInboundRoute(route(b.id, uniqueDomain()));
+        expect((await catalog.inboundRoutesOn(domain)).map((r) => r.id).sort()).toEqual([created.id, second.id].sort());
+        expect(await catalog.inboundRoutesOn(other.domain)).toEqual([other]);
+
+        const updated = await catalog.updateInboundRoute(a.id, created.id, { action: 'store', endpoint_id: undefined });
+        expect(updated).toEqual({ ...created, action: 'store', updated_at: expect.stringMatching(ISO) });
+        expect(await catalog.getInboundRoute(a.id, created.id)).toEqual(updated);
+        expect(await catalog.updateInboundRoute(b.id, created.id, { action: 'store' })).toBeNull();
+        await expectError(catalog.updateInboundRoute(a.id, created.id, { match: second.match }), 'inbound_route_exists');
+
+        expect(await catalog.deleteInboundRoute(b.id, created.id)).toBe(false);
+        expect(await catalog.deleteInboundRoute(a.id, created.id)).toBe(true);
+        expect(await catalog.getInboundRoute(a.id, created.id)).toBeNull();
+        expect(await catalog.deleteInboundRoute(a.id, created.id)).toBe(false);
+      });
+
+      it('refuses a second route with the same match for one tenant; another tenant may have it', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const domain = uniqueDomain();
+        await catalog.createInboundRoute(route(a.id, domain));
+        await expectError(catalog.createInboundRoute(route(a.id, domain)), 'inbound_route_exists');
+        await catalog.createInboundRoute(route(b.id, domain));
+        expect(await catalog.listInboundRoutes(a.id)).toHaveLength(1);
+      });
+
+      it('keeps a message with its raw bytes and attachments, for its tenant only, and a repeat changes nothing', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const raw = Buffer.from('Subject: hi\r\n\r\nbody \xff bytes\r\n', 'latin1');
+        const attachment = {
+          filename: 'a.bin',
+          content_type: 'application/octet-stream',
+          size: 3,
+          content_id: null,
+          content: Buffer.from([0, 255, 7]),
+        };
+        const message = {
+          id: unique('inm'),
+          tenant_id: a.id,
+          route_id: unique('rte'),
+          kind: 'routed' as const,
+          mail_from: '',
+          rcpt_to: ['x@example.com'],
+          remote_address: '127.0.0.1',
+          received_at: new Date().toISOString(),
+          payload: { subject: 'hi', auth: { spf: { result: 'pass' } } },
+        };
+        await catalog.putInboundMessage({ ...message, raw, attachments: [attachment] });
+        await catalog.putInboundMessage({ ...message, payload: { subject: 'changed' }, raw: Buffer.from('x'), attachments: [] });
+        expect(await catalog.getInboundMessage(a.id, message.id)).toEqual({ ...message, size: raw.length });
+        expect(await catalog.getInboundMessage(b.id, message.id)).toBeNull();
+        expect(await catalog.inboundRaw(a.id, message.id)).toEqual(raw);
+        expect(await catalog.inboundRaw(b.id, message.id)).toBeNull();
+        expect(await catalog.inboundAttachment(a.id, message.id, 0)).toEqual(attachment);
+        expect(await catalog.inboundAttachment(a.id, message.id, 1)).toBeNull();
+        expect(await catalog.inboundAttachment(b.id, message.id, 0)).toBeNull();
+      });
+
+      it("lists a tenant's messages newest first, a page at a time", async () => {
+        const t = await newTenant();
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const id = unique('inm');
+          ids.push(id);
+          await catalog.putInboundMessage({
+            id,
+            tenant_id: t.id,
+            route_id: null,
+            kind: 'report',
+            mail_from: '',
+            rcpt_to: ['b@example.com'],
+            remote_address: '127.0.0.1',
+            received_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+            payload: {},
+            raw: Buffer.from(`m${i}`),
+            attachments: [],
+          });
+        }
+        const pages = await allPages((cursor) => catalog.listInboundMessages(t.id, { limit: 2, cursor }));
+        expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
+        expect(pages.flat().map((m) => m.id)).toEqual([...ids].reverse());
+        for (const bad of BAD_CURSORS)
+          await expectError(catalog.listInboundMessages(t.id, { limit: 2, cursor: bad }), 'invalid_request');
+      });
+    });
+
     describe('receipt keys', () => {
       const newKey = (n: number) => ({
         kid: unique(`kid${n}`),

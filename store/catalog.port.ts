@@ -1,4 +1,4 @@
-// The catalog: tenants, API keys, templates, webhook endpoints, sending domains, receipt signing keys, and the queryable indexes that actors feed
+// The catalog: tenants, API keys, templates, webhook endpoints, sending domains, receipt signing keys, inbound routes and received mail, and the queryable indexes that actors feed
 // (suppression list, sandbox capture inbox). One interface; SQLite (embedded) and PostgreSQL
 // (cluster) implement it. Methods are async so both can.
 
@@ -246,6 +246,55 @@ export interface ReceivedReport {
   size: number;
 }
 
+/** What an inbound route does with mail it matches: post `email.inbound` to webhooks, or only keep it. */
+export type InboundAction = 'webhook' | 'store';
+
+/** An inbound route (tenancy/inbound.routes.ts has the match syntax). */
+export interface InboundRoute {
+  id: string;
+  tenant_id: string;
+  /** Lower case: `user@domain`, `*@domain`, or a local part with `*` wildcards (`support+*@domain`). */
+  match: string;
+  /** The domain part of `match`: a verified sending domain of the tenant whose inbound MX record was found. */
+  domain: string;
+  action: InboundAction;
+  /** The one endpoint `webhook` posts to; null: every enabled endpoint subscribed to `email.inbound`. */
+  endpoint_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export type InboundRouteCreate = Pick<InboundRoute, 'id' | 'tenant_id' | 'match' | 'domain' | 'action' | 'endpoint_id'>;
+export type InboundRoutePatch = Partial<Pick<InboundRoute, 'match' | 'domain' | 'action' | 'endpoint_id'>>;
+
+/** An attachment of a received message: what the payload lists, and its bytes, kept beside the message. */
+export interface InboundAttachment {
+  filename: string | null;
+  content_type: string;
+  size: number;
+  content_id: string | null;
+  content: Buffer;
+}
+
+/** A message the inbound MX received for a tenant: the raw bytes and attachments are kept apart (inboundRaw, inboundAttachment). */
+export interface InboundMessage {
+  id: string;
+  tenant_id: string;
+  /** The route that matched; null for mail to a return-path address (a bounce or complaint report). */
+  route_id: string | null;
+  /** `routed`: matched a route; `report`: arrived at a return-path domain and kept for report processing. */
+  kind: 'routed' | 'report';
+  /** The envelope: MAIL FROM (`''` for the null sender) and the recipients of this tenant. */
+  mail_from: string;
+  rcpt_to: string[];
+  remote_address: string;
+  received_at: string;
+  /** The parsed message and its verdicts: the `email.inbound` data, without the URLs (made where it is served). */
+  payload: Record<string, unknown>;
+  /** The raw message's size in bytes. */
+  size: number;
+}
+export type InboundMessageCreate = Omit<InboundMessage, 'size'> & { raw: Buffer; attachments: InboundAttachment[] };
+
 export interface Page<T> {
   data: T[];
   /** Pass as `cursor` to get the next page; null on the last page. */
@@ -341,5 +390,23 @@ export interface Catalog {
   /** Every receipt key, current and retired, oldest first, without private halves. */
   listReceiptKeys(): Promise<ReceiptPublicKey[]>;
 
+  /** The verified domain with this name, whichever tenant holds it (one at most does). */
+  verifiedDomainByName(name: string): Promise<SendingDomain | null>;
+  createInboundRoute(r: InboundRouteCreate): Promise<InboundRoute>;
+  getInboundRoute(tenantId: string, id: string): Promise<InboundRoute | null>;
+  /** Every route of the tenant, oldest first (then by id). */
+  listInboundRoutes(tenantId: string): Promise<InboundRoute[]>;
+  /** Every route on this domain, of any tenant, oldest first: what the inbound MX matches recipients against. */
+  inboundRoutesOn(domain: string): Promise<InboundRoute[]>;
+  updateInboundRoute(tenantId: string, id: string, patch: InboundRoutePatch): Promise<InboundRoute | null>;
+  deleteInboundRoute(tenantId: string, id: string): Promise<boolean>;
+  /** Stores a received message with its raw bytes and attachments; a repeat of the same id changes nothing. */
+  putInboundMessage(m: InboundMessageCreate): Promise<void>;
+  getInboundMessage(tenantId: string, id: string): Promise<InboundMessage | null>;
+  /** The tenant's received messages, newest first. */
+  listInboundMessages(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<InboundMessage>>;
+  inboundRaw(tenantId: string, id: string): Promise<Buffer | null>;
+  /** Attachment `n` (from 0, in the payload's order) of a received message. */
+  inboundAttachment(tenantId: string, id: string, n: number): Promise<InboundAttachment | null>;
   close(): Promise<void>;
 }

@@ -1,11 +1,12 @@
 // The DNS records a sending domain needs (DESIGN.md "Sending domains"), and what a look-up of each
 // found. Required for verification: both DKIM keys and SPF, without which receivers would fail
 // Gatepost's mail. Advisory: DMARC (any valid policy passes; p=none is the recommended start) and
-// the return-path MX, which lets bounces find their way back (docs/domains.md).
+// the return-path MX, which lets bounces find their way back, and the inbound MX, which makes the
+// domain one that inbound routes may receive mail for (docs/domains.md, docs/inbound.md).
 import type { Resolver } from 'node:dns/promises';
 import type { DomainStatus, RecordCheck, SendingDomain } from '../store/catalog.port.ts';
 
-export type RecordPurpose = 'dkim' | 'spf' | 'dmarc' | 'return_path';
+export type RecordPurpose = 'dkim' | 'spf' | 'dmarc' | 'return_path' | 'inbound_mx';
 
 export interface DnsRecord {
   purpose: RecordPurpose;
@@ -112,6 +113,14 @@ function expected(d: SendingDomain, settings: RecordSettings): Expected[] {
       required: false,
       matches: (found) => found.includes(hostname),
     },
+    {
+      purpose: 'inbound_mx',
+      type: 'MX',
+      name: d.name,
+      value: hostname,
+      required: false,
+      matches: (found) => found.includes(hostname),
+    },
   ];
 }
 
@@ -139,6 +148,11 @@ export function domainRecords(d: SendingDomain, settings: RecordSettings): DnsRe
       error: check ? check.error : null,
     };
   });
+}
+
+/** Whether the last verification found the domain's MX pointing at Gatepost: inbound routes need it. */
+export function receivesMail(d: SendingDomain, settings: RecordSettings): boolean {
+  return domainRecords(d, settings).some((r) => r.purpose === 'inbound_mx' && r.status === 'verified');
 }
 
 /** Looks every record up; the domain is verified when every required one matches. */

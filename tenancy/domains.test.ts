@@ -57,7 +57,7 @@ describe('domain names', () => {
 });
 
 describe('sending domains', () => {
-  it('asks for two DKIM keys, SPF, DMARC and the return path, and hides the private keys', async () => {
+  it('asks for two DKIM keys, SPF, DMARC, the return path and the inbound MX, and hides the private keys', async () => {
     const t = await tenant();
     const d = await domains.create(t, 'Shop.Example.com');
     const { rsa, ed25519 } = selectorsFor(new Date());
@@ -68,6 +68,7 @@ describe('sending domains', () => {
       { purpose: 'spf', type: 'TXT', name: 'shop.example.com', required: true, status: 'pending' },
       { purpose: 'dmarc', type: 'TXT', name: '_dmarc.shop.example.com', required: false, status: 'pending' },
       { purpose: 'return_path', type: 'MX', name: 'bounces.shop.example.com', required: false, status: 'pending' },
+      { purpose: 'inbound_mx', type: 'MX', name: 'shop.example.com', required: false, status: 'pending' },
     ]);
     const [rsaRecord, edRecord, spf, dmarc, returnPath] = d.records;
     // The p= values are real keys: RSA-2048 as SubjectPublicKeyInfo, Ed25519 as its raw 32 bytes (RFC 8463).
@@ -119,6 +120,7 @@ describe('sending domains', () => {
       spf: 'verified',
       dmarc: 'failed',
       return_path: 'failed',
+      inbound_mx: 'failed',
     });
     expect(await domains.isVerified(t, 'verify.example.com')).toBe(true);
     const signer = await domains.signerFor(t, 'VERIFY.example.com');

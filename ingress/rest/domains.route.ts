@@ -11,7 +11,7 @@ const DomainCreate = z
   .strict();
 
 const DnsRecordView = z.object({
-  purpose: z.enum(['dkim', 'spf', 'dmarc', 'return_path']),
+  purpose: z.enum(['dkim', 'spf', 'dmarc', 'return_path', 'inbound_mx']),
   type: z.enum(['TXT', 'MX']),
   name: z.string(),
   value: z.string().meta({ description: 'What to publish: the TXT text, or the MX host.' }),

@@ -177,11 +177,61 @@ const domain = {
     record('spf', 'TXT', 'shop.example', 'v=spf1 include:_spf.mail.shop.example ~all', true),
     record('dmarc', 'TXT', '_dmarc.shop.example', 'v=DMARC1; p=none; adkim=r; aspf=r', false),
     record('return_path', 'MX', 'bounces.shop.example', 'mail.shop.example', false),
+    record('inbound_mx', 'MX', 'shop.example', 'mail.shop.example', false),
   ],
   checked_at: AT,
   verified_at: AT,
   created_at: AT,
   updated_at: AT,
+};
+
+const RTE = 'rte_06gz7d9k3m2q8r4t6v8x0y2a4m';
+const INM = 'inm_06gz7d9k3m2q8r4t6v8x0y2a4n';
+const inboundRoute = {
+  id: RTE,
+  match: 'support+*@shop.example',
+  domain: 'shop.example',
+  action: 'webhook',
+  endpoint_id: null,
+  created_at: AT,
+  updated_at: AT,
+};
+const inboundAt = `https://mail.shop.example/v1/inbound/messages/${INM}`;
+const inboundMessage = {
+  id: INM,
+  route_id: RTE,
+  kind: 'routed',
+  mail_from: 'ann@example.com',
+  rcpt_to: ['support+1042@shop.example'],
+  remote_address: '203.0.113.7',
+  received_at: AT,
+  size: 2841,
+  header_message_id: '<b7c2@example.com>',
+  date: AT,
+  from: { address: 'ann@example.com', name: 'Ann' },
+  to: [{ address: 'support+1042@shop.example', name: '' }],
+  cc: [],
+  reply_to: [],
+  subject: 'Where is order A-1042?',
+  text: 'Hello, my order has not arrived.',
+  html: '<p>Hello, my order has not arrived.</p>',
+  headers: [{ name: 'Subject', value: 'Where is order A-1042?' }],
+  attachments: [
+    {
+      filename: 'receipt.pdf',
+      content_type: 'application/pdf',
+      size: 18211,
+      content_id: null,
+      url: `${inboundAt}/attachments/0`,
+    },
+  ],
+  auth: {
+    spf: { result: 'pass', domain: 'example.com' },
+    dkim: [{ result: 'pass', domain: 'example.com', selector: 's1', aligned: true }],
+    dmarc: { result: 'pass', domain: 'example.com', policy: 'none', alignment: { spf: 'example.com', dkim: 'example.com' } },
+    arc: { result: 'none', instance: null },
+  },
+  raw_url: `${inboundAt}/raw`,
 };
 
 const webhook = {
@@ -412,6 +462,16 @@ export const operationExamples: Record<string, OperationExamples> = {
   getV1DomainsId: { params: { id: DOM }, answer: domain },
   deleteV1DomainsId: { params: { id: DOM } },
   postV1DomainsIdVerify: { params: { id: DOM }, answer: domain },
+
+  postV1InboundRoutes: { body: { match: 'support+*@shop.example' }, answer: inboundRoute },
+  getV1InboundRoutes: { answer: { data: [inboundRoute] } },
+  getV1InboundRoutesId: { params: { id: RTE }, answer: inboundRoute },
+  patchV1InboundRoutesId: { params: { id: RTE }, body: { action: 'store' }, answer: { ...inboundRoute, action: 'store' } },
+  deleteV1InboundRoutesId: { params: { id: RTE } },
+  getV1InboundMessages: { answer: { data: [inboundMessage], next_cursor: null } },
+  getV1InboundMessagesId: { params: { id: INM }, answer: inboundMessage },
+  getV1InboundMessagesIdRaw: { params: { id: INM } },
+  getV1InboundMessagesIdAttachmentsN: { params: { id: INM, n: '0' } },
 
   postV1Webhooks: {
     body: { url: webhook.url, events: webhook.events },

@@ -13,6 +13,8 @@ import type { KeyRing } from '../../tenancy/keys.ts';
 import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { adminRoutes } from './admin.route.ts';
 import { domainRoutes } from './domains.route.ts';
+import { inboundRoutes } from './inbound.route.ts';
+import type { InboundRoutes } from '../../tenancy/inbound.routes.ts';
 import { emailRoutes } from './emails.route.ts';
 import { eventRoutes } from './events.route.ts';
 import { jwksRoutes, receiptAdminRoutes, receiptRoutes, type ReceiptKeyRing } from './receipts.route.ts';
@@ -64,6 +66,8 @@ export interface RestDeps {
   receiptKeys: ReceiptKeyRing;
   /** Sending domains: their routes, and the verified-sender answer the gate was given. */
   domains: Domains;
+  /** Inbound routes, and the base of the URLs received messages are served at; none: no /v1/inbound routes. */
+  inbound?: { routes: InboundRoutes; publicUrl: () => string };
   /**
    * The tenant event feed, where this process fans events out (it hosts actors): GET /v1/events
    * is served only then; an ingress-only process has no events to serve.
@@ -207,6 +211,7 @@ export function restServer(deps: RestDeps): RestServer {
     domainRoutes(scope, deps.domains);
     reputationRoutes(scope, deps.invoker);
     validateRoutes(scope, deps.gate, deps.mailHost);
+    if (deps.inbound) inboundRoutes(scope, { ...deps.inbound, catalog: deps.catalog });
     if (deps.events) eventRoutes(scope, deps.events);
     webhookRoutes(scope, { invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard ?? new SsrfGuard() });
   });

@@ -229,7 +229,7 @@ export interface WebhookDelivery {
 }
 
 export interface DnsRecord {
-  purpose: 'dkim' | 'spf' | 'dmarc' | 'return_path';
+  purpose: 'dkim' | 'spf' | 'dmarc' | 'return_path' | 'inbound_mx';
   type: 'TXT' | 'MX';
   name: string;
   /** What to publish: the TXT text, or the MX host. */

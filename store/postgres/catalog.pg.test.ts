@@ -133,6 +133,7 @@ describe('PgCatalog migrations', () => {
         { version: 2, name: '002_domains.sql' },
         { version: 3, name: '003_receipt_keys.sql' },
         { version: 4, name: '004_inbox.sql' },
+        { version: 5, name: '005_inbound.sql' },
         { version: 6, name: '006_reports.sql' },
       ]);
       // Each of them works against the one schema.

@@ -7,6 +7,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
+  InboundAttachment,
+  InboundMessage,
+  InboundMessageCreate,
+  InboundRoute,
+  InboundRouteCreate,
+  InboundRoutePatch,
   ApiKey,
   CapturedMessage,
   CaptureQuery,
@@ -54,6 +60,7 @@ import {
   newDomain,
   type DomainRow,
 } from '../domains.rows.ts';
+import { INBOUND_MESSAGE_COLUMNS, ROUTE_COLUMNS, newRoute, patchedRoute, routeExists } from '../inbound.rows.ts';
 import { openedReceiptKey, publicReceiptKey, storedReceiptKey, type ReceiptKeyRow } from '../receipt.keys.stored.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -749,6 +756,140 @@ export class PgCatalog implements Catalog {
       'SELECT kid, public_jwk, created_at, retired_at FROM receipt_keys ORDER BY created_at, kid',
     );
     return rows.map(publicReceiptKey);
+  }
+
+  async verifiedDomainByName(name: string): Promise<SendingDomain | null> {
+    return (await this.domainWhere("name = $1 AND status = 'verified'", [name]))[0] ?? null;
+  }
+
+  async createInboundRoute(r: InboundRouteCreate): Promise<InboundRoute> {
+    const route = newRoute(r, now());
+    try {
+      await this.query(`INSERT INTO inbound_routes (${ROUTE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
+        route.id,
+        route.tenant_id,
+        route.match,
+        route.domain,
+        route.action,
+        route.endpoint_id,
+        route.created_at,
+        route.updated_at,
+      ]);
+    } catch (error) {
+      throw (error as { code?: string }).code === '23505' ? routeExists(r.match) : error;
+    }
+    return route;
+  }
+
+  async getInboundRoute(tenantId: string, id: string): Promise<InboundRoute | null> {
+    const [row] = await this.query<InboundRoute>(`SELECT ${ROUTE_COLUMNS} FROM inbound_routes WHERE tenant_id = $1 AND id = $2`, [
+      tenantId,
+      id,
+    ]);
+    return row ?? null;
+  }
+
+  async listInboundRoutes(tenantId: string): Promise<InboundRoute[]> {
+    return this.query<InboundRoute>(`SELECT ${ROUTE_COLUMNS} FROM inbound_routes WHERE tenant_id = $1 ORDER BY created_at, id`, [
+      tenantId,
+    ]);
+  }
+
+  async inboundRoutesOn(domain: string): Promise<InboundRoute[]> {
+    return this.query<InboundRoute>(`SELECT ${ROUTE_COLUMNS} FROM inbound_routes WHERE domain = $1 ORDER BY created_at, id`, [
+      domain,
+    ]);
+  }
+
+  async updateInboundRoute(tenantId: string, id: string, patch: InboundRoutePatch): Promise<InboundRoute | null> {
+    const current = await this.getInboundRoute(tenantId, id);
+    if (!current) return null;
+    const next = patchedRoute(current, patch, now());
+    try {
+      await this.query(
+        'UPDATE inbound_routes SET match = $3, domain = $4, action = $5, endpoint_id = $6, updated_at = $7 WHERE tenant_id = $1 AND id = $2',
+        [tenantId, id, next.match, next.domain, next.action, next.endpoint_id, next.updated_at],
+      );
+    } catch (error) {
+      throw (error as { code?: string }).code === '23505' ? routeExists(next.match) : error;
+    }
+    return next;
+  }
+
+  async deleteInboundRoute(tenantId: string, id: string): Promise<boolean> {
+    const result = await this.pool.query('DELETE FROM inbound_routes WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async putInboundMessage(m: InboundMessageCreate): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      const inserted = await client.query(
+        `INSERT INTO inbound_messages (${INBOUND_MESSAGE_COLUMNS}, raw) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
+        [
+          m.id,
+          m.tenant_id,
+          m.route_id,
+          m.kind,
+          m.mail_from,
+          JSON.stringify(m.rcpt_to),
+          m.remote_address,
+          m.received_at,
+          JSON.stringify(m.payload),
+          m.raw.length,
+          m.raw,
+        ],
+      );
+      if (inserted.rowCount === 0) return;
+      for (const [n, a] of m.attachments.entries()) {
+        await client.query(
+          'INSERT INTO inbound_attachments (message_id, n, filename, content_type, size, content_id, content) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+          [m.id, n, a.filename, a.content_type, a.size, a.content_id, a.content],
+        );
+      }
+    });
+  }
+
+  async getInboundMessage(tenantId: string, id: string): Promise<InboundMessage | null> {
+    const [row] = await this.query<InboundMessage>(
+      `SELECT ${INBOUND_MESSAGE_COLUMNS} FROM inbound_messages WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, id],
+    );
+    return row ?? null;
+  }
+
+  async listInboundMessages(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<InboundMessage>> {
+    const cursor = decodeCursor(opts.cursor, 2);
+    if (cursor && Number.isNaN(Date.parse(cursor[0]!))) throw badCursor();
+    const rows = cursor
+      ? await this.query<InboundMessage>(
+          `SELECT ${INBOUND_MESSAGE_COLUMNS} FROM inbound_messages WHERE tenant_id = $1 AND (received_at, id) < ($2, $3)
+             ORDER BY received_at DESC, id DESC LIMIT $4`,
+          [tenantId, cursor[0], cursor[1], opts.limit + 1],
+        )
+      : await this.query<InboundMessage>(
+          `SELECT ${INBOUND_MESSAGE_COLUMNS} FROM inbound_messages WHERE tenant_id = $1 ORDER BY received_at DESC, id DESC LIMIT $2`,
+          [tenantId, opts.limit + 1],
+        );
+    const data = rows.slice(0, opts.limit);
+    const last = data[data.length - 1];
+    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.received_at, last.id]) : null };
+  }
+
+  async inboundRaw(tenantId: string, id: string): Promise<Buffer | null> {
+    const [row] = await this.query<{ raw: Buffer }>('SELECT raw FROM inbound_messages WHERE tenant_id = $1 AND id = $2', [
+      tenantId,
+      id,
+    ]);
+    return row ? row.raw : null;
+  }
+
+  async inboundAttachment(tenantId: string, id: string, n: number): Promise<InboundAttachment | null> {
+    const [row] = await this.query<InboundAttachment>(
+      `SELECT a.filename, a.content_type, a.size, a.content_id, a.content FROM inbound_attachments a
+         JOIN inbound_messages m ON m.id = a.message_id WHERE m.tenant_id = $1 AND a.message_id = $2 AND a.n = $3`,
+      [tenantId, id, n],
+    );
+    return row ?? null;
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,12 @@ import { GroupCommitter } from '../../lib/committer.ts';
 import { moduleBeside } from '../../lib/worker.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
+  InboundAttachment,
+  InboundMessage,
+  InboundMessageCreate,
+  InboundRoute,
+  InboundRouteCreate,
+  InboundRoutePatch,
   ApiKey,
   CapturedMessage,
   CaptureQuery,
@@ -54,6 +60,7 @@ import {
   newDomain,
   type DomainRow,
 } from '../domains.rows.ts';
+import { INBOUND_MESSAGE_COLUMNS, ROUTE_COLUMNS, newRoute, patchedRoute, routeExists } from '../inbound.rows.ts';
 import { openedReceiptKey, publicReceiptKey, storedReceiptKey, type ReceiptKeyRow } from '../receipt.keys.stored.ts';
 
 interface TenantRow {
@@ -88,6 +95,13 @@ const TEMPLATE_COLUMNS =
   'id, tenant_id, slug, name, subject, html, text, from_addr AS "from", to_addr AS "to", reply_to, created_at, updated_at';
 
 const now = () => new Date().toISOString();
+
+type InboundMessageRow = Omit<InboundMessage, 'rcpt_to' | 'payload'> & { rcpt_to: string; payload: string };
+const inboundMessageOf = (r: InboundMessageRow): InboundMessage => ({
+  ...r,
+  rcpt_to: JSON.parse(r.rcpt_to),
+  payload: JSON.parse(r.payload),
+});
 
 /** A capture's stored body; one from before key ids were recorded has none. */
 const capturedOf = (body: string): CapturedMessage => {
@@ -650,6 +664,118 @@ export class SqliteCatalog implements Catalog {
   async listReceiptKeys(): Promise<ReceiptPublicKey[]> {
     const rows = this.sql('SELECT kid, public_jwk, created_at, retired_at FROM receipt_keys ORDER BY created_at, kid').all();
     return (rows as Omit<ReceiptKeyRow, 'private_key'>[]).map(publicReceiptKey);
+  }
+
+  async verifiedDomainByName(name: string): Promise<SendingDomain | null> {
+    return this.domainWhere("name = ? AND status = 'verified'", name)[0] ?? null;
+  }
+
+  async createInboundRoute(r: InboundRouteCreate): Promise<InboundRoute> {
+    const route = newRoute(r, now());
+    try {
+      this.sql(`INSERT INTO inbound_routes (${ROUTE_COLUMNS}) VALUES (${ROUTE_COLUMNS.replace(/(\w+)/g, '@$1')})`).run(route);
+    } catch (error) {
+      throw (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? routeExists(r.match) : error;
+    }
+    return route;
+  }
+
+  async getInboundRoute(tenantId: string, id: string): Promise<InboundRoute | null> {
+    const row = this.sql(`SELECT ${ROUTE_COLUMNS} FROM inbound_routes WHERE tenant_id = ? AND id = ?`).get(tenantId, id);
+    return (row as InboundRoute | undefined) ?? null;
+  }
+
+  async listInboundRoutes(tenantId: string): Promise<InboundRoute[]> {
+    return this.sql(`SELECT ${ROUTE_COLUMNS} FROM inbound_routes WHERE tenant_id = ? ORDER BY created_at, id`).all(
+      tenantId,
+    ) as InboundRoute[];
+  }
+
+  async inboundRoutesOn(domain: string): Promise<InboundRoute[]> {
+    return this.sql(`SELECT ${ROUTE_COLUMNS} FROM inbound_routes WHERE domain = ? ORDER BY created_at, id`).all(
+      domain,
+    ) as InboundRoute[];
+  }
+
+  async updateInboundRoute(tenantId: string, id: string, patch: InboundRoutePatch): Promise<InboundRoute | null> {
+    const current = await this.getInboundRoute(tenantId, id);
+    if (!current) return null;
+    const next = patchedRoute(current, patch, now());
+    try {
+      this.sql(
+        'UPDATE inbound_routes SET match = @match, domain = @domain, action = @action, endpoint_id = @endpoint_id, updated_at = @updated_at WHERE id = @id',
+      ).run(next);
+    } catch (error) {
+      throw (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? routeExists(next.match) : error;
+    }
+    return next;
+  }
+
+  async deleteInboundRoute(tenantId: string, id: string): Promise<boolean> {
+    return this.sql('DELETE FROM inbound_routes WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
+  }
+
+  async putInboundMessage(m: InboundMessageCreate): Promise<void> {
+    this.db.transaction(() => {
+      const inserted = this.sql(
+        `INSERT INTO inbound_messages (${INBOUND_MESSAGE_COLUMNS}, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      ).run(
+        m.id,
+        m.tenant_id,
+        m.route_id,
+        m.kind,
+        m.mail_from,
+        JSON.stringify(m.rcpt_to),
+        m.remote_address,
+        m.received_at,
+        JSON.stringify(m.payload),
+        m.raw.length,
+        m.raw,
+      );
+      if (inserted.changes === 0) return;
+      const attach = this.sql(
+        'INSERT INTO inbound_attachments (message_id, n, filename, content_type, size, content_id, content) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      );
+      m.attachments.forEach((a, n) => attach.run(m.id, n, a.filename, a.content_type, a.size, a.content_id, a.content));
+    })();
+  }
+
+  async getInboundMessage(tenantId: string, id: string): Promise<InboundMessage | null> {
+    const row = this.sql(`SELECT ${INBOUND_MESSAGE_COLUMNS} FROM inbound_messages WHERE tenant_id = ? AND id = ?`).get(
+      tenantId,
+      id,
+    );
+    return row ? inboundMessageOf(row as InboundMessageRow) : null;
+  }
+
+  async listInboundMessages(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<InboundMessage>> {
+    const cursor = decodeCursor(opts.cursor, 2);
+    const rows = (
+      cursor
+        ? this.sql(
+            `SELECT ${INBOUND_MESSAGE_COLUMNS} FROM inbound_messages WHERE tenant_id = ? AND (received_at, id) < (?, ?) ORDER BY received_at DESC, id DESC LIMIT ?`,
+          ).all(tenantId, cursor[0], cursor[1], opts.limit + 1)
+        : this.sql(
+            `SELECT ${INBOUND_MESSAGE_COLUMNS} FROM inbound_messages WHERE tenant_id = ? ORDER BY received_at DESC, id DESC LIMIT ?`,
+          ).all(tenantId, opts.limit + 1)
+    ) as InboundMessageRow[];
+    const data = rows.slice(0, opts.limit).map(inboundMessageOf);
+    const last = data[data.length - 1];
+    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.received_at, last.id]) : null };
+  }
+
+  async inboundRaw(tenantId: string, id: string): Promise<Buffer | null> {
+    const row = this.sql('SELECT raw FROM inbound_messages WHERE tenant_id = ? AND id = ?').get(tenantId, id) as
+      { raw: Buffer } | undefined;
+    return row ? row.raw : null;
+  }
+
+  async inboundAttachment(tenantId: string, id: string, n: number): Promise<InboundAttachment | null> {
+    const row = this.sql(
+      `SELECT a.filename, a.content_type, a.size, a.content_id, a.content FROM inbound_attachments a
+         JOIN inbound_messages m ON m.id = a.message_id WHERE m.tenant_id = ? AND a.message_id = ? AND a.n = ?`,
+    ).get(tenantId, id, n);
+    return (row as InboundAttachment | undefined) ?? null;
   }
 
   async close(): Promise<void> {

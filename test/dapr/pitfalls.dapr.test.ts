@@ -107,7 +107,7 @@ beforeAll(async () => {
     databaseUrl,
     redisHost: `127.0.0.1:${redisPort}`,
     sidecars: ['probe'],
-    env: { GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN, GATEPOST_SMTP_PORT: '0' },
+    env: { GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN, GATEPOST_SMTP_PORT: '0', GATEPOST_INBOUND_PORT: '0' },
   });
   client.url = cluster.url;
   probe = new DaprRuntime({

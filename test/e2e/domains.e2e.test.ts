@@ -78,6 +78,7 @@ describe('sending domains, with direct delivery', () => {
       'spf',
       'dmarc',
       'return_path',
+      'inbound_mx',
     ]);
     domainId = created.body.id;
     expect((await gp.request('POST', '/v1/domains', { key: t.live, body: { name: 'shop.example' } })).body.error.code).toBe(

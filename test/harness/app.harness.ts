@@ -12,6 +12,7 @@ import type { Invoker } from '../../runtime/runtime.port.ts';
 import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { Domains } from '../../tenancy/domains.ts';
 import { KeyRing } from '../../tenancy/keys.ts';
+import { InboundRoutes } from '../../tenancy/inbound.routes.ts';
 import { TEST_RECORD_SETTINGS } from './domains.harness.ts';
 import { tempDir } from './gatepost.harness.ts';
 import { unreachableRelay } from './relay.harness.ts';
@@ -26,6 +27,7 @@ export interface TestApp {
   runtime: EmbeddedRuntime;
   keys: KeyRing;
   domains: Domains;
+  inboundRoutes: InboundRoutes;
   /** The tenant event feed GET /v1/events reads (with `actors` only). */
   events: EventFeed | undefined;
   close(): Promise<void>;
@@ -73,6 +75,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     await runtime.start();
   }
   const keys = new KeyRing(catalog);
+  const inboundRoutes = new InboundRoutes(catalog, TEST_RECORD_SETTINGS);
   const server = restServer({
     gate: createGate({
       invoker: options.gateInvoker?.(runtime) ?? runtime,
@@ -87,6 +90,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     domains,
     // Tests never ask the internet's DNS: without a server of their own, a loopback port nothing answers on.
     mailHost: mailHostOf(new CachingMxResolver(dnsResolver(options.dnsServers ?? ['127.0.0.1:9'], options.dnsTimeoutMs))),
+    inbound: { routes: inboundRoutes, publicUrl: () => 'http://gatepost.test' },
     events,
     adminToken: null,
     ready: () => true,
@@ -101,6 +105,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
     runtime,
     keys,
     domains,
+    inboundRoutes,
     events,
     async close() {
       await server.app.close();

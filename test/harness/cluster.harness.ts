@@ -38,6 +38,7 @@ export function daprClusterWithRelay(name: string, opts: { actorHosts?: number }
         GATEPOST_DELIVERY_RETRY: '1s,1s,1s',
         // Any free port: SMTP submission's default (2587) is one per machine, and topologies run side by side.
         GATEPOST_SMTP_PORT: '0',
+        GATEPOST_INBOUND_PORT: '0',
       },
     });
     suite.client.url = suite.cluster.url;

@@ -111,6 +111,13 @@ export abstract class GatepostProcess extends GatepostClient {
     return Number(m[1]);
   }
 
+  /** The inbound MX port, from the line Gatepost prints when it starts. */
+  get inboundPort(): number {
+    const m = /Inbound MX listening on \S+:(\d+)/.exec(this.output);
+    if (!m) throw new Error(`Gatepost printed no inbound MX port:\n${this.output}`);
+    return Number(m[1]);
+  }
+
   abstract start(): Promise<void>;
   /** SIGTERM: drain and exit; resolves with the exit code. */
   abstract stop(): Promise<number | null>;
@@ -314,6 +321,7 @@ export async function startGatepost(opts: StartOptions = {}): Promise<GatepostPr
     GATEPOST_HOSTNAME: 'gatepost.test',
     GATEPOST_DELIVERY_RETRY: '1s,1s,1s',
     GATEPOST_SMTP_PORT: '0',
+    GATEPOST_INBOUND_PORT: '0',
     // Tests never ask the internet's DNS: without a DNS server of their own (dns.harness.ts),
     // look-ups go to a loopback port nothing answers on, so direct delivery defers at once.
     GATEPOST_DNS_SERVERS: '127.0.0.1:9',
