@@ -38,7 +38,7 @@ import { restServer } from '../ingress/rest/server.ts';
 import { submissionServer } from '../ingress/smtp/submission.smtp.ts';
 import { submissionTls } from '../ingress/smtp/submission.tls.ts';
 import { inboundServer } from '../ingress/inbound/inbound.smtp.ts';
-import { keptReports } from '../ingress/inbound/report.keep.ts';
+import { bouncesIntake } from '../ingress/inbound/bounces.intake.ts';
 import { InboundRoutes } from '../tenancy/inbound.routes.ts';
 import { webhookDeliveries } from '../gate/webhooks.ts';
 import { keySealer, plainSealer } from '../lib/sealed.ts';
@@ -280,7 +280,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         routes: inboundRoutes,
         catalog,
         webhooks: webhookDeliveries(runtime),
-        intake: keptReports(catalog, inboundRoutes),
+        intake: bouncesIntake({ invoker: runtime, catalog }),
         resolver: (name, type) => verdictResolver.resolve(name, type) as Promise<string[] | string[][]>,
         hostname: config.hostname,
         publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,

@@ -1199,7 +1199,6 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
           id: unique('inm'),
           tenant_id: a.id,
           route_id: unique('rte'),
-          kind: 'routed' as const,
           mail_from: '',
           rcpt_to: ['x@example.com'],
           remote_address: '127.0.0.1',
@@ -1226,8 +1225,7 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
           await catalog.putInboundMessage({
             id,
             tenant_id: t.id,
-            route_id: null,
-            kind: 'report',
+            route_id: 'rte_1',
             mail_from: '',
             rcpt_to: ['b@example.com'],
             remote_address: '127.0.0.1',

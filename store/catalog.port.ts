@@ -279,10 +279,8 @@ export interface InboundAttachment {
 export interface InboundMessage {
   id: string;
   tenant_id: string;
-  /** The route that matched; null for mail to a return-path address (a bounce or complaint report). */
-  route_id: string | null;
-  /** `routed`: matched a route; `report`: arrived at a return-path domain and kept for report processing. */
-  kind: 'routed' | 'report';
+  /** The route that matched (which may have been deleted since). */
+  route_id: string;
   /** The envelope: MAIL FROM (`''` for the null sender) and the recipients of this tenant. */
   mail_from: string;
   rcpt_to: string[];

@@ -111,7 +111,6 @@ export async function deliver(deps: InboundDeps, m: Received): Promise<SmtpReply
         id,
         tenant_id: route.tenant_id,
         route_id: route.id,
-        kind: 'routed',
         mail_from: m.mailFrom,
         rcpt_to: rcpt,
         remote_address: m.remoteAddress,

@@ -23,7 +23,7 @@ import { unreachableRelay } from '../../test/harness/relay.harness.ts';
 import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { submissionTls } from '../smtp/submission.tls.ts';
 import { inboundServer, type InboundServer } from './inbound.smtp.ts';
-import { keptReports } from './report.keep.ts';
+import { bouncesIntake } from './bounces.intake.ts';
 
 const MAX_BYTES = 64 * 1024;
 const SECRET = 'whsec_dGVzdC1zZWNyZXQtb2YtdGhlLWluYm91bmQtdGVzdA';
@@ -81,7 +81,7 @@ beforeAll(async () => {
     routes,
     catalog,
     webhooks: webhookDeliveries(runtime),
-    intake: keptReports(catalog, routes),
+    intake: bouncesIntake({ invoker: runtime, catalog }),
     resolver: (name, type) => resolver.resolve(name, type) as Promise<string[] | string[][]>,
     hostname: 'gatepost.test',
     publicUrl: () => 'https://gatepost.test',
@@ -261,7 +261,7 @@ describe('inbound MX', () => {
     expect((await catalog.inboundRaw(tenantId, second))!.subarray(0, 4000)).toEqual(garbage);
   });
 
-  it('hands mail for a return-path address to the report intake, kept as a report of the domain owner', async () => {
+  it('hands mail for a return-path address to the report intake: kept with the reports, unrecognised here', async () => {
     const answers = await talk([
       'EHLO mx.receiver.test',
       'MAIL FROM:<>',
@@ -272,9 +272,13 @@ describe('inbound MX', () => {
     ]);
     expect(answers[4]).toMatch(/^354/);
     expect(answers[5]).toMatch(/^250 /);
-    const reports = (await catalog.listInboundMessages(tenantId, { limit: 1000 })).data.filter((m) => m.kind === 'report');
-    expect(reports).toEqual([
-      expect.objectContaining({ route_id: null, rcpt_to: ['b+msg_0123abc@bounces.inbound.test'], mail_from: '' }),
+    // No message of the tenant has that id: the report is kept, and says why it was not tied.
+    const { data } = await catalog.listReports({ tenant_id: tenantId, limit: 10 });
+    expect(data).toEqual([
+      expect.objectContaining({ rcpt: 'b+msg_0123abc@bounces.inbound.test', mail_from: '', outcome: 'unrecognised' }),
+    ]);
+    expect((await catalog.listInboundMessages(tenantId, { limit: 1000 })).data.map((m) => m.rcpt_to)).not.toContainEqual([
+      'b+msg_0123abc@bounces.inbound.test',
     ]);
   });
 });

@@ -119,7 +119,6 @@ describe('received messages', () => {
       id: 'inm_test1',
       tenant_id: tenantId,
       route_id: 'rte_x',
-      kind: 'routed',
       mail_from: 'ann@example.com',
       rcpt_to: ['support@shop.example'],
       remote_address: '127.0.0.1',

@@ -42,8 +42,7 @@ const RouteView = z.object({
 const MessageView = z
   .object({
     id: z.string().meta({ description: 'inm_…' }),
-    route_id: z.string().nullable(),
-    kind: z.enum(['routed', 'report']),
+    route_id: z.string().meta({ description: 'The route that matched, rte_… (it may have been deleted since).' }),
     mail_from: z.string().meta({ description: "The envelope sender; '' for the null sender." }),
     rcpt_to: z.array(z.string()),
     remote_address: z.string(),

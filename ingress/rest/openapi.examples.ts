@@ -200,7 +200,6 @@ const inboundAt = `https://mail.shop.example/v1/inbound/messages/${INM}`;
 const inboundMessage = {
   id: INM,
   route_id: RTE,
-  kind: 'routed',
   mail_from: 'ann@example.com',
   rcpt_to: ['support+1042@shop.example'],
   remote_address: '203.0.113.7',

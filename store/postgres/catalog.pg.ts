@@ -824,12 +824,11 @@ export class PgCatalog implements Catalog {
   async putInboundMessage(m: InboundMessageCreate): Promise<void> {
     await inTransaction(this.pool, async (client) => {
       const inserted = await client.query(
-        `INSERT INTO inbound_messages (${INBOUND_MESSAGE_COLUMNS}, raw) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
+        `INSERT INTO inbound_messages (${INBOUND_MESSAGE_COLUMNS}, raw) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
         [
           m.id,
           m.tenant_id,
           m.route_id,
-          m.kind,
           m.mail_from,
           JSON.stringify(m.rcpt_to),
           m.remote_address,

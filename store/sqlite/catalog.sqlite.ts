@@ -718,12 +718,11 @@ export class SqliteCatalog implements Catalog {
   async putInboundMessage(m: InboundMessageCreate): Promise<void> {
     this.db.transaction(() => {
       const inserted = this.sql(
-        `INSERT INTO inbound_messages (${INBOUND_MESSAGE_COLUMNS}, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+        `INSERT INTO inbound_messages (${INBOUND_MESSAGE_COLUMNS}, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       ).run(
         m.id,
         m.tenant_id,
         m.route_id,
-        m.kind,
         m.mail_from,
         JSON.stringify(m.rcpt_to),
         m.remote_address,

@@ -17,8 +17,7 @@ CREATE INDEX inbound_routes_domain ON inbound_routes (domain, created_at, id);
 CREATE TABLE inbound_messages (
   id             text COLLATE "C" PRIMARY KEY,
   tenant_id      text COLLATE "C" NOT NULL REFERENCES tenants (id),
-  route_id       text COLLATE "C",
-  kind           text NOT NULL CHECK (kind IN ('routed', 'report')),
+  route_id       text COLLATE "C" NOT NULL,
   mail_from      text NOT NULL,
   rcpt_to        jsonb NOT NULL,
   remote_address text NOT NULL,

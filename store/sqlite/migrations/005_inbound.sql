@@ -18,8 +18,7 @@ CREATE INDEX inbound_routes_domain ON inbound_routes (domain, created_at, id);
 CREATE TABLE inbound_messages (
   id             TEXT PRIMARY KEY,
   tenant_id      TEXT NOT NULL REFERENCES tenants (id),
-  route_id       TEXT,
-  kind           TEXT NOT NULL CHECK (kind IN ('routed', 'report')),
+  route_id       TEXT NOT NULL,
   mail_from      TEXT NOT NULL,
   rcpt_to        TEXT NOT NULL,
   remote_address TEXT NOT NULL,
