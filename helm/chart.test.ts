@@ -132,6 +132,7 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
     expect(ic.ports).toEqual([
       { name: 'http', containerPort: 3000, protocol: 'TCP' },
       { name: 'smtp', containerPort: 2587, protocol: 'TCP' },
+      { name: 'inbound', containerPort: 2525, protocol: 'TCP' },
     ]);
     // SMTP submission: its port, and a generated certificate in the pod's data volume (no TLS Secret).
     expect(envOf(ingress).get('GATEPOST_SMTP_PORT')?.value).toBe('2587');
@@ -160,12 +161,21 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       expect(probe.exec.command[2]).toContain("fetch('http://127.0.0.1:3001/healthz')");
     }
 
-    // The Service: port 80 to the ingress pods' 3000, selecting the ingress only.
+    // The Services: the HTTP API, SMTP submission and the inbound MX, each its own, selecting the ingress only.
     const svc = find(objects, 'Service', 'gatepost');
-    expect(svc.spec.ports).toEqual([
-      { name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' },
-      { name: 'smtp', port: 587, targetPort: 'smtp', protocol: 'TCP' },
-    ]);
+    expect(svc.spec.ports).toEqual([{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }]);
+    expect(find(objects, 'Service', 'gatepost-smtp').spec).toMatchObject({
+      type: 'ClusterIP',
+      ports: [{ name: 'smtp', port: 587, targetPort: 'smtp', protocol: 'TCP' }],
+      selector: ingress.spec.selector.matchLabels,
+    });
+    expect(find(objects, 'Service', 'gatepost-inbound').spec).toMatchObject({
+      type: 'ClusterIP',
+      ports: [{ name: 'inbound', port: 25, targetPort: 'inbound', protocol: 'TCP' }],
+      selector: ingress.spec.selector.matchLabels,
+    });
+    expect(envOf(ingress).get('GATEPOST_INBOUND_PORT')?.value).toBe('2525');
+    expect(envOf(ingress).get('GATEPOST_INBOUND_MAX_BYTES')?.value).toBe('26214400');
     expect(svc.spec.selector).toEqual(ingress.spec.selector.matchLabels);
     expect(svc.spec.selector['app.kubernetes.io/component']).toBe('ingress');
     expect(ingress.spec.template.metadata.labels).toMatchObject(ingress.spec.selector.matchLabels);
@@ -234,10 +244,23 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       'Deployment',
       'Deployment',
       'HorizontalPodAutoscaler',
+      'PodDisruptionBudget',
+      'PodDisruptionBudget',
       'Resiliency',
       'Secret',
       'Service',
+      'Service',
+      'Service',
     ]);
+    // A node drain leaves one pod of each.
+    for (const [deployment, name] of [
+      [ingress, 'gatepost-ingress'],
+      [actors, 'gatepost-actors'],
+    ] as const) {
+      const pdb = find(objects, 'PodDisruptionBudget', name);
+      expect(pdb.apiVersion).toBe('policy/v1');
+      expect(pdb.spec).toEqual({ minAvailable: 1, selector: { matchLabels: deployment.spec.selector.matchLabels } });
+    }
   });
 
   it('follows a second values set: no HPA, replica counts, an existing Secret, httpGet probes', async () => {
@@ -251,8 +274,10 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       'dapr.logLevel=debug',
       'image.tag=1.2.3',
       'ingress.smtp.tlsSecret=mail-tls',
-      'ingress.smtp.port=2525',
-      'ingress.service.smtpPort=25',
+      'ingress.smtp.port=2465',
+      'ingress.smtp.service.type=LoadBalancer',
+      'ingress.smtp.service.port=465',
+      'ingress.inbound.service.type=LoadBalancer',
     );
     expect(objects.filter((o) => o.kind === 'HorizontalPodAutoscaler')).toEqual([]);
     expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
@@ -263,7 +288,7 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
     expect(actors.spec.replicas).toBe(3);
     // SMTP submission with the operator's certificate, from a TLS Secret mounted read-only.
     const smtpEnv = envOf(ingress);
-    expect(smtpEnv.get('GATEPOST_SMTP_PORT')?.value).toBe('2525');
+    expect(smtpEnv.get('GATEPOST_SMTP_PORT')?.value).toBe('2465');
     expect(smtpEnv.get('GATEPOST_SMTP_TLS_CERT')?.value).toBe('/etc/gatepost/smtp-tls/tls.crt');
     expect(smtpEnv.get('GATEPOST_SMTP_TLS_KEY')?.value).toBe('/etc/gatepost/smtp-tls/tls.key');
     expect(container(ingress).volumeMounts).toContainEqual({
@@ -272,13 +297,19 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       readOnly: true,
     });
     expect(ingress.spec.template.spec.volumes).toContainEqual({ name: 'smtp-tls', secret: { secretName: 'mail-tls' } });
-    expect(container(ingress).ports).toContainEqual({ name: 'smtp', containerPort: 2525, protocol: 'TCP' });
-    expect(find(objects, 'Service', 'gatepost').spec.ports).toContainEqual({
-      name: 'smtp',
-      port: 25,
-      targetPort: 'smtp',
-      protocol: 'TCP',
+    expect(container(ingress).ports).toContainEqual({ name: 'smtp', containerPort: 2465, protocol: 'TCP' });
+    // Exposed as load balancers that keep the client's address (rate limits, SPF).
+    expect(find(objects, 'Service', 'gatepost-smtp').spec).toMatchObject({
+      type: 'LoadBalancer',
+      externalTrafficPolicy: 'Local',
+      ports: [{ name: 'smtp', port: 465, targetPort: 'smtp', protocol: 'TCP' }],
     });
+    expect(find(objects, 'Service', 'gatepost-inbound').spec).toMatchObject({
+      type: 'LoadBalancer',
+      externalTrafficPolicy: 'Local',
+      ports: [{ name: 'inbound', port: 25, targetPort: 'inbound', protocol: 'TCP' }],
+    });
+    expect(find(objects, 'Service', 'gatepost').spec.type).toBe('ClusterIP');
     for (const deployment of [ingress, actors]) {
       const env = envOf(deployment);
       expect(env.get('DATABASE_URL')?.valueFrom.secretKeyRef).toEqual({ name: 'mine', key: 'DATABASE_URL' });
