@@ -1,14 +1,17 @@
-// The Helm chart in helm/gatepost: `helm lint` passes, and `helm template` renders what a
-// Dapr cluster needs, with the default values and with a second set. helm comes from
+// The Helm chart in helm/gatepost: `helm lint` passes, `helm template` renders what a Dapr
+// cluster needs, with the default values and with a second set, and every manifest it renders
+// (with each values file in helm/examples/ too) is valid against the Kubernetes and Dapr schemas
+// (helm/kubeconform.ts: kubeconform and its schemas, made from Go modules). helm comes from
 // helm/helm.sh, which builds it once from the helm.sh/helm/v3 Go module (minutes the first
 // time, then cached outside the repository), or from GATEPOST_HELM.
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { validate } from './kubeconform.ts';
 
 const run = promisify(execFile);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,13 +42,19 @@ async function helm(...args: string[]): Promise<{ code: number; stdout: string; 
   }
 }
 
-async function render(...set: string[]): Promise<Obj[]> {
+/** `helm template`'s output with the default values and `--set` each of `set` (and `-f` each of `files`). */
+async function rendered(set: string[], files: string[] = []): Promise<string> {
   const args = ['template', 'gatepost', CHART, '--namespace', 'mail'];
   for (const s of set) args.push('--set', s);
+  for (const f of files) args.push('-f', f);
   const { code, stdout, stderr } = await helm(...args);
   expect(stderr.replace(/^WARNING: .*\n?/gm, ''), 'helm template stderr').toBe('');
   expect(code).toBe(0);
-  const docs = parseAllDocuments(stdout);
+  return stdout;
+}
+
+async function render(...set: string[]): Promise<Obj[]> {
+  const docs = parseAllDocuments(await rendered(set));
   for (const doc of docs) expect(doc.errors, 'rendered YAML parses').toEqual([]);
   return docs.map((doc) => doc.toJS() as Obj | null).filter((o): o is Obj => o !== null);
 }
@@ -330,6 +339,29 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       expect(component.auth).toBeUndefined();
     }
   });
+
+  it('renders manifests valid against the Kubernetes 1.34 and Dapr 1.18 schemas (kubeconform, strict), with every values file', async () => {
+    const examples = join(ROOT, 'helm', 'examples');
+    const sets: [string, string[], string[]][] = [
+      ['the default values', [], []],
+      ['no HPA, an existing Secret, httpGet probes', ['ingress.autoscaling.enabled=false', 'existingSecret=mine', 'actors.probeMode=httpGet'], []],
+      ...readdirSync(examples).map((f): [string, string[], string[]] => [f, [], [join(examples, f)]]),
+    ];
+    for (const [name, set, files] of sets) {
+      const manifests = await rendered(set, files);
+      const verdict = validate(manifests);
+      const documents = parseAllDocuments(manifests).filter((d) => d.toJS() !== null).length;
+      expect(verdict.resources.filter((r) => r.status !== 'statusValid'), name).toEqual([]);
+      expect(verdict.resources.length, name).toBe(documents);
+      expect(verdict.code, name).toBe(0);
+    }
+    // The check refuses what Kubernetes would: a field the API does not define, a port that is not one.
+    const wrong = validate('apiVersion: v1\nkind: Service\nmetadata:\n  name: x\nspec:\n  portz: []\n');
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.resources[0]?.msg).toContain("'portz' not allowed");
+    const port = validate('apiVersion: v1\nkind: Service\nmetadata:\n  name: x\nspec:\n  ports: [{port: eighty}]\n');
+    expect(port.resources[0]?.status).toBe('statusInvalid');
+  }, 20 * 60_000);
 
   it('puts the chart Secret\u2019s values in its data and refuses an unknown probe mode', async () => {
     const objects = await render('secret.databaseUrl=postgres://gp@db:5432/gp', 'secret.adminToken=tok');
