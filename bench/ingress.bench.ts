@@ -13,7 +13,6 @@ import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { generate } from 'selfsigned';
 import {
   call,
@@ -33,6 +32,7 @@ import {
   type BenchGatepost,
 } from './common.ts';
 import { startPostfix } from './postfix.ts';
+import { emptyLoad, smtpLoad, type Load, type Mail, type SmtpTarget } from './smtp.load.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -83,68 +83,8 @@ function message(n: number): Buffer {
   );
 }
 
-interface SmtpTarget {
-  name: string;
-  port: number;
-  /** STARTTLS with this CA; null: plain. */
-  ca: string | null;
-  /** AUTH credentials, when the server asks for them. */
-  auth: { user: string; pass: string } | null;
-  pids: () => number[];
-}
-
-/** What one load (a warm-up or the measured part) got back. */
-interface Load {
-  accepted: number;
-  refused: number;
-  /** Errors met, and anything else worth a line under the table. */
-  notes: string[];
-  /** Per message (SMTP) or per request (HTTP), ms; empty where the load tool keeps none. */
-  latencies: number[];
-  /** What was accepted, to check afterwards: Gatepost's msg_ ids, Postfix's 250 replies. */
-  receipts: string[];
-}
-
-const emptyLoad = (): Load => ({ accepted: 0, refused: 0, notes: [], latencies: [], receipts: [] });
-
-const promised = <T>(fn: (cb: (error: Error | null, value: T) => void) => void) =>
-  new Promise<T>((resolve, reject) => fn((error, value) => (error ? reject(error) : resolve(value))));
-
-/** Sends messages first..first+count-1 over CONNECTIONS persistent connections, each in turn. */
-async function smtpLoad(target: SmtpTarget, first: number, count: number): Promise<Load> {
-  const load = emptyLoad();
-  let next = first;
-  const end = first + count;
-  const client = async () => {
-    const c = new SMTPConnection({
-      host: '127.0.0.1',
-      port: target.port,
-      name: 'loadgen.bench.test',
-      ...(target.ca ? { requireTLS: true, tls: { ca: target.ca } } : { ignoreTLS: true }),
-    });
-    c.on('error', (error: Error) => load.notes.push(`error: ${error.message}`));
-    await promised<void>((cb) => c.connect(() => cb(null, undefined)));
-    if (target.auth) await promised<true>((cb) => c.login(target.auth!, cb as never));
-    while (next < end) {
-      const n = next++;
-      const started = performance.now();
-      try {
-        const info = await promised<{ response: string }>((cb) =>
-          c.send({ from: 'shop@sender.example', to: [`user${n}@example.com`] }, message(n), cb as never),
-        );
-        load.latencies.push(performance.now() - started);
-        load.accepted++;
-        load.receipts.push(info.response);
-      } catch (error) {
-        load.refused++;
-        load.notes.push(`error: ${(error as Error).message}`);
-      }
-    }
-    c.quit();
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, client));
-  return load;
-}
+/** Message n to user n, from the shop. */
+const mail: Mail = (n) => ({ from: 'shop@sender.example', to: `user${n}@example.com`, raw: message(n) });
 
 /** A warm-up, then the measured part; `pids` are the processes that serve (for the CPU columns). */
 async function measure(
@@ -174,7 +114,7 @@ async function measure(
 }
 
 const measureSmtp = (target: SmtpTarget) =>
-  measure(target.name, `${CONNECTIONS} SMTP connections`, target.pids, (first, count) => smtpLoad(target, first, count));
+  measure(target.name, `${CONNECTIONS} SMTP connections`, target.pids, (first, count) => smtpLoad(target, mail, CONNECTIONS, first, count));
 
 // ---- Postfix ---------------------------------------------------------------------------------
 
@@ -243,7 +183,7 @@ const gatepostSmtpRow = (tls: boolean) =>
         auth: { user: 'bench', pass: gp.key },
         pids: () => [gp.pid],
       };
-      const load = await smtpLoad(target, first, count);
+      const load = await smtpLoad(target, mail, CONNECTIONS, first, count);
       return { ...load, receipts: load.receipts.flatMap((r) => r.match(/msg_[0-9a-z]{26}/g) ?? []) };
     },
   );

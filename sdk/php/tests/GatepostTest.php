@@ -161,7 +161,7 @@ final class GatepostTest extends TestCase
         $this->assertSame([$name, 'pending'], [$d['name'], $d['status']]);
         $purposes = array_unique(array_column($d['records'], 'purpose'));
         sort($purposes);
-        $this->assertSame(['dkim', 'dmarc', 'return_path', 'spf'], $purposes);
+        $this->assertSame(['dkim', 'dmarc', 'inbound_mx', 'return_path', 'spf'], $purposes);
         $this->refusal(409, 'domain_exists', fn () => $this->live->createDomain($name));
         $this->assertContains($d['id'], array_column($this->live->listDomains(), 'id'));
         // Nothing is published, so the check finds the records missing and the domain stays pending.

@@ -138,7 +138,7 @@ def test_domains_round_trip_with_their_dns_records(live: Gatepost) -> None:
     made = live.create_domain(name)
     assert (made["name"], made["status"]) == (name, "pending")
     purposes = sorted(r["purpose"] for r in made["records"])
-    assert purposes == ["dkim", "dkim", "dmarc", "return_path", "spf"]
+    assert purposes == ["dkim", "dkim", "dmarc", "inbound_mx", "return_path", "spf"]
     assert all(r["value"] and r["name"].endswith(name) for r in made["records"])
     assert live.get_domain(made["id"])["records"] == made["records"]
     assert made["id"] in [d["id"] for d in live.list_domains()]

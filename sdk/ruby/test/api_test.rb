@@ -113,7 +113,7 @@ class ApiTest < Minitest::Test
     name = "rb-#{SecureRandom.hex(4)}.example"
     made = live.create_domain(name)
     assert_equal [name, "pending"], made.values_at("name", "status")
-    assert_equal %w[dkim dkim dmarc return_path spf], made["records"].map { |r| r["purpose"] }.sort
+    assert_equal %w[dkim dkim dmarc inbound_mx return_path spf], made["records"].map { |r| r["purpose"] }.sort
     assert(made["records"].all? { |r| !r["value"].empty? && r["name"].end_with?(name) })
     assert_equal made["records"], live.get_domain(made["id"])["records"]
     assert_includes live.list_domains.map { |d| d["id"] }, made["id"]

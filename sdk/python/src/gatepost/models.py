@@ -150,7 +150,7 @@ class Webhook(TypedDict, total=False):
 
 
 class DnsRecord(TypedDict, total=False):
-    purpose: Literal["dkim", "spf", "dmarc", "return_path"]
+    purpose: Literal["dkim", "spf", "dmarc", "return_path", "inbound_mx"]
     type: Literal["TXT", "MX"]
     name: str
     value: str
