@@ -11,7 +11,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { dkimSign } from 'mailauth';
+import { dkimSign, type DKIMSignOptions } from 'mailauth';
 import { startDns, type DnsServer } from '../test/harness/dns.harness.ts';
 import { publish } from '../test/harness/domains.harness.ts';
 import {
@@ -61,12 +61,10 @@ async function signed(n: number): Promise<Buffer> {
     `From: Shop News <hello@${SENDER}>\r\nTo: reader${n}@${INBOUND}\r\nSubject: Your order ${n}\r\n` +
     `Message-ID: <${n}.${Date.now().toString(36)}@${SENDER}>\r\nDate: ${new Date().toUTCString()}\r\nMIME-Version: 1.0\r\n` +
     `Content-Type: text/plain; charset=us-ascii\r\n\r\n${BODY}\r\n`;
+  // mailauth's own type wants the one-signature form, which signs nothing: signatureData does.
   const { signatures } = await dkimSign(raw, {
-    canonicalization: 'relaxed/relaxed',
-    signingDomain: SENDER,
-    selector: 'b1',
-    privateKey: PEM,
-  });
+    signatureData: [{ signingDomain: SENDER, selector: 'b1', privateKey: PEM, algorithm: 'rsa-sha256', canonicalization: 'relaxed/relaxed' }],
+  } as unknown as DKIMSignOptions);
   return Buffer.from(signatures + raw);
 }
 
