@@ -123,7 +123,10 @@ async function postfixRow(messages: Buffer[]): Promise<Row> {
 
 const inboundPortOf = (output: string) => Number(/Inbound MX listening on \S+:(\d+)/.exec(output)![1]);
 
-async function gatepostRow(messages: Buffer[], dns: DnsServer, receiver: Child): Promise<Row> {
+async function gatepostRow(messages: Buffer[], receiver: Child): Promise<Row> {
+  // A DNS server of each round's own: the sender's records, and the inbound domain's made anew.
+  const dns = await startDns({});
+  publishSender(dns);
   const gp = await startGatepost([], {
     GATEPOST_DNS_SERVERS: dns.address,
     GATEPOST_WEBHOOK_ALLOW: '127.0.0.0/8',
@@ -171,6 +174,7 @@ async function gatepostRow(messages: Buffer[], dns: DnsServer, receiver: Child):
     return row;
   } finally {
     await gp.stop();
+    await dns.close();
   }
 }
 
@@ -184,21 +188,18 @@ async function main() {
     `bench:inbound on ${cpus().length} cores, Node ${process.version}, Gatepost at ${gatepostRevision()}; ` +
       `${MESSAGES} DKIM-signed messages of ${fmt(messages[0]!.length)} bytes after ${WARMUP} of warm-up, ${ROUNDS} rounds\n`,
   );
-  const dns = await startDns({});
-  publishSender(dns);
   const receiver = await startChild('receiver', ['bench/servers/webhook-receiver.server.ts']);
   const rows: Row[] = [];
   const ratios: number[] = [];
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       const postfix = await postfixRow(messages);
-      const gatepost = await gatepostRow(messages, dns, receiver);
+      const gatepost = await gatepostRow(messages, receiver);
       ratios.push(rateOf(gatepost) / rateOf(postfix));
       for (const r of [postfix, gatepost]) rows.push({ ...r, name: `${r.name}, round ${round}` });
     }
   } finally {
     await receiver.stop();
-    await dns.close();
   }
   console.log(
     '\n' +
