@@ -1,20 +1,13 @@
 // The inbound MX (GATEPOST_INBOUND_PORT): smtp-server with STARTTLS and SIZE, no AUTH. Hooks stay
 // thin: RCPT asks inbound.session.ts's checkRecipient, DATA spools to disk (inbound.spool.ts) and
 // hands the file's bytes to deliver.
-import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import { MessagesUnderWay, smtpListener, type SmtpListener } from '../smtp/smtp.listener.ts';
 import type { TlsIdentity } from '../smtp/submission.tls.ts';
 import { checkRecipient, deliver, replies, type InboundDeps, type SmtpReply, type Target } from './inbound.session.ts';
 import { spool } from './inbound.spool.ts';
 
-/** How long a drain waits for messages under way before it closes their connections anyway. */
-const DRAIN_MS = 30_000;
-
-export interface InboundServer {
-  listen(port: number, host: string): Promise<{ host: string; port: number }>;
-  /** Stops accepting connections, answers every message under way, then closes every session. */
-  drain(): Promise<void>;
-}
+export type InboundServer = SmtpListener;
 
 const asError = (reply: SmtpReply) => Object.assign(new Error(`${reply.enhanced} ${reply.text}`), { responseCode: reply.code });
 
@@ -26,7 +19,7 @@ export function inboundServer(
 ): InboundServer {
   // The accepted recipients of each session's current transaction, with what becomes of their mail.
   const targets = new WeakMap<SMTPServerSession, { address: string; target: Target }[]>();
-  let underWay = 0;
+  const underWay = new MessagesUnderWay();
   const server = new SMTPServer({
     name: deps.hostname,
     banner: 'Gatepost inbound MX',
@@ -59,10 +52,9 @@ export function inboundServer(
       );
     },
     onData(stream, session, callback) {
-      underWay++;
       const recipients = targets.get(session) ?? [];
       const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-      spool(deps.spoolDir, stream, deps.maxBytes)
+      const answered = spool(deps.spoolDir, stream, deps.maxBytes)
         .then(async (file) => {
           if (file.oversized) return replies.tooLarge(deps.maxBytes);
           try {
@@ -82,37 +74,9 @@ export function inboundServer(
           deps.log('inbound message could not be kept', error);
           return replies.failed;
         })
-        .then((reply) => (reply.code < 400 ? callback(null, `${reply.enhanced} ${reply.text}`) : callback(asError(reply))))
-        .finally(() => underWay--);
+        .then((reply) => (reply.code < 400 ? callback(null, `${reply.enhanced} ${reply.text}`) : callback(asError(reply))));
+      underWay.track(answered);
     },
   });
-  server.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE' && error.code !== 'ECONNECTION')
-      deps.log('inbound MX connection failed', error);
-  });
-
-  return {
-    listen(port, host) {
-      return new Promise((resolve, reject) => {
-        server.server.once('error', reject);
-        server.listen(port, host, () => {
-          server.server.off('error', reject);
-          const address = server.server.address() as AddressInfo;
-          resolve({ host: address.address, port: address.port });
-        });
-      });
-    },
-
-    async drain() {
-      if (!server.server.listening) return;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      const deadline = Date.now() + DRAIN_MS;
-      while (underWay > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      for (const connection of server.connections) {
-        connection.send(421, '4.3.2 Gatepost is shutting down; try again shortly.');
-        connection.close();
-      }
-      await closed;
-    },
-  };
+  return smtpListener(server, underWay, { name: 'inbound MX', log: deps.log });
 }

@@ -1,7 +1,7 @@
 // SMTP submission (GATEPOST_SMTP_PORT): smtp-server with STARTTLS, AUTH PLAIN and LOGIN, SIZE
 // and PIPELINING. The hooks stay thin: each calls a function of submission.session.ts and hands
 // the reply it answers to smtp-server.
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Sender } from '../../gate/gate.ts';
@@ -12,15 +12,9 @@ import type { TlsIdentity } from './submission.tls.ts';
 import { AuthThrottle } from './submission.throttle.ts';
 import type { SmtpLimits } from '../../config/config.ts';
 import { workerParser } from './submission.parser.ts';
+import { MessagesUnderWay, smtpListener, type SmtpListener } from './smtp.listener.ts';
 
-/** How long a drain waits for messages under way before it closes their connections anyway. */
-const DRAIN_MS = 30_000;
-
-export interface SubmissionServer {
-  listen(port: number, host: string): Promise<{ host: string; port: number }>;
-  /** Stops accepting connections, answers every message under way, then closes every session. */
-  drain(): Promise<void>;
-}
+export type SubmissionServer = SmtpListener;
 
 /** smtp-server's error shape: `responseCode` becomes the reply code. */
 const asError = (reply: SmtpReply) => Object.assign(new Error(replyLine(reply)), { responseCode: reply.code });
@@ -70,7 +64,7 @@ export function submissionServer(
 ): SubmissionServer {
   const parser = given.parser ?? workerParser();
   const deps = { ...given, parser, throttle: new AuthThrottle(given.limits) };
-  let underWay = 0;
+  const underWay = new MessagesUnderWay();
   const server = new SMTPServer({
     name: deps.hostname,
     banner: 'Gatepost SMTP submission',
@@ -116,44 +110,19 @@ export function submissionServer(
       );
     },
     onData(stream, session, callback) {
-      underWay++;
-      receive(stream)
-        .then((data) => submit(deps, { sender: senderOf(session), envelope: envelopeOf(session), id: session.id }, data))
-        .then((reply) => (reply.code < 400 ? callback(null, replyLine(reply)) : callback(asError(reply))), callback)
-        .finally(() => underWay--);
+      underWay.track(
+        receive(stream)
+          .then((data) => submit(deps, { sender: senderOf(session), envelope: envelopeOf(session), id: session.id }, data))
+          .then((reply) => (reply.code < 400 ? callback(null, replyLine(reply)) : callback(asError(reply))), callback),
+      );
     },
   });
   server.server.on('connection', coalesceReplies);
-  // A client that drops its connection is no failure of ours; anything else is worth a line.
-  server.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE' && error.code !== 'ECONNECTION') {
-      deps.log('SMTP submission connection failed', error);
-    }
-  });
-
+  const listener = smtpListener(server, underWay, { name: 'SMTP submission', log: deps.log });
   return {
-    listen(port, host) {
-      return new Promise((resolve, reject) => {
-        server.server.once('error', reject);
-        server.listen(port, host, () => {
-          server.server.off('error', reject);
-          const address = server.server.address() as AddressInfo;
-          resolve({ host: address.address, port: address.port });
-        });
-      });
-    },
-
+    listen: listener.listen,
     async drain() {
-      if (!server.server.listening) return;
-      // New connections are refused from here; a command on an idle session is answered 421.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      const deadline = Date.now() + DRAIN_MS;
-      while (underWay > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      for (const connection of server.connections) {
-        connection.send(421, '4.3.2 Gatepost is shutting down; try again shortly.');
-        connection.close();
-      }
-      await closed;
+      await listener.drain();
       await parser.close();
     },
   };
