@@ -21,16 +21,14 @@ import {
   fmt,
   gatepostRevision,
   median,
-  percentile,
   sleep,
   startChild,
   startGatepost,
-  table,
   waitForQuiet,
   type Child,
 } from './common.ts';
 import { startPostfix } from './postfix.ts';
-import { smtpLoad, type Load, type SmtpTarget } from './smtp.load.ts';
+import { rateOf, rowsTable, smtpLoad, type Load, type Row, type SmtpTarget } from './smtp.load.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -63,7 +61,9 @@ async function signed(n: number): Promise<Buffer> {
     `Content-Type: text/plain; charset=us-ascii\r\n\r\n${BODY}\r\n`;
   // mailauth's own type wants the one-signature form, which signs nothing: signatureData does.
   const { signatures } = await dkimSign(raw, {
-    signatureData: [{ signingDomain: SENDER, selector: 'b1', privateKey: PEM, algorithm: 'rsa-sha256', canonicalization: 'relaxed/relaxed' }],
+    signatureData: [
+      { signingDomain: SENDER, selector: 'b1', privateKey: PEM, algorithm: 'rsa-sha256', canonicalization: 'relaxed/relaxed' },
+    ],
   } as unknown as DKIMSignOptions);
   return Buffer.from(signatures + raw);
 }
@@ -78,19 +78,11 @@ function publishSender(dns: DnsServer): void {
 
 // ---- one measurement --------------------------------------------------------------------------
 
-interface Row {
-  name: string;
-  accepted: number;
-  seconds: number;
-  refused: number;
-  latencies: number[];
-  cpu: ReturnType<typeof cpuSince>;
-  notes: string[];
-}
-
 async function measure(target: SmtpTarget, messages: Buffer[]): Promise<Row & { receipts: string[] }> {
   const busy = await waitForQuiet(15, 180_000);
-  console.log(`${target.name}: ${WARMUP} of warm-up, then ${MESSAGES} messages on ${CONNECTIONS} connections (machine ${fmt(busy)}% busy before)`);
+  console.log(
+    `${target.name}: ${WARMUP} of warm-up, then ${MESSAGES} messages on ${CONNECTIONS} connections (machine ${fmt(busy)}% busy before)`,
+  );
   const mail = (n: number) => ({ from: `hello@${SENDER}`, to: `reader${n}@${INBOUND}`, raw: messages[n]! });
   const warm: Load = await smtpLoad(target, mail, CONNECTIONS, 0, WARMUP);
   const cpu = cpuSnapshot(target.pids());
@@ -112,7 +104,10 @@ async function measure(target: SmtpTarget, messages: Buffer[]): Promise<Row & { 
 async function postfixRow(messages: Buffer[]): Promise<Row> {
   const postfix = await startPostfix();
   try {
-    const row = await measure({ name: `Postfix ${postfix.version}`, port: postfix.port, ca: null, auth: null, pids: postfix.pids }, messages);
+    const row = await measure(
+      { name: `Postfix ${postfix.version}`, port: postfix.port, ca: null, auth: null, pids: postfix.pids },
+      messages,
+    );
     const queued = row.receipts.filter((r) => /^250 2\.0\.0 Ok: queued as /.test(r)).length;
     row.notes.push(`250 "queued" answers: ${fmt(queued)}`);
     return row;
@@ -166,7 +161,7 @@ async function gatepostRow(messages: Buffer[], receiver: Child): Promise<Row> {
     // The verdicts of a sample.
     const verdicts = new Map<string, number>();
     for (const id of ids.filter((_, i) => i % Math.ceil(ids.length / 20) === 0)) {
-      const { auth } = (await call(gp.url, "GET", `/v1/inbound/messages/${id}`, live)).body;
+      const { auth } = (await call(gp.url, 'GET', `/v1/inbound/messages/${id}`, live)).body;
       const key = `spf ${auth.spf.result}, dkim ${auth.dkim.map((d: { result: string }) => d.result).join('+')}, dmarc ${auth.dmarc.result}`;
       verdicts.set(key, (verdicts.get(key) ?? 0) + 1);
     }
@@ -179,8 +174,6 @@ async function gatepostRow(messages: Buffer[], receiver: Child): Promise<Row> {
 }
 
 // ---- the run ---------------------------------------------------------------------------------
-
-const rateOf = (r: Row) => r.accepted / r.seconds;
 
 async function main() {
   const messages = await Promise.all(Array.from({ length: TOTAL }, (_, n) => signed(n)));
@@ -201,23 +194,7 @@ async function main() {
   } finally {
     await receiver.stop();
   }
-  console.log(
-    '\n' +
-      table(
-        ['server', 'accepted/s', 'accepted', 'refused', 'p50 ms', 'p99 ms', 'server CPU', 'load gen CPU', 'other CPU'],
-        rows.map((r) => [
-          r.name,
-          fmt(rateOf(r)),
-          fmt(r.accepted),
-          fmt(r.refused),
-          fmt(percentile(r.latencies, 50), 2),
-          fmt(percentile(r.latencies, 99), 2),
-          `${fmt(r.cpu.server)}%`,
-          `${fmt(r.cpu.loadgen)}%`,
-          `${fmt(r.cpu.other)}%`,
-        ]),
-      ),
-  );
+  console.log('\n' + rowsTable('server', rows));
   console.log(
     `\nGatepost inbound MX (verdicts + webhooks) / Postfix (queue only), each round: ${ratios.map((x) => fmt(x, 2)).join(', ')}; ` +
       `median ${fmt(median(ratios), 2)} (goal ≥ 1)`,

@@ -22,17 +22,15 @@ import {
   fmt,
   gatepostRevision,
   median,
-  percentile,
   profileArgs,
   sendBody,
   sleep,
   startGatepost,
-  table,
   waitForQuiet,
   type BenchGatepost,
 } from './common.ts';
 import { startPostfix } from './postfix.ts';
-import { emptyLoad, smtpLoad, type Load, type Mail, type SmtpTarget } from './smtp.load.ts';
+import { emptyLoad, rateOf, rowsTable, smtpLoad, type Load, type Mail, type Row, type SmtpTarget } from './smtp.load.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -56,17 +54,6 @@ const ROUNDS = Number(flags.rounds);
 const QUIET_WAIT_MS = 180_000;
 const BATCH = 500;
 const RUN = Date.now().toString(36);
-
-interface Row {
-  name: string;
-  accepted: number;
-  seconds: number;
-  refused: number;
-  /** Per message (SMTP: MAIL FROM to the 250 after DATA; HTTP: per request), ms, ascending. */
-  latencies: number[];
-  cpu: ReturnType<typeof cpuSince>;
-  notes: string[];
-}
 
 // ---- the SMTP load ---------------------------------------------------------------------------
 
@@ -114,7 +101,9 @@ async function measure(
 }
 
 const measureSmtp = (target: SmtpTarget) =>
-  measure(target.name, `${CONNECTIONS} SMTP connections`, target.pids, (first, count) => smtpLoad(target, mail, CONNECTIONS, first, count));
+  measure(target.name, `${CONNECTIONS} SMTP connections`, target.pids, (first, count) =>
+    smtpLoad(target, mail, CONNECTIONS, first, count),
+  );
 
 // ---- Postfix ---------------------------------------------------------------------------------
 
@@ -250,8 +239,6 @@ const gatepostSendRow = () =>
 
 // ---- the run ---------------------------------------------------------------------------------
 
-const rateOf = (r: Row) => r.accepted / r.seconds;
-
 async function main() {
   console.log(
     `bench:ingress on ${cpus().length} cores, Node ${process.version}, Gatepost at ${gatepostRevision()}; ` +
@@ -285,23 +272,7 @@ async function main() {
     rows.push(await gatepostSendRow());
   }
 
-  console.log(
-    '\n' +
-      table(
-        ['way in', 'accepted/s', 'accepted', 'refused', 'p50 ms', 'p99 ms', 'server CPU', 'load gen CPU', 'other CPU'],
-        rows.map((r) => [
-          r.name,
-          fmt(rateOf(r)),
-          fmt(r.accepted),
-          fmt(r.refused),
-          fmt(percentile(r.latencies, 50), 2),
-          fmt(percentile(r.latencies, 99), 2),
-          `${fmt(r.cpu.server)}%`,
-          `${fmt(r.cpu.loadgen)}%`,
-          `${fmt(r.cpu.other)}%`,
-        ]),
-      ),
-  );
+  console.log('\n' + rowsTable('way in', rows));
   const list = (xs: number[]) => xs.map((x) => fmt(x, 2)).join(', ');
   if (!only)
     console.log(

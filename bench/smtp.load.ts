@@ -1,6 +1,8 @@
 // The SMTP load of bench:ingress and bench:inbound: persistent connections, each sending one
-// message after another until the count is reached, every reply and latency kept.
+// message after another until the count is reached, every reply and latency kept; and the table
+// both print of what they measured.
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { fmt, percentile, table, type cpuSince } from './common.ts';
 
 export interface SmtpTarget {
   name: string;
@@ -65,4 +67,36 @@ export async function smtpLoad(target: SmtpTarget, mail: Mail, connections: numb
   };
   await Promise.all(Array.from({ length: connections }, client));
   return load;
+}
+
+/** One measured load: what bench:ingress and bench:inbound print a table line of. */
+export interface Row {
+  name: string;
+  accepted: number;
+  seconds: number;
+  refused: number;
+  /** Per message (SMTP: MAIL FROM to the 250 after DATA; HTTP: per request), ms, ascending. */
+  latencies: number[];
+  cpu: ReturnType<typeof cpuSince>;
+  notes: string[];
+}
+
+export const rateOf = (r: Row) => r.accepted / r.seconds;
+
+/** The table of rows, its first column headed `what`. */
+export function rowsTable(what: string, rows: Row[]): string {
+  return table(
+    [what, 'accepted/s', 'accepted', 'refused', 'p50 ms', 'p99 ms', 'server CPU', 'load gen CPU', 'other CPU'],
+    rows.map((r) => [
+      r.name,
+      fmt(rateOf(r)),
+      fmt(r.accepted),
+      fmt(r.refused),
+      fmt(percentile(r.latencies, 50), 2),
+      fmt(percentile(r.latencies, 99), 2),
+      `${fmt(r.cpu.server)}%`,
+      `${fmt(r.cpu.loadgen)}%`,
+      `${fmt(r.cpu.other)}%`,
+    ]),
+  );
 }

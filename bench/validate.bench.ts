@@ -29,7 +29,8 @@ const GOAL = 5_000;
 
 // Gatepost keeps a domain's MX route a minute (mta/mx.resolve.ts): a run longer than that would
 // measure look-ups again, not a warm cache.
-if (WARMUP + DURATION >= 50) throw new Error('--warmup and --duration must stay under 50 s together: the DNS cache keeps a route 60 s');
+if (WARMUP + DURATION >= 50)
+  throw new Error('--warmup and --duration must stay under 50 s together: the DNS cache keeps a route 60 s');
 
 const domain = (n: number) => `d${n % DOMAINS}.bench.example`;
 const address = (n: number) => `user${n}@${domain(n)}`;
