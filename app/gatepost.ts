@@ -274,14 +274,13 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const smtp = tls
     ? submissionServer({ gate, keys, log: report, tls, hostname: config.hostname, limits: config.smtpLimits })
     : null;
-  const verdictResolver = dnsResolver(config.dnsServers);
   const inbound = tls
     ? inboundServer({
         routes: inboundRoutes,
         catalog,
         webhooks: webhookDeliveries(runtime),
         intake: bouncesIntake({ invoker: runtime, catalog }),
-        resolver: (name, type) => verdictResolver.resolve(name, type) as Promise<string[] | string[][]>,
+        dnsServers: config.dnsServers,
         hostname: config.hostname,
         publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,
         log: report,

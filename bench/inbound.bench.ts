@@ -1,4 +1,4 @@
-// npm run bench:inbound [-- --messages 5000 --warmup 500 --connections 20 --rounds 2]
+// npm run bench:inbound [-- --messages 5000 --warmup 500 --connections 20 --rounds 2 --profile DIR]
 // Inbound mail accepted per second, on the same machine in the same run:
 // - Gatepost's inbound MX: `connections` persistent SMTP connections, each sending DKIM-signed
 //   messages of about 5 KB (one recipient each) to an inbound route; each message is verified
@@ -21,6 +21,7 @@ import {
   fmt,
   gatepostRevision,
   median,
+  profileArgs,
   sleep,
   startChild,
   startGatepost,
@@ -36,6 +37,8 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string', default: '500' },
     connections: { type: 'string', default: '20' },
     rounds: { type: 'string', default: '2' },
+    /** Write a CPU profile of Gatepost (node --cpu-prof) into this directory. */
+    profile: { type: 'string' },
   },
 });
 const MESSAGES = Number(flags.messages);
@@ -122,7 +125,7 @@ async function gatepostRow(messages: Buffer[], receiver: Child): Promise<Row> {
   // A DNS server of each round's own: the sender's records, and the inbound domain's made anew.
   const dns = await startDns({});
   publishSender(dns);
-  const gp = await startGatepost([], {
+  const gp = await startGatepost(profileArgs(flags.profile), {
     GATEPOST_DNS_SERVERS: dns.address,
     GATEPOST_WEBHOOK_ALLOW: '127.0.0.0/8',
     GATEPOST_HOSTNAME: 'mx.gatepost.bench',

@@ -2,7 +2,7 @@
 // itself when it publishes no MX. A null MX (RFC 7505) and a domain that does not exist are
 // permanent failures; a DNS server that cannot answer is a transient one.
 import type { Resolver } from 'node:dns/promises';
-import { LRUCache } from 'lru-cache';
+import { DNS_CACHE_MS, KeptAnswers, NODATA, NXDOMAIN } from '../lib/dns.ts';
 
 export interface MxHost {
   name: string;
@@ -19,10 +19,6 @@ export type MxRoute =
   | { failure: 'transient'; text: string };
 
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
-
-/** The DNS answer "no such domain" (NXDOMAIN) and "no records of that type" (NOERROR, no data). */
-const NXDOMAIN = 'ENOTFOUND';
-const NODATA = 'ENODATA';
 
 export async function resolveMx(domain: string, resolver: Resolver): Promise<MxRoute> {
   let records: { exchange: string; priority: number }[];
@@ -65,10 +61,6 @@ export async function resolveAddresses(host: string, resolver: Resolver): Promis
   return { ips: found.map((r) => r.address), ttlS: Math.min(...found.map((r) => r.ttl)) };
 }
 
-/** How long a found route or address list is kept: at most this, and an address at most its TTL. */
-export const DNS_CACHE_MS = 60_000;
-const CACHED_NAMES = 10_000;
-
 /**
  * `resolveMx` and `resolveAddresses` with what they found kept a while, as a caching resolver
  * would keep it: a delivery to a domain asked the DNS server three questions (MX, A, AAAA) for
@@ -77,18 +69,14 @@ const CACHED_NAMES = 10_000;
  * Concurrent questions about one name share one look-up.
  */
 export class CachingMxResolver {
-  private readonly routes = new LRUCache<string, Promise<MxRoute>>({ max: CACHED_NAMES, ttl: DNS_CACHE_MS });
-  private readonly addresses = new LRUCache<string, Promise<{ ips: string[]; ttlS: number }>>({
-    max: CACHED_NAMES,
-    ttl: DNS_CACHE_MS,
-  });
+  private readonly routes = new KeptAnswers<MxRoute>();
+  private readonly addresses = new KeptAnswers<{ ips: string[]; ttlS: number }>();
 
   constructor(private readonly resolver: Resolver) {}
 
   route(domain: string): Promise<MxRoute> {
     const key = domain.toLowerCase();
-    return this.kept(
-      this.routes,
+    return this.routes.get(
       key,
       () => resolveMx(key, this.resolver),
       (route) => ('hosts' in route ? DNS_CACHE_MS : 0),
@@ -97,35 +85,11 @@ export class CachingMxResolver {
 
   addressesOf(host: string): Promise<string[]> {
     const key = host.toLowerCase();
-    const found = this.kept(
-      this.addresses,
+    const found = this.addresses.get(
       key,
       () => resolveAddresses(key, this.resolver),
-      ({ ips, ttlS }) => (ips.length > 0 ? Math.min(DNS_CACHE_MS, ttlS * 1000) : 0),
+      ({ ips, ttlS }) => (ips.length > 0 ? ttlS * 1000 : 0),
     );
     return found.then(({ ips }) => ips);
-  }
-
-  /** A kept answer, or a new look-up kept for `keepMs(answer)` (0: not kept). */
-  private kept<T>(
-    cache: LRUCache<string, Promise<T>>,
-    key: string,
-    ask: () => Promise<T>,
-    keepMs: (answer: T) => number,
-  ): Promise<T> {
-    const hit = cache.get(key);
-    if (hit) return hit;
-    const asked = ask();
-    cache.set(key, asked);
-    void asked.then(
-      (answer) => {
-        if (cache.get(key) !== asked) return;
-        const ms = keepMs(answer);
-        if (ms > 0) cache.set(key, asked, { ttl: ms });
-        else cache.delete(key);
-      },
-      () => cache.delete(key),
-    );
-    return asked;
   }
 }

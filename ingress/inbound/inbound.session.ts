@@ -1,15 +1,15 @@
 // What the inbound MX answers, as plain functions its thin smtp-server hooks call
 // (inbound.smtp.ts): a recipient is accepted when a route covers it or it is on a return-path
-// domain; a received message is checked (mail/verdicts.ts), parsed once (inbound.payload.ts),
+// domain; a received message is checked and parsed once, on the reader's thread (inbound.reader.ts),
 // kept in the catalog per route, and posted as email.inbound through the webhook actors, the path
 // every webhook takes (signed, retried, logged); mail for a return-path address goes to the
 // ReportIntake. The 250 is answered only once all of that is durable.
 import type { WebhookDeliveries } from '../../gate/webhooks.ts';
 import { newId } from '../../lib/ids.ts';
-import { verdictsOf, type DNSResolver, type Verdicts } from '../../mail/verdicts.ts';
 import type { Catalog, InboundRoute } from '../../store/catalog.port.ts';
 import type { InboundRoutes } from '../../tenancy/inbound.routes.ts';
-import { inboundLinks, parseInbound } from './inbound.payload.ts';
+import { inboundLinks } from './inbound.payload.ts';
+import type { InboundReader } from './inbound.reader.ts';
 import type { ReportIntake } from './report.intake.ts';
 
 export interface SmtpReply {
@@ -39,8 +39,8 @@ export interface InboundDeps {
   catalog: Catalog;
   webhooks: WebhookDeliveries;
   intake: ReportIntake;
-  /** Where SPF, DKIM and DMARC records are looked up (GATEPOST_DNS_SERVERS). */
-  resolver: DNSResolver;
+  /** Checks and parses each message (inbound.reader.ts), looking records up through GATEPOST_DNS_SERVERS. */
+  reader: InboundReader;
   /** GATEPOST_HOSTNAME: our name in the verdicts' Authentication-Results. */
   hostname: string;
   /** GATEPOST_PUBLIC_URL, known once the API listens. */
@@ -98,12 +98,12 @@ export async function deliver(deps: InboundDeps, m: Received): Promise<SmtpReply
     await deps.intake.take({ rcpt, mailFrom: m.mailFrom, raw: m.raw, remoteAddress: m.remoteAddress, receivedAt });
   }
   if (byRoute.size > 0) {
-    const auth: Verdicts = await verdictsOf(
-      m.raw,
-      { ip: m.remoteAddress, helo: m.helo, mailFrom: m.mailFrom, mta: deps.hostname },
-      deps.resolver,
-    );
-    const { payload, attachments } = await parseInbound(m.raw, auth);
+    const { payload, attachments } = await deps.reader.read(m.raw, {
+      ip: m.remoteAddress,
+      helo: m.helo,
+      mailFrom: m.mailFrom,
+      mta: deps.hostname,
+    });
     for (const { route, rcpt } of byRoute.values()) {
       const id = newId('inm');
       ids.push(id);

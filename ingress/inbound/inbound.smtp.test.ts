@@ -7,7 +7,6 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerActors } from '../../app/gatepost.ts';
 import { webhookDeliveries } from '../../gate/webhooks.ts';
-import { dnsResolver } from '../../lib/dns.ts';
 import { ReceiptKeys } from '../../mta/receipt.keys.ts';
 import { EmbeddedRuntime } from '../../runtime/embedded/runtime.sqlite.ts';
 import { verifyWebhook } from '../../sdk/node/webhooks.ts';
@@ -76,13 +75,12 @@ beforeAll(async () => {
   });
   await routes.create(tenantId, { match: 'support@inbound.test' });
   await routes.create(tenantId, { match: '*@store.test', action: 'store' });
-  const resolver = dnsResolver([dns.address]);
   server = inboundServer({
     routes,
     catalog,
     webhooks: webhookDeliveries(runtime),
     intake: bouncesIntake({ invoker: runtime, catalog }),
-    resolver: (name, type) => resolver.resolve(name, type) as Promise<string[] | string[][]>,
+    dnsServers: [dns.address],
     hostname: 'gatepost.test',
     publicUrl: () => 'https://gatepost.test',
     log: () => {},

@@ -1,10 +1,11 @@
 // The inbound MX (GATEPOST_INBOUND_PORT): smtp-server with STARTTLS and SIZE, no AUTH. Hooks stay
-// thin: RCPT asks inbound.session.ts's checkRecipient, DATA spools to disk (inbound.spool.ts) and
-// hands the file's bytes to deliver.
+// thin: RCPT asks inbound.session.ts's checkRecipient, DATA is spooled (inbound.spool.ts) and its
+// bytes handed to deliver, which has them read on the reader's thread (inbound.reader.ts).
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { MessagesUnderWay, smtpListener, type SmtpListener } from '../smtp/smtp.listener.ts';
 import type { TlsIdentity } from '../smtp/submission.tls.ts';
 import { checkRecipient, deliver, replies, type InboundDeps, type SmtpReply, type Target } from './inbound.session.ts';
+import { threadReader } from './inbound.reader.ts';
 import { spool } from './inbound.spool.ts';
 
 export type InboundServer = SmtpListener;
@@ -15,8 +16,17 @@ const asError = (reply: SmtpReply) => Object.assign(new Error(`${reply.enhanced}
 const plainAddress = (address: string) => address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 
 export function inboundServer(
-  deps: InboundDeps & { tls: TlsIdentity; maxBytes: number; spoolDir: string; maxClients: number; idleTimeoutMs: number },
+  given: Omit<InboundDeps, 'reader'> & {
+    /** GATEPOST_DNS_SERVERS, where the verdicts' records are looked up (the system's when null). */
+    dnsServers: readonly string[] | null;
+    tls: TlsIdentity;
+    maxBytes: number;
+    spoolDir: string;
+    maxClients: number;
+    idleTimeoutMs: number;
+  },
 ): InboundServer {
+  const deps = { ...given, reader: threadReader(given.dnsServers) };
   // The accepted recipients of each session's current transaction, with what becomes of their mail.
   const targets = new WeakMap<SMTPServerSession, { address: string; target: Target }[]>();
   const underWay = new MessagesUnderWay();
@@ -78,5 +88,12 @@ export function inboundServer(
       underWay.track(answered);
     },
   });
-  return smtpListener(server, underWay, { name: 'inbound MX', log: deps.log });
+  const listener = smtpListener(server, underWay, { name: 'inbound MX', log: deps.log });
+  return {
+    listen: listener.listen,
+    async drain() {
+      await listener.drain();
+      await deps.reader.close();
+    },
+  };
 }
