@@ -1,20 +1,15 @@
 // The SMTP parser's thread: mailparser and the drafts of submission.drafts.ts, one message at a time
-// per request, answered by id.
-import { parentPort } from 'node:worker_threads';
+// per request, answered by id (lib/thread.ts).
 import { GatepostError } from '../../errors/errors.catalog.ts';
-import { parseMessage, submissionItems, type Envelope } from './submission.drafts.ts';
-import type { ParseAnswer } from './submission.parser.ts';
+import { serveJobs } from '../../lib/thread.ts';
+import { parseMessage, submissionItems } from './submission.drafts.ts';
+import type { ParseAnswer, ParseJob } from './submission.parser.ts';
 
-parentPort!.on('message', ({ id, raw, envelope }: { id: number; raw: Uint8Array; envelope: Envelope }) => {
-  const buffer = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  parseMessage(buffer)
-    .then((mail) => submissionItems(mail, envelope))
-    .then(
-      (ok): ParseAnswer => ({ id, ok }),
-      (error: unknown): ParseAnswer =>
-        error instanceof GatepostError
-          ? { id, refused: error.toBody() }
-          : { id, failed: String((error as Error)?.stack ?? error) },
-    )
-    .then((answer) => parentPort!.postMessage(answer));
+serveJobs<ParseJob, ParseAnswer>(async ({ raw, envelope }) => {
+  try {
+    return { ok: submissionItems(await parseMessage(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)), envelope) };
+  } catch (error) {
+    if (error instanceof GatepostError) return { refused: error.toBody() };
+    throw error;
+  }
 });
