@@ -196,8 +196,13 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     queue: config.runtime === 'embedded' ? () => (queue ??= embeddedQueue(join(config.dataDir, 'actors.db'))).read() : null,
   });
   const metricsSource = { scrape: () => metrics.scrape(), token: config.metricsToken };
-  const domains = new Domains(catalog, { hostname: config.hostname, spf: config.spf, dnsServers: config.dnsServers });
-  const inboundRoutes = new InboundRoutes(catalog, { hostname: config.hostname, spf: config.spf });
+  const records = {
+    hostname: config.hostname,
+    spf: config.spf,
+    trackingTarget: config.publicUrl ? new URL(config.publicUrl).hostname : config.hostname,
+  };
+  const domains = new Domains(catalog, { ...records, dnsServers: config.dnsServers });
+  const inboundRoutes = new InboundRoutes(catalog, records);
   const transport = hostsActors ? transportOf(config) : null;
   // Delivery signs receipts with them; the API serves their JWKS and rotates them.
   const receiptKeys = new ReceiptKeys(catalog);
@@ -235,7 +240,8 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   // Without GATEPOST_PUBLIC_URL, links point at the API's own address, known once it listens.
   let publicUrl = config.publicUrl;
   const gate = createGate({
-    trackingLinks: () => ({ publicUrl: publicUrl ?? `http://localhost:${config.port}`, mailDomain: config.hostname }),
+    publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,
+    linkHosts: domains,
     invoker: runtime,
     catalog,
     senders: config.requireVerifiedDomain ? domains : null,
