@@ -39,6 +39,7 @@ import { submissionServer } from '../ingress/smtp/submission.smtp.ts';
 import { submissionTls } from '../ingress/smtp/submission.tls.ts';
 import { inboundServer } from '../ingress/inbound/inbound.smtp.ts';
 import { bouncesIntake } from '../ingress/inbound/bounces.intake.ts';
+import { mailtoUnsubscribes } from '../gate/tracking.ts';
 import { InboundRoutes } from '../tenancy/inbound.routes.ts';
 import { webhookDeliveries } from '../gate/webhooks.ts';
 import { keySealer, plainSealer } from '../lib/sealed.ts';
@@ -287,6 +288,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         catalog,
         webhooks: webhookDeliveries(runtime),
         intake: bouncesIntake({ invoker: runtime, catalog }),
+        unsubscribes: mailtoUnsubscribes(runtime),
         resolver: (name, type) => verdictResolver.resolve(name, type) as Promise<string[] | string[][]>,
         hostname: config.hostname,
         publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,
