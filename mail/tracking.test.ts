@@ -51,6 +51,14 @@ describe('rewriteHtml', () => {
     expect(rewriteHtml('<p>x</p>', { pixel: 'P' })).toMatch(/^<p>x<\/p><img src="P"/);
   });
 
+  it('rewrites unquoted and single-quoted hrefs, and only the first of two, leaving script and comments alone', () => {
+    const html =
+      "<a href=https://u.example/x>u</a><area href='https://s.example/' alt=s><a href=\"https://one.example/\" href=\"https://two.example/\">2</a><!-- <a href=\"https://c.example/\"> --><script>'<a href=\"https://j.example/\">'</script>";
+    expect(rewriteHtml(html, { link: track })).toBe(
+      "<a href=\"T(https://u.example/x)\">u</a><area href=\"T(https://s.example/)\" alt=s><a href=\"T(https://one.example/)\" href=\"https://two.example/\">2</a><!-- <a href=\"https://c.example/\"> --><script>'<a href=\"https://j.example/\">'</script>",
+    );
+  });
+
   it('leaves a link the callback declines', () => {
     expect(rewriteHtml('<a href="https://u.example/">u</a>', { link: () => null })).toBe('<a href="https://u.example/">u</a>');
   });
