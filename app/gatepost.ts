@@ -39,6 +39,7 @@ import { submissionServer } from '../ingress/smtp/submission.smtp.ts';
 import { submissionTls } from '../ingress/smtp/submission.tls.ts';
 import { inboundServer } from '../ingress/inbound/inbound.smtp.ts';
 import { bouncesIntake } from '../ingress/inbound/bounces.intake.ts';
+import { mailtoUnsubscribes } from '../gate/tracking.ts';
 import { InboundRoutes } from '../tenancy/inbound.routes.ts';
 import { webhookDeliveries } from '../gate/webhooks.ts';
 import { keySealer, plainSealer } from '../lib/sealed.ts';
@@ -196,8 +197,13 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     queue: config.runtime === 'embedded' ? () => (queue ??= embeddedQueue(join(config.dataDir, 'actors.db'))).read() : null,
   });
   const metricsSource = { scrape: () => metrics.scrape(), token: config.metricsToken };
-  const domains = new Domains(catalog, { hostname: config.hostname, spf: config.spf, dnsServers: config.dnsServers });
-  const inboundRoutes = new InboundRoutes(catalog, { hostname: config.hostname, spf: config.spf });
+  const records = {
+    hostname: config.hostname,
+    spf: config.spf,
+    trackingTarget: config.publicUrl ? new URL(config.publicUrl).hostname : config.hostname,
+  };
+  const domains = new Domains(catalog, { ...records, dnsServers: config.dnsServers });
+  const inboundRoutes = new InboundRoutes(catalog, records);
   const transport = hostsActors ? transportOf(config) : null;
   // Delivery signs receipts with them; the API serves their JWKS and rotates them.
   const receiptKeys = new ReceiptKeys(catalog);
@@ -235,7 +241,8 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   // Without GATEPOST_PUBLIC_URL, links point at the API's own address, known once it listens.
   let publicUrl = config.publicUrl;
   const gate = createGate({
-    trackingLinks: () => ({ publicUrl: publicUrl ?? `http://localhost:${config.port}`, mailDomain: config.hostname }),
+    publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,
+    linkHosts: domains,
     invoker: runtime,
     catalog,
     senders: config.requireVerifiedDomain ? domains : null,
@@ -280,6 +287,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         catalog,
         webhooks: webhookDeliveries(runtime),
         intake: bouncesIntake({ invoker: runtime, catalog }),
+        unsubscribes: mailtoUnsubscribes(runtime),
         dnsServers: config.dnsServers,
         hostname: config.hostname,
         publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,

@@ -57,6 +57,11 @@ export const errorCatalog = {
     smtp: [550, '5.7.1'],
     message: "The route's domain is not a verified domain of this tenant with its inbound MX record found.",
   },
+  tracking_host_invalid: {
+    status: 422,
+    smtp: [554, '5.6.0'],
+    message: 'The tracking host is not a host name under the sending domain.',
+  },
   attachments_unsupported: {
     status: 422,
     smtp: [554, '5.6.0'],

@@ -18,7 +18,7 @@ import { recipientActor, recipientActorId } from '../actors/recipient/recipient.
 import type { ApiKey, Catalog, Tenant } from '../store/catalog.port.ts';
 import { checkAttachments, checkHeaders, checkSendAt } from '../mail/policy.ts';
 import { uncounted, type Metrics } from '../ops/metrics.port.ts';
-import { applyTracking, trackingChoice, unsubscribeUrl, type TrackingLinks } from '../mail/tracking.apply.ts';
+import { applyTracking, trackingChoice, trackingLinks, unsubscribeUrl } from '../mail/tracking.apply.ts';
 import { newTrackingKey } from '../mail/tracking.token.ts';
 
 /** What an admission answers, and a message's streams: the ingresses speak of them too. */
@@ -148,6 +148,11 @@ export interface VerifiedSenders {
   isVerified(tenantId: string, domain: string): Promise<boolean>;
 }
 
+/** The hosts the links of a tenant's mail from a domain use (tenancy/domains.ts). */
+export interface LinkHostsSource {
+  linkHostsFor(tenantId: string, domain: string): Promise<{ tracking_host: string | null; return_path: string | null }>;
+}
+
 /** A message ready for its actor's admission. */
 interface Prepared {
   id: string;
@@ -171,14 +176,18 @@ export interface GateDeps {
    * server listening on port 0 knows its URL only once it listens. By default DESIGN's default,
    * http://localhost:3000.
    */
-  trackingLinks?: () => TrackingLinks;
+  publicUrl?: () => string;
+  /** A sending domain's tracking host and return path, for its mail's links; none: every link under publicUrl, no mailto. */
+  linkHosts?: LinkHostsSource;
 }
 
-const DEFAULT_TRACKING_LINKS: TrackingLinks = { publicUrl: 'http://localhost:3000', mailDomain: 'localhost' };
+const DEFAULT_PUBLIC_URL = 'http://localhost:3000';
+const NO_LINK_HOSTS: LinkHostsSource = { linkHostsFor: async () => ({ tracking_host: null, return_path: null }) };
 
 export function createGate(deps: GateDeps): Gate {
   const renderLimits = deps.renderLimits ?? DEFAULT_RENDER_LIMITS;
-  const trackingLinks = deps.trackingLinks ?? (() => DEFAULT_TRACKING_LINKS);
+  const publicUrl = deps.publicUrl ?? (() => DEFAULT_PUBLIC_URL);
+  const linkHosts = deps.linkHosts ?? NO_LINK_HOSTS;
   /** The checks that need no state, and rendering: what the message actor is to admit. */
   const metrics = deps.metrics ?? uncounted;
   async function prepare({ sender, ingress, draft, idempotencyKey, requestId }: Admission): Promise<Prepared> {
@@ -203,11 +212,13 @@ export function createGate(deps: GateDeps): Gate {
     // Signs the message's tracking and unsubscribe tokens; only its actor keeps it.
     const trackingKey = newTrackingKey();
     const stream = draft.stream ?? 'transactional';
-    const links = trackingLinks();
+    const source = await sourceOf(deps.catalog, tenant, draft, ingress);
+    // A from that is no mailbox is refused by checkContent; its links point under publicUrl meanwhile.
+    const fromAddress = parseMailbox(source.from)?.address;
+    const hosts = fromAddress ? await linkHosts.linkHostsFor(tenant.id, domainOf(fromAddress)) : null;
+    const links = trackingLinks(publicUrl(), hosts ?? { tracking_host: null, return_path: null });
     // The rendered content is checked (checkContent) inside the message actor's admitting turn.
-    const rendered = await render(deps.catalog, tenant, draft, ingress, renderLimits, {
-      unsubscribe_url: unsubscribeUrl(links, id, trackingKey),
-    });
+    const rendered = await render(source, draft, renderLimits, { unsubscribe_url: unsubscribeUrl(links, id, trackingKey) });
     const content = applyTracking(rendered, trackingChoice(stream, draft), links, { id, key: trackingKey });
     // A capture goes nowhere: a sandbox key tries any sender out.
     if (!sandbox && deps.senders) await checkSender(deps.senders, tenant.id, content.from);
@@ -394,16 +405,17 @@ function checkBrowserDraft(draft: SendDraft): void {
   if (draft.template === undefined) throw invalid([{ field: 'template', message: 'is required from the browser' }]);
 }
 
-async function render(
-  catalog: Catalog,
-  tenant: Tenant,
-  draft: SendDraft,
-  ingress: Ingress,
-  limits: RenderLimits,
-  /** Merge variables Gatepost provides (`unsubscribe_url`); the sender's own data of the same name wins. */
-  provided: Record<string, string>,
-): Promise<RenderedContent> {
-  const data = { ...provided, ...draft.data };
+/** What a send renders from: its own fields, each missing one taken from its template; the sender decided. */
+interface Source {
+  subject?: string;
+  html?: string;
+  text?: string;
+  from: string;
+  to?: string;
+  reply_to?: string;
+}
+
+async function sourceOf(catalog: Catalog, tenant: Tenant, draft: SendDraft, ingress: Ingress): Promise<Source> {
   let source = {
     subject: draft.subject,
     html: draft.html,
@@ -435,9 +447,20 @@ async function render(
   if (missing.length > 0) throw invalid(missing.map((field) => ({ field, message: 'is required' })));
   const from = source.from ?? tenant.default_from;
   if (!from) throw new GatepostError('sender_required');
+  return { ...source, from };
+}
+
+async function render(
+  source: Source,
+  draft: SendDraft,
+  limits: RenderLimits,
+  /** Merge variables Gatepost provides (`unsubscribe_url`); the sender's own data of the same name wins. */
+  provided: Record<string, string>,
+): Promise<RenderedContent> {
+  const data = { ...provided, ...draft.data };
   const fill = draft.literal ? literally : renderField;
   return {
-    from,
+    from: source.from,
     to: source.to!,
     ...(draft.cc?.length ? { cc: draft.cc } : {}),
     ...(draft.bcc?.length ? { bcc: draft.bcc } : {}),

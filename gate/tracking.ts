@@ -25,3 +25,21 @@ export async function recordHit(invoker: Invoker, { kind, token, ...client }: Hi
   const result = await actor(invoker, messageActor, claim.message_id).track({ claim, ...client });
   return result === 'refused' ? { result } : { result, url: claim.url };
 }
+
+/**
+ * The List-Unsubscribe mailto addresses' tokens, for the inbound MX: checked at RCPT (recording
+ * nothing), then an unsubscribe as the one-click POST's, `via: "mailto"`. The client is a mail
+ * server, not the person: no user agent or address is kept.
+ */
+export function mailtoUnsubscribes(invoker: Invoker) {
+  return {
+    async isToken(token: string): Promise<boolean> {
+      const claim = readToken('unsubscribe', token);
+      return !!claim && (await actor(invoker, messageActor, claim.message_id).signs(claim));
+    },
+    async unsubscribe(token: string): Promise<void> {
+      // Refused now only if the message was deleted since RCPT: then there is nobody to unsubscribe.
+      await recordHit(invoker, { kind: 'unsubscribe', token, user_agent: null, ip: null, via: 'mailto' });
+    },
+  };
+}

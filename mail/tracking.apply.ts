@@ -1,10 +1,12 @@
 // What tracking and unsubscribe do to a rendered message (issue 24), decided at admission: its
 // links through the click endpoint, the open pixel, and the List-Unsubscribe fields (RFC 2369,
-// RFC 8058), all pointing at Gatepost's own HTTP port under GATEPOST_PUBLIC_URL.
+// RFC 8058), all pointing at Gatepost's own HTTP port under GATEPOST_PUBLIC_URL, or under the
+// sending domain's tracking host (a CNAME to it) where it has one; the mailto unsubscribe address
+// is on the sending domain's return path, which the inbound MX takes mail for.
 import type { RenderedContent } from './content.ts';
 import { textFromHtml } from './content.ts';
 import { rewriteHtml } from './tracking.html.ts';
-import { makeToken } from './tracking.token.ts';
+import { makeToken, unsubscribeLocalPart } from './tracking.token.ts';
 
 /** What a send asked for, its stream's defaults filled in. */
 export interface TrackingChoice {
@@ -28,10 +30,28 @@ export function trackingChoice(
 }
 
 export interface TrackingLinks {
-  /** GATEPOST_PUBLIC_URL, without a trailing slash. */
+  /** What the links start with: GATEPOST_PUBLIC_URL, its host the tracking host's where there is one; no trailing slash. */
   publicUrl: string;
-  /** The domain of the List-Unsubscribe mailto address (GATEPOST_HOSTNAME). */
-  mailDomain: string;
+  /** The domain of the List-Unsubscribe mailto address (the sending domain's return path); null: no mailto. */
+  mailDomain: string | null;
+}
+
+/**
+ * The links of mail from a sending domain: under GATEPOST_PUBLIC_URL with the tracking host in
+ * place of its host name (scheme, port and path stay: the CNAME reaches the same server), and the
+ * mailto address on its return-path domain. A domain with neither gets GATEPOST_PUBLIC_URL, no mailto.
+ */
+export function trackingLinks(
+  publicUrl: string,
+  hosts: { tracking_host: string | null; return_path: string | null },
+): TrackingLinks {
+  let base = publicUrl;
+  if (hosts.tracking_host) {
+    const url = new URL(publicUrl);
+    url.hostname = hosts.tracking_host;
+    base = url.href.replace(/\/+$/, '');
+  }
+  return { publicUrl: base, mailDomain: hosts.return_path };
 }
 
 /** The unsubscribe page of a message: `{{unsubscribe_url}}`, and the https List-Unsubscribe. */
@@ -63,10 +83,12 @@ export function applyTracking(
   // A sender's own List-Unsubscribe stands.
   const own = Object.keys(headers).some((name) => name.toLowerCase() === 'list-unsubscribe');
   if (choice.unsubscribe && !own) {
-    const mailto = `mailto:unsubscribe@${links.mailDomain}?subject=${encodeURIComponent(`unsubscribe ${makeToken(key, 'unsubscribe', id)}`)}`;
+    const mailto = links.mailDomain
+      ? `, <mailto:${unsubscribeLocalPart(makeToken(key, 'unsubscribe', id))}@${links.mailDomain}?subject=unsubscribe>`
+      : '';
     headers = {
       ...headers,
-      'List-Unsubscribe': `<${unsubscribe}>, <${mailto}>`,
+      'List-Unsubscribe': `<${unsubscribe}>${mailto}`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     };
   }

@@ -1,14 +1,14 @@
 // The pure parts of tracking: tokens, the html rewrite, the machine-open rule, and what a send's
 // stream and switches make of a message.
 import { describe, expect, it } from 'vitest';
-import { applyTracking, trackingChoice, unsubscribeUrl } from './tracking.apply.ts';
+import { applyTracking, trackingChoice, trackingLinks, unsubscribeUrl } from './tracking.apply.ts';
 import { rewriteHtml } from './tracking.html.ts';
 import { MACHINE_OPEN_MS, looksMachineMade } from './tracking.machine.ts';
-import { makeToken, newTrackingKey, readToken, signedWith } from './tracking.token.ts';
+import { makeToken, newTrackingKey, readToken, signedWith, unsubscribeTokenOf } from './tracking.token.ts';
 import type { RenderedContent } from './content.ts';
 
 const ID = 'msg_06h1cbvwhrrcy7kyextq6893qg';
-const LINKS = { publicUrl: 'https://mail.example', mailDomain: 'mta.example' };
+const LINKS = { publicUrl: 'https://mail.example', mailDomain: 'bounces.b.example' };
 
 describe('tracking tokens', () => {
   it('signs the kind, the message and the destination: a change to any is refused', () => {
@@ -49,6 +49,14 @@ describe('rewriteHtml', () => {
       /<p>x<\/p><img src="P"[^>]*><\/body><\/html>$/,
     );
     expect(rewriteHtml('<p>x</p>', { pixel: 'P' })).toMatch(/^<p>x<\/p><img src="P"/);
+  });
+
+  it('rewrites unquoted and single-quoted hrefs, and only the first of two, leaving script and comments alone', () => {
+    const html =
+      "<a href=https://u.example/x>u</a><area href='https://s.example/' alt=s><a href=\"https://one.example/\" href=\"https://two.example/\">2</a><!-- <a href=\"https://c.example/\"> --><script>'<a href=\"https://j.example/\">'</script>";
+    expect(rewriteHtml(html, { link: track })).toBe(
+      "<a href=\"T(https://u.example/x)\">u</a><area href=\"T(https://s.example/)\" alt=s><a href=\"T(https://one.example/)\" href=\"https://two.example/\">2</a><!-- <a href=\"https://c.example/\"> --><script>'<a href=\"https://j.example/\">'</script>",
+    );
   });
 
   it('leaves a link the callback declines', () => {
@@ -98,14 +106,40 @@ describe('applyTracking', () => {
     expect(out.html).toContain('<img src="https://mail.example/t/o/');
     expect(out.text).toContain('https://shop.example/');
     expect(out.headers['List-Unsubscribe']).toMatch(
-      new RegExp(`^<${unsubscribe}>, <mailto:unsubscribe@mta\\.example\\?subject=unsubscribe%20${ID}\\.`),
+      new RegExp(`^<${unsubscribe}>, <mailto:u\\+${ID}\\.[A-Za-z0-9_-]{22}@bounces\\.b\\.example\\?subject=unsubscribe>$`),
     );
+    const local = /mailto:([^@]+)@/.exec(out.headers['List-Unsubscribe']!)![1]!;
+    expect(unsubscribeTokenOf(local)).toBe(unsubscribe.slice(unsubscribe.lastIndexOf('/') + 1));
     expect(out.headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
+  });
+
+  it('offers no mailto address for mail from a domain with no return path here', () => {
+    const links = { ...LINKS, mailDomain: null };
+    const out = applyTracking(content, trackingChoice('broadcast', {}), links, { id: ID, key });
+    expect(out.headers['List-Unsubscribe']).toBe(`<${unsubscribeUrl(links, ID, key)}>`);
   });
 
   it("keeps a sender's own List-Unsubscribe", () => {
     const own = { ...content, headers: { 'list-unsubscribe': '<mailto:me@b.example>' } };
     const out = applyTracking(own, trackingChoice('transactional', { list_unsubscribe: true }), LINKS, { id: ID, key });
     expect(out.headers).toEqual(own.headers);
+  });
+});
+
+describe('trackingLinks', () => {
+  it("puts a tracking host in place of GATEPOST_PUBLIC_URL's host, keeping its scheme, port and path", () => {
+    const hosts = { tracking_host: 'track.b.example', return_path: 'bounces.b.example' };
+    expect(trackingLinks('https://gatepost.example', hosts)).toEqual({
+      publicUrl: 'https://track.b.example',
+      mailDomain: 'bounces.b.example',
+    });
+    expect(trackingLinks('http://127.0.0.1:3000/gp', hosts).publicUrl).toBe('http://track.b.example:3000/gp');
+  });
+
+  it('keeps GATEPOST_PUBLIC_URL, and no mailto, for a domain with neither', () => {
+    expect(trackingLinks('https://gatepost.example', { tracking_host: null, return_path: null })).toEqual({
+      publicUrl: 'https://gatepost.example',
+      mailDomain: null,
+    });
   });
 });

@@ -50,6 +50,18 @@ export function readToken(kind: TokenKind, token: string): TokenClaim | null {
   return { kind, message_id: messageId, url, mac: signature };
 }
 
+/**
+ * The local part of the mailto unsubscribe address (`u+<token>`, at the return-path domain, as
+ * VERP's `b+<message id>` is): 55 characters, within RFC 5321's 64. The signature is case
+ * sensitive; receivers pass local parts on as written.
+ */
+export const unsubscribeLocalPart = (token: string): string => `u+${token}`;
+
+/** The unsubscribe token in a local part that looks like one (`u+…`); null for any other local part. */
+export function unsubscribeTokenOf(localPart: string): string | null {
+  return localPart.startsWith('u+') ? localPart.slice(2) : null;
+}
+
 /** Whether `claim` was signed with `key`. */
 export function signedWith(key: string, claim: TokenClaim): boolean {
   const expected = Buffer.from(mac(key, claim.kind, claim.message_id, claim.url));

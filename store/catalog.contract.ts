@@ -1015,6 +1015,7 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
             private_key: '-----BEGIN PRIVATE KEY-----\ned\n-----END PRIVATE KEY-----\n',
           },
         },
+        tracking_host: null,
       });
       const uniqueName = () => `${unique('d').toLowerCase().replace('_', '-')}.example.com`;
       const found = { found: ['v=spf1 a:mx.example ~all'], matches: true, error: null };
@@ -1037,6 +1038,19 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect(await catalog.listDomains(t.id)).toEqual([created]);
         expect(await catalog.verifiedDomain(t.id, fields.name)).toBeNull();
         expect(await catalog.verifiedDomainNames(t.id)).toEqual([]);
+      });
+
+      it("keeps a tracking host from creation, changes and clears it, for the domain's tenant only", async () => {
+        const t = await newTenant();
+        const name = uniqueName();
+        const d = await catalog.createDomain({ ...domain(t.id, name), tracking_host: `track.${name}` });
+        expect(await catalog.getDomain(t.id, d.id)).toMatchObject({ tracking_host: `track.${name}` });
+        expect(await catalog.setTrackingHost(unique('ten'), d.id, `links.${name}`)).toBeNull();
+        const changed = await catalog.setTrackingHost(t.id, d.id, `links.${name}`);
+        expect(changed).toEqual({ ...d, tracking_host: `links.${name}`, updated_at: expect.stringMatching(ISO) });
+        expect(await catalog.getDomain(t.id, d.id)).toEqual(changed);
+        expect(await catalog.setTrackingHost(t.id, d.id, null)).toMatchObject({ tracking_host: null });
+        expect(await catalog.setTrackingHost(t.id, unique('dom'), null)).toBeNull();
       });
 
       it('finds a verified domain by its name whatever the tenant, and only a verified one', async () => {

@@ -187,13 +187,15 @@ export interface SendingDomain {
   dkim: { rsa: DkimKey; ed25519: DkimKey };
   /** The last verification's result per record, keyed `<purpose>:<record name>`; empty before the first. */
   checks: Record<string, RecordCheck>;
+  /** The host name tracked links use instead of GATEPOST_PUBLIC_URL's (a CNAME to it); null: none. */
+  tracking_host: string | null;
   checked_at: string | null;
   verified_at: string | null;
   created_at: string;
   updated_at: string;
 }
 
-export type DomainCreate = Pick<SendingDomain, 'id' | 'tenant_id' | 'name' | 'dkim'>;
+export type DomainCreate = Pick<SendingDomain, 'id' | 'tenant_id' | 'name' | 'dkim' | 'tracking_host'>;
 
 /** A verification's result: the status it leads to and what each record showed. */
 export type DomainCheck = Pick<SendingDomain, 'status' | 'checks'>;
@@ -369,6 +371,8 @@ export interface Catalog {
    * refused with `domain_taken` (and nothing is recorded). Null when the tenant has no such domain.
    */
   recordDomainCheck(tenantId: string, id: string, check: DomainCheck): Promise<SendingDomain | null>;
+  /** Names the domain's tracking host, or none (null). Null when the tenant has no such domain. */
+  setTrackingHost(tenantId: string, id: string, host: string | null): Promise<SendingDomain | null>;
   deleteDomain(tenantId: string, id: string): Promise<boolean>;
 
   /** The tenant that has the domain `name` verified (one tenant at most can), or null. */

@@ -37,7 +37,7 @@ export function sealedSecretsContract(name: string, store: () => Promise<SealedS
           rsa: { selector: 'gp202611r', public_key: 'rsapub', private_key: RSA_PEM },
           ed25519: { selector: 'gp202611e', public_key: 'edpub', private_key: ED_PEM },
         };
-        await catalog.createDomain({ id: 'dom_s', tenant_id: 'ten_s', name: 'sealed.example.com', dkim });
+        await catalog.createDomain({ id: 'dom_s', tenant_id: 'ten_s', name: 'sealed.example.com', dkim, tracking_host: null });
         expect((await catalog.getDomain('ten_s', 'dom_s'))!.dkim).toEqual(dkim);
         const storedKeys = await s.rawDomainKeys();
         expect(storedKeys).toHaveLength(2);

@@ -18,6 +18,7 @@ export interface DomainRow {
   ed_private: string;
   /** JSON text in SQLite, jsonb (read back as an object) in PostgreSQL. */
   checks: string | Record<string, RecordCheck>;
+  tracking_host: string | null;
   checked_at: string | null;
   verified_at: string | null;
   created_at: string;
@@ -25,7 +26,7 @@ export interface DomainRow {
 }
 
 export const DOMAIN_COLUMNS =
-  'id, tenant_id, name, status, rsa_selector, rsa_public, rsa_private, ed_selector, ed_public, ed_private, checks, checked_at, verified_at, created_at, updated_at';
+  'id, tenant_id, name, status, rsa_selector, rsa_public, rsa_private, ed_selector, ed_public, ed_private, checks, tracking_host, checked_at, verified_at, created_at, updated_at';
 
 const keyContext = (id: string, column: 'rsa_private' | 'ed_private') => `domains.${column}:${id}`;
 
@@ -52,6 +53,7 @@ export function domainRow(d: SendingDomain, sealer: Sealer): DomainRow {
     ed_public: d.dkim.ed25519.public_key,
     ed_private: sealer.seal(d.dkim.ed25519.private_key, keyContext(d.id, 'ed_private')),
     checks: JSON.stringify(d.checks),
+    tracking_host: d.tracking_host,
     checked_at: d.checked_at,
     verified_at: d.verified_at,
     created_at: d.created_at,
@@ -78,6 +80,7 @@ export function domainOf(r: DomainRow, sealer: Sealer): SendingDomain {
       },
     },
     checks: typeof r.checks === 'string' ? (JSON.parse(r.checks) as Record<string, RecordCheck>) : r.checks,
+    tracking_host: r.tracking_host,
     checked_at: r.checked_at,
     verified_at: r.verified_at,
     created_at: r.created_at,

@@ -2,17 +2,19 @@
 // found. Required for verification: both DKIM keys and SPF, without which receivers would fail
 // Gatepost's mail. Advisory: DMARC (any valid policy passes; p=none is the recommended start) and
 // the return-path MX, which lets bounces find their way back, and the inbound MX, which makes the
-// domain one that inbound routes may receive mail for (docs/domains.md, docs/inbound.md).
+// domain one that inbound routes may receive mail for (docs/domains.md, docs/inbound.md), and the
+// tracking host's CNAME, which lets its messages' links use that host (docs/tracking.md).
 import type { Resolver } from 'node:dns/promises';
 import type { DomainStatus, RecordCheck, SendingDomain } from '../store/catalog.port.ts';
 
-export type RecordPurpose = 'dkim' | 'spf' | 'dmarc' | 'return_path' | 'inbound_mx';
+export type RecordPurpose = 'dkim' | 'spf' | 'dmarc' | 'return_path' | 'inbound_mx' | 'tracking';
+export type RecordType = 'TXT' | 'MX' | 'CNAME';
 
 export interface DnsRecord {
   purpose: RecordPurpose;
-  type: 'TXT' | 'MX';
+  type: RecordType;
   name: string;
-  /** What to publish: the TXT text, or the MX host. */
+  /** What to publish: the TXT text, or the MX or CNAME target host. */
   value: string;
   /** MX only. */
   priority?: number;
@@ -30,12 +32,17 @@ export interface RecordSettings {
   hostname: string;
   /** GATEPOST_SPF_INCLUDE and GATEPOST_SENDING_IPS: what the SPF record must authorise. */
   spf: { include: string | null; ips: string[] };
+  /** Where a tracking host's CNAME points: GATEPOST_PUBLIC_URL's host name (GATEPOST_HOSTNAME without it). */
+  trackingTarget: string;
 }
 
 /** The name the return path (VERP bounces) lives on: bounces.<domain> (mta/verp.ts builds the addresses). */
 export const returnPathDomain = (name: string) => `bounces.${name}`;
 
 export const RETURN_PATH_PRIORITY = 10;
+
+/** A host name as DNS answers are compared: lower case, no trailing dot. */
+const bareHost = (name: string) => name.toLowerCase().replace(/\.$/, '');
 
 /** The SPF mechanisms Gatepost's mail needs: the operator's include, else its addresses, else its host name. */
 function spfMechanisms({ hostname, spf }: RecordSettings): string[] {
@@ -46,7 +53,7 @@ function spfMechanisms({ hostname, spf }: RecordSettings): string[] {
 
 interface Expected {
   purpose: RecordPurpose;
-  type: 'TXT' | 'MX';
+  type: RecordType;
   name: string;
   value: string;
   required: boolean;
@@ -71,7 +78,7 @@ function expected(d: SendingDomain, settings: RecordSettings): Expected[] {
     };
   };
   const mechanisms = spfMechanisms(settings);
-  const hostname = settings.hostname.toLowerCase().replace(/\.$/, '');
+  const hostname = bareHost(settings.hostname);
   return [
     dkim('rsa'),
     dkim('ed25519'),
@@ -121,7 +128,21 @@ function expected(d: SendingDomain, settings: RecordSettings): Expected[] {
       required: false,
       matches: (found) => found.includes(hostname),
     },
+    ...(d.tracking_host ? [trackingRecord(d.tracking_host, settings)] : []),
   ];
+}
+
+/** The tracking host's CNAME to Gatepost: advised, and what lets its links be used (gate/gate.ts). */
+function trackingRecord(host: string, settings: RecordSettings): Expected {
+  const target = bareHost(settings.trackingTarget);
+  return {
+    purpose: 'tracking',
+    type: 'CNAME',
+    name: host,
+    value: target,
+    required: false,
+    matches: (found) => found.includes(target),
+  };
 }
 
 /** `tag=value; tag=value` (RFC 6376 §3.2, DMARC alike), tag names as written. */
@@ -150,6 +171,12 @@ export function domainRecords(d: SendingDomain, settings: RecordSettings): DnsRe
   });
 }
 
+/** The domain's tracking host once the last verification found its CNAME pointing at Gatepost; null otherwise. */
+export function verifiedTrackingHost(d: SendingDomain, settings: RecordSettings): string | null {
+  const record = domainRecords(d, settings).find((r) => r.purpose === 'tracking');
+  return record?.status === 'verified' ? record.name : null;
+}
+
 /** Whether the last verification found the domain's MX pointing at Gatepost: inbound routes need it. */
 export function receivesMail(d: SendingDomain, settings: RecordSettings): boolean {
   return domainRecords(d, settings).some((r) => r.purpose === 'inbound_mx' && r.status === 'verified');
@@ -169,7 +196,9 @@ export async function checkRecords(
           r.type === 'TXT'
             ? // A TXT record of several strings is one text (RFC 7208 §3.3, RFC 6376 §3.6.2.2).
               (await resolver.resolveTxt(r.name)).map((strings) => strings.join(''))
-            : (await resolver.resolveMx(r.name)).map((mx) => mx.exchange.toLowerCase().replace(/\.$/, ''));
+            : r.type === 'MX'
+              ? (await resolver.resolveMx(r.name)).map((mx) => bareHost(mx.exchange))
+              : (await resolver.resolveCname(r.name)).map(bareHost);
         return { found, matches: r.matches(found), error: null };
       } catch (error) {
         return { found: [], matches: false, error: (error as NodeJS.ErrnoException).code ?? String(error) };

@@ -172,3 +172,84 @@ describe('sending domains', () => {
     expect(error).toMatchObject({ code: 'invalid_request', status: 400, details: [{ field: 'name' }] });
   });
 });
+
+describe('tracking hosts', () => {
+  it('asks for a CNAME to Gatepost, checks it, and gives mail from the domain its links only once it is found', async () => {
+    const t = await tenant();
+    const d = await domains.create(t, 'links.example.com', 'Track.Links.example.com.');
+    expect(d.tracking_host).toBe('track.links.example.com');
+    const cname = d.records.find((r) => r.purpose === 'tracking');
+    expect(cname).toMatchObject({
+      type: 'CNAME',
+      name: 'track.links.example.com',
+      value: 'gatepost.test',
+      required: false,
+      status: 'pending',
+    });
+    publish(
+      dns,
+      d.records.filter((r) => r.purpose !== 'tracking'),
+    );
+    const verified = await domains.verify(t, d.id);
+    expect(verified.status).toBe('verified');
+    expect(verified.records.find((r) => r.purpose === 'tracking')).toMatchObject({ status: 'failed', error: 'ENOTFOUND' });
+    expect(await domains.linkHostsFor(t, 'links.example.com')).toEqual({
+      tracking_host: null,
+      return_path: 'bounces.links.example.com',
+    });
+
+    dns.records.set('track.links.example.com', { CNAME: 'elsewhere.test' });
+    expect((await domains.verify(t, d.id)).records.find((r) => r.purpose === 'tracking')).toMatchObject({
+      status: 'failed',
+      found: ['elsewhere.test'],
+    });
+    publish(dns, [cname!]);
+    const found = await domains.verify(t, d.id);
+    expect(found.records.find((r) => r.purpose === 'tracking')).toMatchObject({ status: 'verified', found: ['gatepost.test'] });
+    expect(await domains.linkHostsFor(t, 'LINKS.example.com')).toEqual({
+      tracking_host: 'track.links.example.com',
+      return_path: 'bounces.links.example.com',
+    });
+    // Another tenant's mail from the name, and mail from any other domain, get neither.
+    expect(await domains.linkHostsFor(await tenant(), 'links.example.com')).toEqual({ tracking_host: null, return_path: null });
+    expect(await domains.linkHostsFor(t, 'other.example.com')).toEqual({ tracking_host: null, return_path: null });
+  });
+
+  it('changes and clears the tracking host; a new one is pending until the next verification', async () => {
+    const t = await tenant();
+    const d = await domains.create(t, 'switch.example.com');
+    expect(d.tracking_host).toBeNull();
+    expect(d.records.some((r) => r.purpose === 'tracking')).toBe(false);
+    const named = await domains.setTrackingHost(t, d.id, 'click.switch.example.com');
+    expect(named.records.find((r) => r.purpose === 'tracking')).toMatchObject({
+      name: 'click.switch.example.com',
+      status: 'pending',
+    });
+    const cleared = await domains.setTrackingHost(t, d.id, null);
+    expect(cleared.tracking_host).toBeNull();
+    expect(cleared.records.some((r) => r.purpose === 'tracking')).toBe(false);
+    await expect(domains.setTrackingHost(await tenant(), d.id, null)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('refuses a tracking host that is no host name under the domain with a coded 422', async () => {
+    const t = await tenant();
+    const d = await domains.create(t, 'strict.example.com');
+    for (const bad of [
+      'strict.example.com',
+      'track.other.example.com',
+      'notstrict.example.com',
+      'not a host',
+      'http://track.strict.example.com',
+      '',
+    ])
+      await expect(domains.setTrackingHost(t, d.id, bad), bad).rejects.toMatchObject({
+        code: 'tracking_host_invalid',
+        status: 422,
+        details: [{ field: 'tracking_host' }],
+      });
+    await expect(domains.create(t, 'other-strict.example.com', 'track.example.com')).rejects.toMatchObject({
+      code: 'tracking_host_invalid',
+    });
+    expect((await domains.list(t)).map((x) => x.name)).toEqual(['strict.example.com']);
+  });
+});

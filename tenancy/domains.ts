@@ -11,7 +11,14 @@ import { newId } from '../lib/ids.ts';
 import { isDomainName } from '../mail/address.ts';
 import { dkimSigner, type DkimSigner } from '../mail/dkim.ts';
 import type { Catalog, DkimKey, SendingDomain } from '../store/catalog.port.ts';
-import { checkRecords, domainRecords, type DnsRecord, type RecordSettings } from './domain.records.ts';
+import {
+  checkRecords,
+  domainRecords,
+  returnPathDomain,
+  verifiedTrackingHost,
+  type DnsRecord,
+  type RecordSettings,
+} from './domain.records.ts';
 
 export type { DnsRecord, RecordSettings };
 
@@ -21,6 +28,7 @@ export interface DomainView {
   name: string;
   status: SendingDomain['status'];
   records: DnsRecord[];
+  tracking_host: string | null;
   checked_at: string | null;
   verified_at: string | null;
   created_at: string;
@@ -36,6 +44,19 @@ export function domainName(input: string): string | null {
   if (trimmed === '' || /[\s/@:]/.test(trimmed)) return null;
   const ascii = domainToASCII(trimmed).toLowerCase();
   return ascii !== '' && isDomainName(ascii) ? ascii : null;
+}
+
+/**
+ * A tracking host as stored (domainName's form). It must lie under the sending domain: a CNAME
+ * cannot sit at the domain's apex beside its MX and TXT records, and a tenant must not put its
+ * links on another's name.
+ */
+export function trackingHostName(input: string, domain: string): string {
+  const host = domainName(input);
+  if (host && host.endsWith(`.${domain}`)) return host;
+  throw new GatepostError('tracking_host_invalid', `"${input}" is not a host name under ${domain}.`, {
+    details: [{ field: 'tracking_host', message: `a host name under ${domain}, like track.${domain}` }],
+  });
 }
 
 /** Selectors name the month the keys were made, `r` for RSA and `e` for Ed25519: gp202611r, gp202611e. */
@@ -69,6 +90,14 @@ export async function generateDkimKeys(at: Date): Promise<{ rsa: DkimKey; ed2551
   };
 }
 
+/** The hosts a verified sending domain's mail links to; both null for mail from any other domain. */
+export interface LinkHosts {
+  /** The tracking host, once its CNAME was found: links use it in place of GATEPOST_PUBLIC_URL's host. */
+  tracking_host: string | null;
+  /** The return-path domain (`bounces.<domain>`), which the mailto unsubscribe address is on. */
+  return_path: string | null;
+}
+
 export interface DomainsOptions extends RecordSettings {
   /** GATEPOST_DNS_SERVERS: where verification looks records up; null: the system's resolver. */
   dnsServers: string[] | null;
@@ -83,6 +112,8 @@ export class Domains {
   private readonly verifiedNames = new LRUCache<string, ReadonlySet<string>>({ max: MAX_CACHED, ttl: CACHE_MS });
   /** `<tenant> <domain>` → its signer, or false when it is no verified domain of the tenant. */
   private readonly signers = new LRUCache<string, DkimSigner | false>({ max: MAX_CACHED, ttl: CACHE_MS });
+  /** `<tenant> <domain>` → the hosts its mail's links use. */
+  private readonly linkHosts = new LRUCache<string, LinkHosts>({ max: MAX_CACHED, ttl: CACHE_MS });
 
   constructor(
     private readonly catalog: Catalog,
@@ -95,6 +126,7 @@ export class Domains {
       name: d.name,
       status: d.status,
       records: domainRecords(d, this.options),
+      tracking_host: d.tracking_host,
       checked_at: d.checked_at,
       verified_at: d.verified_at,
       created_at: d.created_at,
@@ -102,7 +134,7 @@ export class Domains {
     };
   }
 
-  async create(tenantId: string, name: string): Promise<DomainView> {
+  async create(tenantId: string, name: string, trackingHost: string | null = null): Promise<DomainView> {
     const ascii = domainName(name);
     if (!ascii) {
       throw new GatepostError('invalid_request', `"${name}" is not a domain name.`, {
@@ -114,8 +146,19 @@ export class Domains {
       tenant_id: tenantId,
       name: ascii,
       dkim: await generateDkimKeys(new Date()),
+      tracking_host: trackingHost === null ? null : trackingHostName(trackingHost, ascii),
     });
     return this.view(domain);
+  }
+
+  /** Names the domain's tracking host (null: none); its CNAME is pending until the next verification. */
+  async setTrackingHost(tenantId: string, id: string, trackingHost: string | null): Promise<DomainView> {
+    const domain = await this.found(tenantId, id);
+    const host = trackingHost === null ? null : trackingHostName(trackingHost, domain.name);
+    const updated = await this.catalog.setTrackingHost(tenantId, id, host);
+    this.forget(tenantId);
+    if (!updated) throw notFound(id);
+    return this.view(updated);
   }
 
   async list(tenantId: string): Promise<DomainView[]> {
@@ -166,6 +209,20 @@ export class Domains {
     return signer || null;
   }
 
+  /** Where the links of the tenant's mail from `fromDomain` point (the gate asks on every send). */
+  async linkHostsFor(tenantId: string, fromDomain: string): Promise<LinkHosts> {
+    const key = `${tenantId} ${fromDomain.toLowerCase()}`;
+    let hosts = this.linkHosts.get(key);
+    if (!hosts) {
+      const d = await this.catalog.verifiedDomain(tenantId, fromDomain.toLowerCase());
+      hosts = d
+        ? { tracking_host: verifiedTrackingHost(d, this.options), return_path: returnPathDomain(d.name) }
+        : { tracking_host: null, return_path: null };
+      this.linkHosts.set(key, hosts);
+    }
+    return hosts;
+  }
+
   private async found(tenantId: string, id: string): Promise<SendingDomain> {
     const domain = await this.catalog.getDomain(tenantId, id);
     if (!domain) throw notFound(id);
@@ -175,7 +232,9 @@ export class Domains {
   /** A tenant's domains changed: its cached answers go. */
   private forget(tenantId: string): void {
     this.verifiedNames.delete(tenantId);
-    for (const key of this.signers.keys()) if (key.startsWith(`${tenantId} `)) this.signers.delete(key);
+    for (const cache of [this.signers, this.linkHosts]) {
+      for (const key of cache.keys()) if (key.startsWith(`${tenantId} `)) cache.delete(key);
+    }
   }
 }
 

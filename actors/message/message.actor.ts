@@ -31,7 +31,7 @@ import {
 } from './message.state.ts';
 import { lateBounceType, recipientsOf, recordedAlready, reportEvent } from './message.report.ts';
 import { normalizeAddress } from '../../mail/address.ts';
-import { signedWith } from '../../mail/tracking.token.ts';
+import { signedWith, type TokenClaim } from '../../mail/tracking.token.ts';
 import { looksMachineMade } from '../../mail/tracking.machine.ts';
 import type { RenderedContent } from '../../mail/content.ts';
 import {
@@ -321,6 +321,12 @@ export const messageActor = defineActor({
       if (outcomes.events.some(same)) return;
       appendEvent(turn, outcomes, type, data);
       turn.set('outcomes', outcomes);
+    },
+
+    /** Whether a token is this message's, signed with its tracking key; records nothing (the inbound MX asks at RCPT). */
+    async signs(turn, claim: TokenClaim): Promise<boolean> {
+      const tracking = await turn.get<TrackingState>('tracking');
+      return !!tracking && claim.message_id === turn.actorId && signedWith(tracking.key, claim);
     },
 
     /**

@@ -175,8 +175,11 @@ export interface TrackArgs {
   claim: TokenClaim;
   user_agent: string | null;
   ip: string | null;
-  /** For an unsubscribe: the one-click POST a mail provider sends (RFC 8058), or the confirmation page's form. */
-  via?: 'one_click' | 'page';
+  /**
+   * For an unsubscribe: the one-click POST a mail provider sends (RFC 8058), the confirmation
+   * page's form, or mail to the List-Unsubscribe mailto address.
+   */
+  via?: 'one_click' | 'page' | 'mailto';
 }
 
 /**

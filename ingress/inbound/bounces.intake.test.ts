@@ -28,7 +28,13 @@ const dkim = { selector: 's', public_key: 'p', private_key: '-----BEGIN PRIVATE 
 /** A tenant with `domain` verified. */
 async function tenantWith(id: string, domain: string): Promise<void> {
   await catalog.createTenant({ id, name: id, default_from: null, quota: { per_second: null, per_day: null } });
-  const d = await catalog.createDomain({ id: `dom_${id}`, tenant_id: id, name: domain, dkim: { rsa: dkim, ed25519: dkim } });
+  const d = await catalog.createDomain({
+    id: `dom_${id}`,
+    tenant_id: id,
+    name: domain,
+    dkim: { rsa: dkim, ed25519: dkim },
+    tracking_host: null,
+  });
   await catalog.recordDomainCheck(id, d.id, { status: 'verified', checks: {} });
 }
 

@@ -61,6 +61,7 @@ it('posts email.complained and a late email.bounced to the endpoints subscribed 
     tenant_id: 'ten_shop',
     name: 'shop.example',
     dkim: { rsa: dkim, ed25519: dkim },
+    tracking_host: null,
   });
   await catalog.recordDomainCheck('ten_shop', d.id, { status: 'verified', checks: {} });
   await catalog.createWebhook({

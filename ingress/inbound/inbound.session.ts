@@ -3,11 +3,14 @@
 // domain; a received message is checked and parsed once, on the reader's thread (inbound.reader.ts),
 // kept in the catalog per route, and posted as email.inbound through the webhook actors, the path
 // every webhook takes (signed, retried, logged); mail for a return-path address goes to the
-// ReportIntake. The 250 is answered only once all of that is durable.
+// ReportIntake, but for its unsubscribe addresses (`u+<token>@`, List-Unsubscribe's mailto), whose
+// token is checked at RCPT and unsubscribes as the one-click POST does. The 250 is answered only
+// once all of that is durable.
 import type { WebhookDeliveries } from '../../gate/webhooks.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Catalog, InboundRoute } from '../../store/catalog.port.ts';
 import type { InboundRoutes } from '../../tenancy/inbound.routes.ts';
+import { unsubscribeTokenOf } from '../../mail/tracking.token.ts';
 import { inboundLinks } from './inbound.payload.ts';
 import type { InboundReader } from './inbound.reader.ts';
 import type { ReportIntake } from './report.intake.ts';
@@ -32,13 +35,23 @@ export const replies = {
 export const MAX_RECIPIENTS = 100;
 
 /** What becomes of mail for one accepted recipient. */
-export type Target = { kind: 'route'; route: InboundRoute } | { kind: 'report'; tenant_id: string };
+export type Target =
+  { kind: 'route'; route: InboundRoute } | { kind: 'report'; tenant_id: string } | { kind: 'unsubscribe'; token: string };
+
+/** The List-Unsubscribe mailto addresses' tokens (gate/tracking.ts). */
+export interface Unsubscribes {
+  /** Whether the token is a signed unsubscribe token of its message. */
+  isToken(token: string): Promise<boolean>;
+  /** Unsubscribes as the one-click POST does (a repeat changes nothing). */
+  unsubscribe(token: string): Promise<void>;
+}
 
 export interface InboundDeps {
   routes: InboundRoutes;
   catalog: Catalog;
   webhooks: WebhookDeliveries;
   intake: ReportIntake;
+  unsubscribes: Unsubscribes;
   /** Checks and parses each message (inbound.reader.ts), looking records up through GATEPOST_DNS_SERVERS. */
   reader: InboundReader;
   /** GATEPOST_HOSTNAME: our name in the verdicts' Authentication-Results. */
@@ -53,7 +66,7 @@ const ADDRESS = /^[^\s@]{1,64}@[^\s@]{1,253}$/;
 
 /** The target of `address`, or the refusal to answer at RCPT. */
 export async function checkRecipient(
-  deps: Pick<InboundDeps, 'routes'>,
+  deps: Pick<InboundDeps, 'routes' | 'unsubscribes'>,
   address: string,
   already: number,
 ): Promise<{ target: Target } | { reply: SmtpReply }> {
@@ -63,8 +76,14 @@ export async function checkRecipient(
   switch (answer.kind) {
     case 'route':
       return { target: { kind: 'route', route: answer.route } };
-    case 'report':
-      return { target: { kind: 'report', tenant_id: answer.tenant_id } };
+    case 'report': {
+      const token = unsubscribeTokenOf(address.slice(0, address.lastIndexOf('@')));
+      if (token === null) return { target: { kind: 'report', tenant_id: answer.tenant_id } };
+      // A tampered or unknown token is no address here, refused before any data is taken.
+      return (await deps.unsubscribes.isToken(token))
+        ? { target: { kind: 'unsubscribe', token } }
+        : { reply: replies.unknownUser };
+    }
     case 'unknown_user':
       return { reply: replies.unknownUser };
     case 'relay':
@@ -85,8 +104,10 @@ export async function deliver(deps: InboundDeps, m: Received): Promise<SmtpReply
   const receivedAt = new Date().toISOString();
   const byRoute = new Map<string, { route: InboundRoute; rcpt: string[] }>();
   const reports: string[] = [];
+  const unsubscribes: string[] = [];
   for (const { address, target } of m.recipients) {
     if (target.kind === 'report') reports.push(address);
+    else if (target.kind === 'unsubscribe') unsubscribes.push(target.token);
     else {
       const entry = byRoute.get(target.route.id) ?? { route: target.route, rcpt: [] };
       entry.rcpt.push(address);
@@ -94,6 +115,8 @@ export async function deliver(deps: InboundDeps, m: Received): Promise<SmtpReply
     }
   }
   const ids: string[] = [];
+  // What the message says does not matter (RFC 2369 §3.2): mail to the address is the request.
+  for (const token of unsubscribes) await deps.unsubscribes.unsubscribe(token);
   for (const rcpt of reports) {
     await deps.intake.take({ rcpt, mailFrom: m.mailFrom, raw: m.raw, remoteAddress: m.remoteAddress, receivedAt });
   }
@@ -139,5 +162,5 @@ export async function deliver(deps: InboundDeps, m: Received): Promise<SmtpReply
       for (const endpoint of endpoints) await deps.webhooks.enqueue(endpoint, route.tenant_id, event);
     }
   }
-  return replies.accepted(ids.join(' ') || 'report');
+  return replies.accepted(ids.join(' ') || (reports.length > 0 ? 'report' : 'unsubscribed'));
 }

@@ -23,6 +23,7 @@ import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { submissionTls } from '../smtp/submission.tls.ts';
 import { inboundServer, type InboundServer } from './inbound.smtp.ts';
 import { bouncesIntake } from './bounces.intake.ts';
+import { mailtoUnsubscribes } from '../../gate/tracking.ts';
 
 const MAX_BYTES = 64 * 1024;
 const SECRET = 'whsec_dGVzdC1zZWNyZXQtb2YtdGhlLWluYm91bmQtdGVzdA';
@@ -80,6 +81,7 @@ beforeAll(async () => {
     catalog,
     webhooks: webhookDeliveries(runtime),
     intake: bouncesIntake({ invoker: runtime, catalog }),
+    unsubscribes: mailtoUnsubscribes(runtime),
     dnsServers: [dns.address],
     hostname: 'gatepost.test',
     publicUrl: () => 'https://gatepost.test',

@@ -6,19 +6,33 @@ import { senderOf } from './auth.hooks.ts';
 import { answer, refusal, type ZodApp } from './schema.http.ts';
 import { IdParam, listOf } from './schemas.ts';
 
+const TrackingHost = z.string().max(253).meta({
+  description:
+    "A host name under the domain (track.example.com) whose CNAME points at Gatepost: once verification finds it, the domain's tracked links, open pixel and unsubscribe links use it.",
+});
+
 const DomainCreate = z
-  .object({ name: z.string().min(1).max(253).meta({ description: 'The domain to send from, e.g. example.com (IDN allowed).' }) })
+  .object({
+    name: z.string().min(1).max(253).meta({ description: 'The domain to send from, e.g. example.com (IDN allowed).' }),
+    tracking_host: TrackingHost.optional(),
+  })
+  .strict();
+
+const DomainPatch = z
+  .object({ tracking_host: TrackingHost.nullable().meta({ description: 'A new tracking host, or null for none.' }) })
   .strict();
 
 const DnsRecordView = z.object({
-  purpose: z.enum(['dkim', 'spf', 'dmarc', 'return_path', 'inbound_mx']),
-  type: z.enum(['TXT', 'MX']),
+  purpose: z.enum(['dkim', 'spf', 'dmarc', 'return_path', 'inbound_mx', 'tracking']),
+  type: z.enum(['TXT', 'MX', 'CNAME']),
   name: z.string(),
-  value: z.string().meta({ description: 'What to publish: the TXT text, or the MX host.' }),
+  value: z.string().meta({ description: 'What to publish: the TXT text, or the MX or CNAME target host.' }),
   priority: z.number().int().optional().meta({ description: 'MX only.' }),
   required: z
     .boolean()
-    .meta({ description: 'Needed for the domain to verify (DKIM and SPF); false: advised (DMARC, return path).' }),
+    .meta({
+      description: 'Needed for the domain to verify (DKIM and SPF); false: advised (DMARC, return path, inbound MX, tracking).',
+    }),
   status: z.enum(['pending', 'verified', 'failed']),
   found: z
     .array(z.string())
@@ -32,6 +46,7 @@ const DomainView = z.object({
   name: z.string().meta({ description: 'Lower case, international names as IDNA A-labels.' }),
   status: z.enum(['pending', 'verified']),
   records: z.array(DnsRecordView),
+  tracking_host: z.string().nullable().meta({ description: 'The tracking host, or null for none.' }),
   checked_at: z.string().nullable(),
   verified_at: z.string().nullable(),
   created_at: z.string(),
@@ -53,10 +68,14 @@ export function domainRoutes(app: ZodApp, domains: Domains): void {
           201: answer('The domain, pending, with the DNS records to publish.', DomainView),
           400: refusal('Not a domain name.'),
           409: refusal('The tenant has it already, or another tenant verified it.'),
+          422: refusal('`tracking_host_invalid`: the tracking host is no host name under the domain.'),
         },
       },
     },
-    async (request, reply) => reply.code(201).send(await domains.create(senderOf(request).tenant.id, request.body.name)),
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(await domains.create(senderOf(request).tenant.id, request.body.name, request.body.tracking_host ?? null)),
   );
   app.get(
     '/v1/domains',
@@ -82,6 +101,27 @@ export function domainRoutes(app: ZodApp, domains: Domains): void {
       },
     },
     async (request, reply) => reply.code(200).send(await domains.get(senderOf(request).tenant.id, request.params.id)),
+  );
+  app.patch(
+    '/v1/domains/:id',
+    {
+      config: { access: 'manage' },
+      schema: {
+        tags: TAGS,
+        summary: "Change a sending domain's tracking host",
+        params: IdParam,
+        body: DomainPatch,
+        response: {
+          200: answer("The domain; a new tracking host's CNAME is pending until the next verification.", DomainView),
+          404: refusal('No such domain.'),
+          422: refusal('`tracking_host_invalid`: the tracking host is no host name under the domain.'),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(200)
+        .send(await domains.setTrackingHost(senderOf(request).tenant.id, request.params.id, request.body.tracking_host)),
   );
   app.post(
     '/v1/domains/:id/verify',

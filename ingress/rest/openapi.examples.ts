@@ -178,7 +178,9 @@ const domain = {
     record('dmarc', 'TXT', '_dmarc.shop.example', 'v=DMARC1; p=none; adkim=r; aspf=r', false),
     record('return_path', 'MX', 'bounces.shop.example', 'mail.shop.example', false),
     record('inbound_mx', 'MX', 'shop.example', 'mail.shop.example', false),
+    record('tracking', 'CNAME', 'track.shop.example', 'mail.shop.example', false),
   ],
+  tracking_host: 'track.shop.example',
   checked_at: AT,
   verified_at: AT,
   created_at: AT,
@@ -448,7 +450,7 @@ export const operationExamples: Record<string, OperationExamples> = {
   deleteInboxApiMessagesId: { params: { id: MSG } },
 
   postV1Domains: {
-    body: { name: 'shop.example' },
+    body: { name: 'shop.example', tracking_host: 'track.shop.example' },
     answer: {
       ...domain,
       status: 'pending',
@@ -459,6 +461,17 @@ export const operationExamples: Record<string, OperationExamples> = {
   },
   getV1Domains: { answer: { data: [domain] } },
   getV1DomainsId: { params: { id: DOM }, answer: domain },
+  patchV1DomainsId: {
+    params: { id: DOM },
+    body: { tracking_host: 'links.shop.example' },
+    answer: {
+      ...domain,
+      tracking_host: 'links.shop.example',
+      records: domain.records.map((r) =>
+        r.purpose === 'tracking' ? { ...r, name: 'links.shop.example', status: 'pending', found: null } : r,
+      ),
+    },
+  },
   deleteV1DomainsId: { params: { id: DOM } },
   postV1DomainsIdVerify: { params: { id: DOM }, answer: domain },
 

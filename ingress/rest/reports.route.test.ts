@@ -37,6 +37,7 @@ beforeAll(async () => {
       tenant_id: t.id,
       name: domain,
       dkim: { rsa: dkim, ed25519: dkim },
+      tracking_host: null,
     });
     await app.catalog.recordDomainCheck(t.id, d.id, { status: 'verified', checks: {} });
   }

@@ -179,9 +179,16 @@ export class Gatepost {
   };
 
   readonly domains = {
-    /** A new sending domain, pending, with the DNS records to publish. */
-    create: async (name: string, opts?: CallOptions): Promise<Domain> =>
-      (await this.http.call<Domain>('createDomain', { ...opts, body: { name } })).body,
+    /** A new sending domain, pending, with the DNS records to publish (and a tracking host's CNAME, if one is named). */
+    create: async (name: string, opts?: CallOptions & { tracking_host?: string }): Promise<Domain> => {
+      const { tracking_host, ...call } = opts ?? {};
+      return (
+        await this.http.call<Domain>('createDomain', { ...call, body: { name, ...(tracking_host ? { tracking_host } : {}) } })
+      ).body;
+    },
+    /** Names the domain's tracking host, or none (null); its CNAME is pending until the next verification. */
+    setTrackingHost: async (id: string, trackingHost: string | null, opts?: CallOptions): Promise<Domain> =>
+      (await this.http.call<Domain>('updateDomain', { ...opts, params: { id }, body: { tracking_host: trackingHost } })).body,
     list: async (opts?: CallOptions): Promise<Domain[]> =>
       (await this.http.call<{ data: Domain[] }>('listDomains', opts)).body.data,
     get: async (id: string, opts?: CallOptions): Promise<Domain> =>

@@ -63,6 +63,7 @@ export const OPERATIONS = {
   createDomain: op('POST', '/v1/domains'),
   listDomains: op('GET', '/v1/domains'),
   getDomain: op('GET', '/v1/domains/{id}'),
+  updateDomain: op('PATCH', '/v1/domains/{id}'),
   verifyDomain: op('POST', '/v1/domains/{id}/verify', true),
   deleteDomain: op('DELETE', '/v1/domains/{id}'),
 

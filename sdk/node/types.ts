@@ -229,10 +229,10 @@ export interface WebhookDelivery {
 }
 
 export interface DnsRecord {
-  purpose: 'dkim' | 'spf' | 'dmarc' | 'return_path' | 'inbound_mx';
-  type: 'TXT' | 'MX';
+  purpose: 'dkim' | 'spf' | 'dmarc' | 'return_path' | 'inbound_mx' | 'tracking';
+  type: 'TXT' | 'MX' | 'CNAME';
   name: string;
-  /** What to publish: the TXT text, or the MX host. */
+  /** What to publish: the TXT text, or the MX or CNAME target host. */
   value: string;
   /** MX only. */
   priority?: number;
@@ -250,6 +250,8 @@ export interface Domain {
   name: string;
   status: 'pending' | 'verified';
   records: DnsRecord[];
+  /** The host its tracked links use once its CNAME is verified; null: none. */
+  tracking_host: string | null;
   checked_at: string | null;
   verified_at: string | null;
   created_at: string;

@@ -660,6 +660,14 @@ export class PgCatalog implements Catalog {
     return next;
   }
 
+  async setTrackingHost(tenantId: string, id: string, host: string | null): Promise<SendingDomain | null> {
+    const result = await this.pool.query(
+      'UPDATE domains SET tracking_host = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2',
+      [tenantId, id, host, now()],
+    );
+    return (result.rowCount ?? 0) > 0 ? this.getDomain(tenantId, id) : null;
+  }
+
   async deleteDomain(tenantId: string, id: string): Promise<boolean> {
     const result = await this.pool.query('DELETE FROM domains WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
     return (result.rowCount ?? 0) > 0;

@@ -595,6 +595,16 @@ export class SqliteCatalog implements Catalog {
     return next;
   }
 
+  async setTrackingHost(tenantId: string, id: string, host: string | null): Promise<SendingDomain | null> {
+    const updated = this.sql('UPDATE domains SET tracking_host = ?, updated_at = ? WHERE tenant_id = ? AND id = ?').run(
+      host,
+      now(),
+      tenantId,
+      id,
+    );
+    return updated.changes > 0 ? this.getDomain(tenantId, id) : null;
+  }
+
   async deleteDomain(tenantId: string, id: string): Promise<boolean> {
     return this.sql('DELETE FROM domains WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
   }

@@ -67,8 +67,8 @@ describe('tracking and unsubscribe', () => {
     expect(links).toContain('javascript:alert(1)');
     const unsubscribe = links.find((l) => l.includes('/u/'))!;
     expect(unsubscribe.startsWith(`${suite.gp.url}/u/`)).toBe(true);
-    expect(captured.headers['List-Unsubscribe']).toContain(`<${unsubscribe}>`);
-    expect(captured.headers['List-Unsubscribe']).toMatch(/<mailto:unsubscribe@[^?>]+\?subject=unsubscribe%20msg_/);
+    // From a domain Gatepost has no return path for: the https address alone (tracking-host.e2e.test.ts has the mailto one).
+    expect(captured.headers['List-Unsubscribe']).toBe(`<${unsubscribe}>`);
     expect(captured.headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
     // The text part keeps the link the sender wrote.
     expect(captured.text).toContain(DESTINATION);
@@ -124,7 +124,7 @@ describe('tracking and unsubscribe', () => {
       .split('\r\n\r\n')[0]!
       .replace(/\r\n[ \t]+/g, ' ');
     expect(header).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r$/m);
-    expect(header).toMatch(/^List-Unsubscribe: <http:\/\/[^>]+\/u\/msg_[^>]+>, <mailto:unsubscribe@/m);
+    expect(header).toMatch(/^List-Unsubscribe: <http:\/\/[^>]+\/u\/msg_[^>]+>\r$/m);
     const tracked = hrefs(String(received.parsed.html)).find((l) => l.includes('/t/c/'))!;
     const click = await fetch(tracked, { redirect: 'manual' });
     expect(click.headers.get('location')).toBe(DESTINATION);

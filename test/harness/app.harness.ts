@@ -82,6 +82,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
       catalog,
       senders: options.relay ? null : domains,
       renderLimits: options.renderLimits,
+      linkHosts: domains,
     }),
     invoker: runtime,
     catalog,

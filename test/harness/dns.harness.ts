@@ -1,5 +1,5 @@
 // A small authoritative DNS server on UDP loopback, for tests that need names to resolve as they
-// choose (GATEPOST_DNS_SERVERS points Gatepost at it): A, AAAA, MX and TXT records from a table
+// choose (GATEPOST_DNS_SERVERS points Gatepost at it): A, AAAA, MX, TXT and CNAME records from a table
 // the test can change at any time; a name not in it gets NXDOMAIN, a type it lacks no answers, a
 // name marked SERVFAIL that failure.
 // dns-packet reads the queries and writes the answers.
@@ -12,6 +12,8 @@ export interface DnsAnswers {
   MX?: { exchange: string; priority: number }[];
   /** Each string is one TXT record (a long one is split into 255-byte strings, as RFC 7208 §3.3 has it). */
   TXT?: string[];
+  /** The name's canonical name: answered to a CNAME question (no chasing of it to other types). */
+  CNAME?: string;
   /** Answer every question about the name with SERVFAIL (rcode 2): a server that cannot answer for it. */
   SERVFAIL?: true;
 }
@@ -52,6 +54,8 @@ function recordsOf(name: string, type: string, answers: DnsAnswers, ttl: number)
         for (let at = 0; at < bytes.length || strings.length === 0; at += 255) strings.push(bytes.subarray(at, at + 255));
         return { ...base, type: 'TXT', data: strings };
       });
+    case 'CNAME':
+      return answers.CNAME ? [{ ...base, type: 'CNAME', data: answers.CNAME }] : [];
     default:
       return [];
   }

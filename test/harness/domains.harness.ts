@@ -5,7 +5,11 @@ import type { DnsRecord, DomainView, Domains } from '../../tenancy/domains.ts';
 import type { GatepostClient } from './gatepost.harness.ts';
 
 /** The settings the tests' Gatepost publishes records for. */
-export const TEST_RECORD_SETTINGS = { hostname: 'gatepost.test', spf: { include: '_spf.gatepost.test', ips: [] } };
+export const TEST_RECORD_SETTINGS = {
+  hostname: 'gatepost.test',
+  spf: { include: '_spf.gatepost.test', ips: [] },
+  trackingTarget: 'gatepost.test',
+};
 
 /** Adds each record to what the server answers at its name. */
 export function publish(dns: DnsServer, records: readonly DnsRecord[]): void {
@@ -13,6 +17,7 @@ export function publish(dns: DnsServer, records: readonly DnsRecord[]): void {
     const current = dns.records.get(r.name);
     const entry: DnsAnswers = typeof current === 'object' ? current : {};
     if (r.type === 'TXT') entry.TXT = [...(entry.TXT ?? []), r.value];
+    else if (r.type === 'CNAME') entry.CNAME = r.value;
     else entry.MX = [...(entry.MX ?? []), { exchange: r.value, priority: r.priority ?? 10 }];
     dns.records.set(r.name, entry);
   }

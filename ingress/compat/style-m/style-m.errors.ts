@@ -35,6 +35,7 @@ const table: Record<ErrorCode, Answer> = {
   message_too_large: { status: 413 },
   recipient_suppressed: { status: 400 },
   inbound_domain_not_verified: { status: 400 },
+  tracking_host_invalid: { status: 400 },
   attachments_unsupported: { status: 400 },
   idempotency_key_reused: { status: 400 },
   recipient_not_allowed: { status: 400 },
