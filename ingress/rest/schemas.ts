@@ -248,10 +248,7 @@ export const ValidateRequest = z.object({ address: ValidatedAddress }).strict();
 
 export const ValidateBatchRequest = z
   .object({
-    addresses: z
-      .array(ValidatedAddress)
-      .min(1)
-      .max(MAX_VALIDATE_BATCH, `at most ${MAX_VALIDATE_BATCH} addresses in one batch`),
+    addresses: z.array(ValidatedAddress).min(1).max(MAX_VALIDATE_BATCH, `at most ${MAX_VALIDATE_BATCH} addresses in one batch`),
   })
   .strict();
 
@@ -276,10 +273,27 @@ export const ValidationView = z.object({
       suppressed: Check("The address is on the tenant's suppression list."),
     })
     .meta({ description: 'Each finding; null where it could not be made (after a syntax failure, or when DNS did not answer).' }),
-  suggestion: z.string().nullable().meta({ description: 'The likely intended address when the domain looks like a typo of a common one.' }),
+  suggestion: z
+    .string()
+    .nullable()
+    .meta({ description: 'The likely intended address when the domain looks like a typo of a common one.' }),
 });
 
-export const ValidateBatchResponse = z.object({ results: z.array(ValidationView).meta({ description: 'One per address, in order.' }) });
+export const ValidateBatchResponse = z.object({
+  results: z.array(ValidationView).meta({ description: 'One per address, in order.' }),
+});
+
+/** How a capture was signed: as delivery would sign it, or not at all. */
+export const CapturedDkim = z
+  .object({
+    d: z.string().meta({ description: "The signing domain (the From address's domain)." }),
+    s: z.array(z.string()).meta({ description: 'The selectors: RSA-2048, then Ed25519.' }),
+  })
+  .nullable()
+  .meta({
+    description:
+      "DKIM: a message from a verified sending domain of the tenant is captured signed, both signatures, exactly as it would be sent; null: unsigned (any other From domain; the timeline's email.sent says why).",
+  });
 
 export const CapturedView = z.object({
   message_id: z.string(),
@@ -290,6 +304,7 @@ export const CapturedView = z.object({
   text: z.string(),
   headers: z.record(z.string(), z.string()),
   captured_at: z.string(),
+  dkim: CapturedDkim,
 });
 
 export const Quota = z.object({
