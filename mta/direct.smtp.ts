@@ -3,7 +3,16 @@
 // pooled connection to that host. Every end (accepted, refused, deferred) is a DeliveryReport.
 import type { Resolver } from 'node:dns/promises';
 import { domainOf } from '../mail/address.ts';
-import { acceptance, parseReply, stageOf, unanswered, type DeliveryReport, type Envelope, type Transport } from './transport.ts';
+import {
+  acceptance,
+  parseReply,
+  refusedRecipients,
+  stageOf,
+  unanswered,
+  type DeliveryReport,
+  type Envelope,
+  type Transport,
+} from './transport.ts';
 import { CachingMxResolver } from './mx.resolve.ts';
 import { connect, DestinationPool, type MxConnection, type MxTimeouts } from './mx.pool.ts';
 
@@ -108,7 +117,16 @@ function transact(conn: MxConnection, envelope: Envelope, pool: DestinationPool)
       // A 5xx the server gave to this transaction refuses it for good; anything else (4xx, a
       // timeout, a dropped connection, an answer that is not SMTP) may go better later.
       const permanent = ANSWERED.has(e.code ?? '') && (e.responseCode ?? 0) >= 500;
-      resolve({ ...base, result: permanent ? 'permanent' : 'transient', reply, stage: stageOf(e.command), accepted_at: null });
+      // Every recipient refused at RCPT TO: each has its own answer (one 451, another 550).
+      const refused = refusedRecipients(e);
+      resolve({
+        ...base,
+        result: permanent ? 'permanent' : 'transient',
+        reply,
+        stage: stageOf(e.command),
+        accepted_at: null,
+        ...(refused.length > 0 ? { refused } : {}),
+      });
     });
   });
 }

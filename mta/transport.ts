@@ -23,8 +23,9 @@ export interface DeliveryReport {
   /** Where a refusal or failure came; null when the message was accepted. */
   stage: SmtpStage | null;
   /**
-   * Recipients refused at RCPT TO while others were accepted: the transaction went on without
-   * them, so each has an answer of its own. Absent or empty when none was.
+   * Recipients refused at RCPT TO, each with its own answer: while others were accepted (the
+   * transaction went on without them), or every one of them (the report's reply is then the
+   * transaction's, and each recipient's outcome is its own). Absent or empty when none was.
    */
   refused?: RecipientRefusal[];
   /** The host that answered (an MX host, or the relay), and its address; null when none did. */
@@ -90,8 +91,11 @@ export function acceptance(info: {
   };
 }
 
-/** The recipients a server refused at RCPT TO in a transaction it accepted for others (nodemailer's `rejectedErrors`). */
-function refusedRecipients(info: object): RecipientRefusal[] {
+/**
+ * The recipients a server refused at RCPT TO (nodemailer's `rejectedErrors`): on the answer of a
+ * transaction it accepted for others, or on the error when it refused every one.
+ */
+export function refusedRecipients(info: object): RecipientRefusal[] {
   const errors = (info as { rejectedErrors?: Array<{ recipient?: string; response?: string; responseCode?: number }> })
     .rejectedErrors;
   return (errors ?? []).flatMap((e) =>

@@ -4,8 +4,9 @@
 // transaction is a row on the message's timeline: sent (with its signed receipt), bounced (hard:
 // its recipients are suppressed; block: a refusal that says nothing of them, nobody is; soft:
 // retries or the horizon ran out) or deferred on a reminder. A domain that accepted or refused
-// for good is done, as is a recipient refused while its domain took the others: a retry goes
-// only to the recipients still deferred.
+// for good is done, as is each recipient refused for good at RCPT TO (a host may take some
+// recipients of a transaction, defer others and refuse others): a retry goes only to the
+// recipients still deferred.
 // A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox, signed as
 // delivery would sign it.
 import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
@@ -198,7 +199,8 @@ export function deliveryActor(deps: DeliveryDeps) {
           : await deps.transport
               .send({ from, to, raw: signed.raw })
               .catch((error: unknown) => unanswered('transient', `Delivery failed: ${String(error)}`));
-      // Recipients refused while others were accepted have outcomes of their own.
+      // Recipients refused at RCPT TO have outcomes of their own (their 4xx deferred, their 5xx
+      // bounced), whether the others were accepted or refused too.
       const refused = report.refused ?? [];
       const taken = to.filter((r) => !refused.some((x) => x.to === r));
       const outcome: AttemptOutcome = { ...classify(report, attempt, policy, Date.now()), domain, recipients: taken };
@@ -218,8 +220,10 @@ export function deliveryActor(deps: DeliveryDeps) {
         const { id, jws } = await issueReceipt(turn, deps.receiptKeys, record.tenant_id, draft);
         outcome.receipt = { id, jws };
       }
-      for (const o of [outcome, ...alone]) observe(deps, record, o, startedAt);
-      outcomes.push(outcome, ...alone);
+      // Every recipient refused one by one: the transaction's own outcome names nobody.
+      const these = taken.length > 0 ? [outcome, ...alone] : alone;
+      for (const o of these) observe(deps, record, o, startedAt);
+      outcomes.push(...these);
     }
     return outcomes;
   }
