@@ -5,6 +5,7 @@ import type { Resolver } from 'node:dns/promises';
 import { domainOf } from '../mail/address.ts';
 import {
   acceptance,
+  byDomain,
   parseReply,
   refusedRecipients,
   stageOf,
@@ -64,7 +65,8 @@ export function directTransport(opts: DirectOptions): Transport {
   }
 
   return {
-    // The recipients are on one domain: the delivery actor makes one transaction per recipient domain.
+    transactions: byDomain,
+    // The recipients are on one domain (transactions).
     send: (envelope) => deliverTo(domainOf(envelope.to[0]!), envelope),
 
     async close() {

@@ -20,6 +20,8 @@ export function smtpRelay(url: string): Transport {
   const relayHost = new URL(url).hostname;
   const base = { mx: relayHost, ip: null, tls: null };
   return {
+    // The relay takes every recipient, whatever their domains, in one transaction: one copy.
+    transactions: (recipients) => [recipients],
     async send({ from, to, raw }) {
       const connected_at = new Date().toISOString();
       try {

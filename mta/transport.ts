@@ -1,6 +1,7 @@
 // The one interface every way out implements (the relay, direct MX delivery): hand over the
 // exact bytes for an envelope, get back what happened as data. Nothing here throws for a remote
 // failure: a refusal, a timeout or a dropped connection is a DeliveryReport like an acceptance.
+import { domainOf } from '../mail/address.ts';
 
 /** The whole SMTP reply: its code, its enhanced status code (RFC 3463) when it has one, its text. */
 export interface SmtpReply {
@@ -55,9 +56,24 @@ export interface Envelope {
 }
 
 export interface Transport {
+  /**
+   * How an attempt's recipients are split into transactions, one `send` each: direct delivery
+   * one per recipient domain (each has its own MX hosts), the relay one for all.
+   */
+  transactions(recipients: string[]): string[][];
   send(envelope: Envelope): Promise<DeliveryReport>;
   /** Ends its connections. */
   close(): Promise<void>;
+}
+
+/** The recipients grouped by domain, in the order they first appear. */
+export function byDomain(recipients: string[]): string[][] {
+  const groups = new Map<string, string[]>();
+  for (const to of recipients) {
+    const domain = domainOf(to);
+    groups.set(domain, [...(groups.get(domain) ?? []), to]);
+  }
+  return [...groups.values()];
 }
 
 const REPLY = /^(\d{3})(?:[ -](\d\.\d{1,3}\.\d{1,3})(?=\s|$))?/;

@@ -1,7 +1,7 @@
 // DeliveryActor, one per live message: the attempts to hand the message over, through the relay
 // (GATEPOST_SMTP_RELAY) or straight to the recipients' MX hosts. An attempt makes one SMTP
-// transaction per recipient domain not yet done (the relay takes them the same way), and each
-// transaction is a row on the message's timeline: sent (with its signed receipt), bounced (hard:
+// transaction per recipient domain not yet done (the relay takes every recipient in one: the
+// transport says, `transactions`), and each transaction is a row on the message's timeline: sent (with its signed receipt), bounced (hard:
 // its recipients are suppressed; block: a refusal that says nothing of them, nobody is; soft:
 // retries or the horizon ran out) or deferred on a reminder. A domain that accepted or refused
 // for good is done, as is each recipient refused for good at RCPT TO (a host may take some
@@ -85,14 +85,10 @@ async function recordOutcomes(turn: ActorTurn, pending: Unrecorded[]): Promise<U
   return [];
 }
 
-/** The envelope recipients grouped by domain, in the order they first appear. */
-export function recipientsByDomain(recipients: string[]): Map<string, string[]> {
-  const groups = new Map<string, string[]>();
-  for (const to of recipients) {
-    const domain = domainOf(to);
-    groups.set(domain, [...(groups.get(domain) ?? []), to]);
-  }
-  return groups;
+/** An outcome's recipients, and their domain when they are on one (through a relay they may be on several). */
+function whom(recipients: string[]): Pick<AttemptOutcome, 'domain' | 'recipients'> {
+  const domains = new Set(recipients.map(domainOf));
+  return domains.size === 1 ? { domain: [...domains][0]!, recipients } : { recipients };
 }
 
 export interface DeliveryDeps {
@@ -172,7 +168,7 @@ async function outgoing(signers: Signers, record: MessageRecord, content: Render
 
 export function deliveryActor(deps: DeliveryDeps) {
   /**
-   * One live attempt, step by step: the bytes, then one transaction per domain still to do (the
+   * One live attempt, step by step: the bytes, then each transaction still to do (the
    * envelope, the hand-over, what it came to, the receipt of an acceptance). Answers each
    * transaction's outcome.
    */
@@ -181,7 +177,7 @@ export function deliveryActor(deps: DeliveryDeps) {
     record: MessageRecord,
     content: RenderedContent,
     attempt: number,
-    pending: Map<string, string[]>,
+    pending: string[][],
   ): Promise<AttemptOutcome[]> {
     // Signed between the bytes and the hand-over, so both signatures cover exactly what is sent,
     // and the receipt's hash is of the signed bytes.
@@ -190,7 +186,7 @@ export function deliveryActor(deps: DeliveryDeps) {
     const due = Date.parse(record.send_at ?? record.created_at);
     const policy = { schedule: deps.retrySchedule, horizon: due + deps.horizonMs };
     const outcomes: AttemptOutcome[] = [];
-    for (const [domain, to] of pending) {
+    for (const to of pending) {
       const startedAt = performance.now();
       // A transport answers every failure as a report; one that throws all the same defers, never loses, the message.
       const report =
@@ -203,10 +199,10 @@ export function deliveryActor(deps: DeliveryDeps) {
       // bounced), whether the others were accepted or refused too.
       const refused = report.refused ?? [];
       const taken = to.filter((r) => !refused.some((x) => x.to === r));
-      const outcome: AttemptOutcome = { ...classify(report, attempt, policy, Date.now()), domain, recipients: taken };
+      const outcome: AttemptOutcome = { ...classify(report, attempt, policy, Date.now()), ...whom(taken) };
       const alone = refused.map((x): AttemptOutcome => {
         const own = { ...report, result: x.result, reply: x.reply, stage: 'rcpt' as const, accepted_at: null, refused: [] };
-        return { ...classify(own, attempt, policy, Date.now()), domain, recipients: [x.to] };
+        return { ...classify(own, attempt, policy, Date.now()), ...whom([x.to]) };
       });
       if (report.result === 'accepted' && !('failure' in signed)) {
         const draft = receiptDraft(report, {
@@ -281,7 +277,7 @@ export function deliveryActor(deps: DeliveryDeps) {
           return 'held';
         }
         const all = envelopeRecipients(content);
-        const pending = recipientsByDomain(all.filter((to) => !done[to]));
+        const pending = deps.transport.transactions(all.filter((to) => !done[to]));
         const outcomes = await deliver(turn, record, content, attempt, pending);
         for (const o of outcomes) {
           if (o.result === 'deferred') continue;
