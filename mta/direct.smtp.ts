@@ -15,7 +15,7 @@ import {
   type Transport,
 } from './transport.ts';
 import { CachingMxResolver } from './mx.resolve.ts';
-import { connect, DestinationPool, type MxConnection, type MxTimeouts } from './mx.pool.ts';
+import { connect, DestinationPool, POOL_IDLE_MS, type MxConnection, type MxTimeouts } from './mx.pool.ts';
 
 export interface DirectOptions {
   resolver: Resolver;
@@ -26,6 +26,13 @@ export interface DirectOptions {
   /** Connections open at once to one MX host (GATEPOST_MX_MAX_CONNECTIONS). */
   maxConnections: number;
   timeouts: MxTimeouts;
+  /** How long an MX host's pool may stand idle before it is closed and dropped; POOL_IDLE_MS (a minute) unless set. */
+  poolIdleMs?: number;
+}
+
+/** Direct delivery, and which MX hosts it holds a pool of connections to now. */
+export interface DirectTransport extends Transport {
+  pooledHosts(): string[];
 }
 
 interface SmtpFailure {
@@ -40,13 +47,19 @@ interface SmtpFailure {
 /** Errors of a transaction the server answered (MAIL, RCPT, DATA): its 5xx is a refusal for good. */
 const ANSWERED = new Set(['EENVELOPE', 'EMESSAGE']);
 
-export function directTransport(opts: DirectOptions): Transport {
+export function directTransport(opts: DirectOptions): DirectTransport {
   const dns = new CachingMxResolver(opts.resolver);
   const pools = new Map<string, DestinationPool>();
   const poolOf = (host: string) => {
     let pool = pools.get(host);
-    if (!pool) pools.set(host, (pool = new DestinationPool(opts.maxConnections)));
-    return pool;
+    if (pool) return pool;
+    // An idle pool closes its connections and is dropped; the next message to the host opens a new one.
+    const created = new DestinationPool(opts.maxConnections, {
+      idleMs: opts.poolIdleMs ?? POOL_IDLE_MS,
+      onIdle: () => pools.get(host) === created && pools.delete(host),
+    });
+    pools.set(host, created);
+    return created;
   };
 
   /** A connection to `host` from its pool: an idle one, or a new one to the first address that takes it. */
@@ -72,6 +85,8 @@ export function directTransport(opts: DirectOptions): Transport {
     async close() {
       for (const pool of pools.values()) pool.close();
     },
+
+    pooledHosts: () => [...pools.keys()],
   };
 
   async function deliverTo(domain: string, envelope: Envelope): Promise<DeliveryReport> {
