@@ -118,6 +118,41 @@ describe('several recipient domains through the relay', () => {
     const got = suite.relay.received.filter((r) => r.messageId === t.message_id_header);
     expect(got.map((r) => r.to)).toEqual([['ann@a.example', 'bob@b.example'], ['cat@c.example']]);
   });
+
+  it('the relay refusing every recipient, one for now and one for good: each its own outcome', async () => {
+    let deferrals = 0;
+    suite.relay.verdict = (rcpt) =>
+      rcpt === 'gone@e.example' ? 'reject' : rcpt === 'wait@f.example' && deferrals++ < 1 ? 'defer' : 'accept';
+    const res = await suite.gp.request('POST', '/email', {
+      body: {
+        From: 'app@sender.example',
+        To: 'wait@f.example',
+        Cc: 'gone@e.example',
+        Subject: 'Both refused',
+        HtmlBody: '<p>d</p>',
+      },
+      headers: { 'x-postmark-server-token': suite.tenant.live, accept: 'application/json' },
+    });
+    expect(res.status).toBe(200);
+    const t = await eventually(async () => {
+      const x = await timeline(res.body.MessageID);
+      return x.status === 'bounced' ? x : undefined;
+    });
+    const outcomes = t.events.filter((e: { data: { attempt?: number } }) => e.data.attempt !== undefined);
+    expect(
+      outcomes.map((e: { type: string; data: Record<string, unknown> }) => [
+        e.type,
+        e.data.attempt,
+        e.data.recipients,
+        e.data.smtp_code,
+      ]),
+    ).toEqual([
+      ['message.deferred', 1, ['wait@f.example'], 451],
+      ['email.bounced', 1, ['gone@e.example'], 550],
+      ['email.sent', 2, ['wait@f.example'], 250],
+    ]);
+    expect((await suite.gp.request('GET', '/v1/suppressions/gone@e.example', { key: suite.tenant.live })).status).toBe(200);
+  });
 });
 
 describe('relay unreachable', () => {
