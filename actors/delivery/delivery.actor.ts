@@ -1,9 +1,10 @@
 // DeliveryActor, one per live message: the attempts to hand the message over, through the relay
 // (GATEPOST_SMTP_RELAY) or straight to the recipients' MX hosts. An attempt makes one SMTP
 // transaction per recipient domain not yet done (the relay takes every recipient in one: the
-// transport says, `transactions`), and each transaction is a row on the message's timeline: sent (with its signed receipt), bounced (hard:
-// its recipients are suppressed; block: a refusal that says nothing of them, nobody is; soft:
-// retries or the horizon ran out) or deferred on a reminder. A domain that accepted or refused
+// transport says, `transactions`), and each transaction is a row on the message's timeline:
+// sent (with its signed receipt), bounced (hard: its recipients are suppressed; block: a refusal
+// that says nothing of them, nobody is; soft: retries or the horizon ran out) or deferred on a
+// reminder. A domain that accepted or refused
 // for good is done, as is each recipient refused for good at RCPT TO (a host may take some
 // recipients of a transaction, defer others and refuse others): a retry goes only to the
 // recipients still deferred.

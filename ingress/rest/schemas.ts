@@ -248,7 +248,10 @@ export const ValidateRequest = z.object({ address: ValidatedAddress }).strict();
 
 export const ValidateBatchRequest = z
   .object({
-    addresses: z.array(ValidatedAddress).min(1).max(MAX_VALIDATE_BATCH, `at most ${MAX_VALIDATE_BATCH} addresses in one batch`),
+    addresses: z
+      .array(ValidatedAddress)
+      .min(1)
+      .max(MAX_VALIDATE_BATCH, `at most ${MAX_VALIDATE_BATCH} addresses in one batch`),
   })
   .strict();
 
@@ -273,15 +276,10 @@ export const ValidationView = z.object({
       suppressed: Check("The address is on the tenant's suppression list."),
     })
     .meta({ description: 'Each finding; null where it could not be made (after a syntax failure, or when DNS did not answer).' }),
-  suggestion: z
-    .string()
-    .nullable()
-    .meta({ description: 'The likely intended address when the domain looks like a typo of a common one.' }),
+  suggestion: z.string().nullable().meta({ description: 'The likely intended address when the domain looks like a typo of a common one.' }),
 });
 
-export const ValidateBatchResponse = z.object({
-  results: z.array(ValidationView).meta({ description: 'One per address, in order.' }),
-});
+export const ValidateBatchResponse = z.object({ results: z.array(ValidationView).meta({ description: 'One per address, in order.' }) });
 
 /** How a capture was signed: as delivery would sign it, or not at all. */
 export const CapturedDkim = z

@@ -129,7 +129,7 @@ const WEBHOOK_COLUMNS =
 
 /**
  * A capture as stored: headers as [name, value] pairs, because jsonb would reorder an object's
- * keys; one from before key ids were recorded has none.
+ * keys; one from before key ids (or signed captures) were recorded has none.
  */
 type StoredCapture = Omit<CapturedMessage, 'headers' | 'key_id' | 'dkim' | 'source'> &
   Partial<Pick<CapturedMessage, 'key_id' | 'dkim' | 'source'>> & { headers: [string, string][] };
