@@ -42,6 +42,8 @@ interface SmtpFailure {
   responseCode?: number;
   response?: string;
   message: string;
+  /** Every recipient refused at RCPT TO: each one's refusal. */
+  rejectedErrors?: unknown[];
 }
 
 /** Errors of a transaction the server answered (MAIL, RCPT, DATA): its 5xx is a refusal for good. */
@@ -134,8 +136,9 @@ function transact(conn: MxConnection, envelope: Envelope, pool: DestinationPool)
       // A 5xx the server gave to this transaction refuses it for good; anything else (4xx, a
       // timeout, a dropped connection, an answer that is not SMTP) may go better later.
       const permanent = ANSWERED.has(e.code ?? '') && (e.responseCode ?? 0) >= 500;
-      // Every recipient refused at RCPT TO: each has its own answer (one 451, another 550).
-      const refused = refusedRecipients(e);
+      // Recipients refused at RCPT TO keep their own answers (one 451, another 550), whether every
+      // one was refused or the transaction failed later, at DATA, for those taken.
+      const refused = refusedRecipients(e.rejectedErrors ? e : { rejectedErrors: refusalsSoFar(conn.smtp) });
       resolve({
         ...base,
         result: permanent ? 'permanent' : 'transient',
@@ -146,6 +149,15 @@ function transact(conn: MxConnection, envelope: Envelope, pool: DestinationPool)
       });
     });
   });
+}
+
+/**
+ * The RCPT TO refusals of the connection's current transaction. nodemailer puts them on the error
+ * only when every recipient was refused; a failure after DATA leaves them on its envelope alone
+ * (`_envelope`, which its types do not declare).
+ */
+function refusalsSoFar(smtp: MxConnection['smtp']): unknown[] {
+  return (smtp as unknown as { _envelope?: { rejectedErrors?: unknown[] } })._envelope?.rejectedErrors ?? [];
 }
 
 function describe(error: SmtpFailure): string {

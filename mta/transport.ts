@@ -25,8 +25,9 @@ export interface DeliveryReport {
   stage: SmtpStage | null;
   /**
    * Recipients refused at RCPT TO, each with its own answer: while others were accepted (the
-   * transaction went on without them), or every one of them (the report's reply is then the
-   * transaction's, and each recipient's outcome is its own). Absent or empty when none was.
+   * transaction went on without them, and its reply, even a refusal of the data, is theirs), or
+   * every one of them (the report's reply is then the transaction's, and each recipient's outcome
+   * is its own). Absent or empty when none was.
    */
   refused?: RecipientRefusal[];
   /** The host that answered (an MX host, or the relay), and its address; null when none did. */

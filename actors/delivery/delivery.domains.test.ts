@@ -28,7 +28,7 @@ let h: Harness;
 let catalog: SqliteCatalog;
 let dns: DnsServer;
 let transport: Transport;
-const mx: Record<'ok' | 'later' | 'refuse' | 'mixed' | 'none', MxHost> = {} as never;
+const mx: Record<'ok' | 'later' | 'refuse' | 'mixed' | 'none' | 'late', MxHost> = {} as never;
 
 /** An RCPT TO answer by the recipient's local part: later… 451, gone… 550 5.1.1, the rest accepted. */
 const byRecipient = (to: string) =>
@@ -47,6 +47,10 @@ beforeAll(async () => {
   mx.refuse = await startMx('127.0.0.4', port, { verdict: () => ({ code: 550, text: '5.1.1 No such user here' }) });
   mx.mixed = await startMx('127.0.0.5', port, { verdict: byRecipient });
   mx.none = await startMx('127.0.0.6', port, { verdict: byRecipient });
+  mx.late = await startMx('127.0.0.7', port, {
+    verdict: byRecipient,
+    dataVerdict: () => ({ code: 451, text: '4.3.0 Queue full' }),
+  });
   const records: Parameters<typeof startDns>[0] = {};
   for (const [name, host] of Object.entries(mx)) {
     records[`mx.${name}.test`] = { A: [host.ip] };
@@ -197,6 +201,30 @@ describe('mixed replies in one transaction', () => {
     ]);
     expect(mx.mixed.received.map((r) => r.to)).toEqual([['ann@mixed.test'], ['later1@mixed.test']]);
     expect(mx.none.received.map((r) => r.to)).toEqual([['later2@none.test']]);
+  });
+
+  it('a recipient refused at RCPT TO keeps its own 550 when the data is then deferred for the others', async () => {
+    const delivery = deliveryActor({
+      transport,
+      receiptKeys: new ReceiptKeys(catalog),
+      signers: NO_SIGNERS,
+      retrySchedule: [3_600_000],
+      horizonMs: 86_400_000,
+      breaker: loadConfig({}).breaker,
+    });
+    const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
+    const content = { ...admitArgs().content, to: 'ann@late.test', cc: ['gone3@late.test'] };
+    await actor(runtime, messageActor, 'msg_l').admit(admitArgs({ content }));
+    const d = actor(runtime, delivery, 'msg_l');
+    const { interrupted, number } = await d.begin(undefined);
+    expect(await d.attempt({ interrupted, number })).toBe('deferred');
+    const events = timelineOf((await actor(runtime, messageActor, 'msg_l').get(undefined)).record);
+    expect(
+      events.filter((e) => e.data.attempt === 1).map((e) => [e.type, e.data.recipients, e.data.stage, e.data.smtp_code]),
+    ).toEqual([
+      ['message.deferred', ['ann@late.test'], 'data', 451],
+      ['email.bounced', ['gone3@late.test'], 'rcpt', 550],
+    ]);
   });
 });
 
