@@ -140,6 +140,7 @@ export function registerActors(
   dispatchMessages(runtime, {
     catalog,
     delivery,
+    signers: deps.signers,
     onCapture: deps.onCapture,
     ...(deps.observers ? { observers: deps.observers } : {}),
   });

@@ -97,5 +97,7 @@ function captureOf(tenantId: string, keyId: string, i: number): CapturedMessage 
     text: null,
     headers: { 'Message-ID': `<${id}@sender.example>` },
     captured_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+    dkim: null,
+    source: null,
   };
 }

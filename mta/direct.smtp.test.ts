@@ -1,7 +1,7 @@
 // Direct delivery against real MX hosts on loopback, named by a real DNS server on loopback: what
 // each answer, silence or misbehaviour becomes as a DeliveryReport, the fall-backs of RFC 5321
-// §5.1 and RFC 7505, and connections reused and capped per MX host.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// §5.1 and RFC 7505, and connections reused and capped per MX host, and an idle host's pool dropped.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dnsResolver } from '../lib/dns.ts';
 import { composeRaw } from '../mail/mime.ts';
 import { startDns, type DnsServer } from '../test/harness/dns.harness.ts';
@@ -11,13 +11,15 @@ import type { Transport } from './transport.ts';
 
 let dns: DnsServer;
 let transport: Transport;
+/** The port every MX host here listens on. */
+let port: number;
 const hosts: { ok?: MxHost; defer?: MxHost; refuse?: MxHost; block?: MxHost; refuseMail?: MxHost; refuseData?: MxHost } = {};
 const scripted: ScriptedHost[] = [];
 
 const mx = (exchange: string, priority = 10) => ({ MX: [{ exchange, priority }] });
 
 beforeAll(async () => {
-  const port = await freePort();
+  port = await freePort();
   hosts.ok = await startMx('127.0.0.2', port, { starttls: true });
   hosts.defer = await startMx('127.0.0.3', port, { verdict: () => ({ code: 451, text: '4.3.0 Try again later' }) });
   hosts.refuse = await startMx('127.0.0.4', port, { verdict: () => ({ code: 550, text: '5.1.1 No such user here' }) });
@@ -79,12 +81,12 @@ afterAll(async () => {
 });
 
 let n = 0;
-async function send(to: string, from = 'ann@sender.example') {
+async function send(to: string, from = 'ann@sender.example', through = transport) {
   const raw = await composeRaw(
     { from, to, reply_to: null, subject: `s${++n}`, html: '<p>hello</p>', text: null, headers: {} },
     { messageId: `<m${n}@sender.example>`, date: new Date() },
   );
-  return transport.send({ from, to: [to], raw });
+  return through.send({ from, to: [to], raw });
 }
 
 describe('direct delivery', () => {
@@ -194,5 +196,33 @@ describe('direct delivery', () => {
     const again = hosts.ok!.connections;
     await send('once-more@ok.test');
     expect(hosts.ok!.connections).toBe(again);
+  });
+
+  it("closes and drops an MX host's pool once it has stood idle; the next message to the host opens a new one", async () => {
+    const idle = await startMx('127.0.0.12', port);
+    dns.records.set('mx-idle.test', { A: ['127.0.0.12'] });
+    dns.records.set('idle.test', mx('mx-idle.test'));
+    const short = directTransport({
+      resolver: dnsResolver([dns.address]),
+      port,
+      hostname: 'gatepost.test',
+      maxConnections: 2,
+      timeouts: { connectMs: 2_000, greetingMs: 2_000, commandMs: 5_000 },
+      poolIdleMs: 200,
+    });
+    try {
+      expect((await send('a@idle.test', undefined, short)).result).toBe('accepted');
+      expect(short.pooledHosts()).toEqual(['mx-idle.test']);
+      expect(idle.connections).toBe(1);
+      // Idle: the pool quits its connection and is dropped from the map.
+      await vi.waitFor(() => expect(short.pooledHosts()).toEqual([]), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(() => expect(idle.closed).toBe(1), { timeout: 10_000, interval: 50 });
+      expect((await send('b@idle.test', undefined, short)).result).toBe('accepted');
+      expect(idle.connections).toBe(2);
+      expect(short.pooledHosts()).toEqual(['mx-idle.test']);
+    } finally {
+      await short.close();
+      await idle.close();
+    }
   });
 });

@@ -3,9 +3,19 @@
 // pooled connection to that host. Every end (accepted, refused, deferred) is a DeliveryReport.
 import type { Resolver } from 'node:dns/promises';
 import { domainOf } from '../mail/address.ts';
-import { acceptance, parseReply, stageOf, unanswered, type DeliveryReport, type Envelope, type Transport } from './transport.ts';
+import {
+  acceptance,
+  byDomain,
+  parseReply,
+  refusedRecipients,
+  stageOf,
+  unanswered,
+  type DeliveryReport,
+  type Envelope,
+  type Transport,
+} from './transport.ts';
 import { CachingMxResolver } from './mx.resolve.ts';
-import { connect, DestinationPool, type MxConnection, type MxTimeouts } from './mx.pool.ts';
+import { connect, DestinationPool, POOL_IDLE_MS, type MxConnection, type MxTimeouts } from './mx.pool.ts';
 
 export interface DirectOptions {
   resolver: Resolver;
@@ -16,6 +26,13 @@ export interface DirectOptions {
   /** Connections open at once to one MX host (GATEPOST_MX_MAX_CONNECTIONS). */
   maxConnections: number;
   timeouts: MxTimeouts;
+  /** How long an MX host's pool may stand idle before it is closed and dropped; POOL_IDLE_MS (a minute) unless set. */
+  poolIdleMs?: number;
+}
+
+/** Direct delivery, and which MX hosts it holds a pool of connections to now. */
+export interface DirectTransport extends Transport {
+  pooledHosts(): string[];
 }
 
 interface SmtpFailure {
@@ -25,18 +42,26 @@ interface SmtpFailure {
   responseCode?: number;
   response?: string;
   message: string;
+  /** Every recipient refused at RCPT TO: each one's refusal. */
+  rejectedErrors?: unknown[];
 }
 
 /** Errors of a transaction the server answered (MAIL, RCPT, DATA): its 5xx is a refusal for good. */
 const ANSWERED = new Set(['EENVELOPE', 'EMESSAGE']);
 
-export function directTransport(opts: DirectOptions): Transport {
+export function directTransport(opts: DirectOptions): DirectTransport {
   const dns = new CachingMxResolver(opts.resolver);
   const pools = new Map<string, DestinationPool>();
   const poolOf = (host: string) => {
     let pool = pools.get(host);
-    if (!pool) pools.set(host, (pool = new DestinationPool(opts.maxConnections)));
-    return pool;
+    if (pool) return pool;
+    // An idle pool closes its connections and is dropped; the next message to the host opens a new one.
+    const created = new DestinationPool(opts.maxConnections, {
+      idleMs: opts.poolIdleMs ?? POOL_IDLE_MS,
+      onIdle: () => pools.get(host) === created && pools.delete(host),
+    });
+    pools.set(host, created);
+    return created;
   };
 
   /** A connection to `host` from its pool: an idle one, or a new one to the first address that takes it. */
@@ -55,12 +80,15 @@ export function directTransport(opts: DirectOptions): Transport {
   }
 
   return {
-    // The recipients are on one domain: the delivery actor makes one transaction per recipient domain.
+    transactions: byDomain,
+    // The recipients are on one domain (transactions).
     send: (envelope) => deliverTo(domainOf(envelope.to[0]!), envelope),
 
     async close() {
       for (const pool of pools.values()) pool.close();
     },
+
+    pooledHosts: () => [...pools.keys()],
   };
 
   async function deliverTo(domain: string, envelope: Envelope): Promise<DeliveryReport> {
@@ -108,9 +136,28 @@ function transact(conn: MxConnection, envelope: Envelope, pool: DestinationPool)
       // A 5xx the server gave to this transaction refuses it for good; anything else (4xx, a
       // timeout, a dropped connection, an answer that is not SMTP) may go better later.
       const permanent = ANSWERED.has(e.code ?? '') && (e.responseCode ?? 0) >= 500;
-      resolve({ ...base, result: permanent ? 'permanent' : 'transient', reply, stage: stageOf(e.command), accepted_at: null });
+      // Recipients refused at RCPT TO keep their own answers (one 451, another 550), whether every
+      // one was refused or the transaction failed later, at DATA, for those taken.
+      const refused = refusedRecipients(e.rejectedErrors ? e : { rejectedErrors: refusalsSoFar(conn.smtp) });
+      resolve({
+        ...base,
+        result: permanent ? 'permanent' : 'transient',
+        reply,
+        stage: stageOf(e.command),
+        accepted_at: null,
+        ...(refused.length > 0 ? { refused } : {}),
+      });
     });
   });
+}
+
+/**
+ * The RCPT TO refusals of the connection's current transaction. nodemailer puts them on the error
+ * only when every recipient was refused; a failure after DATA leaves them on its envelope alone
+ * (`_envelope`, which its types do not declare).
+ */
+function refusalsSoFar(smtp: MxConnection['smtp']): unknown[] {
+  return (smtp as unknown as { _envelope?: { rejectedErrors?: unknown[] } })._envelope?.rejectedErrors ?? [];
 }
 
 function describe(error: SmtpFailure): string {

@@ -1,6 +1,8 @@
 // Connections to one destination (an MX host), reused from one message to the next and capped,
 // as KumoMTA limits connections per site: a message finds an idle connection, opens one while
-// under the cap, or waits its turn. A connection that failed is never handed out again.
+// under the cap, or waits its turn. A connection that failed is never handed out again. A pool
+// that has stood idle (no connection in use, nobody waiting) for its idle time closes its
+// connections and says so, and its owner drops it: the pools of hosts mailed once do not pile up.
 import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
 import type { TLSSocket } from 'node:tls';
 
@@ -66,15 +68,24 @@ export function connect(host: string, ip: string, opts: ConnectOptions): Promise
   });
 }
 
+/** How long a destination's pool may stand idle before it is closed and dropped, unless set otherwise. */
+export const POOL_IDLE_MS = 60_000;
+
 export class DestinationPool {
   private readonly idle: MxConnection[] = [];
   private open = 0;
   private readonly waiting: (() => void)[] = [];
+  private idleTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly max: number) {}
+  /** `retire.onIdle` is told once the pool has stood idle for `retire.idleMs` and closed its connections. */
+  constructor(
+    private readonly max: number,
+    private readonly retire: { idleMs: number; onIdle: () => void },
+  ) {}
 
   /** An idle connection, or a new one from `open` once the cap allows; a failed `open` frees its slot. */
   async acquire(open: () => Promise<MxConnection>): Promise<MxConnection> {
+    this.stopIdleTimer();
     for (;;) {
       const reused = this.takeIdle();
       if (reused) return reused;
@@ -86,6 +97,7 @@ export class DestinationPool {
       return await open();
     } catch (error) {
       this.free();
+      this.startIdleTimer(); // a host that cannot be reached leaves no pool behind either
       throw error;
     }
   }
@@ -95,18 +107,42 @@ export class DestinationPool {
     if (reusable && !conn.dead) {
       this.idle.push(conn);
       this.waiting.shift()?.();
-      return;
+    } else {
+      conn.dead = true;
+      conn.smtp.close();
+      this.free();
     }
-    conn.dead = true;
-    conn.smtp.close();
-    this.free();
+    this.startIdleTimer();
   }
 
   close(): void {
+    this.stopIdleTimer();
     for (const conn of this.idle.splice(0)) {
       conn.dead = true;
       conn.smtp.quit();
     }
+  }
+
+  /** Nothing in use and nobody waiting: every open connection is idle. */
+  private get unused(): boolean {
+    return this.open === this.idle.length && this.waiting.length === 0;
+  }
+
+  /** Starts the idle clock once the pool is unused; acquiring stops it. It keeps no process alive. */
+  private startIdleTimer(): void {
+    if (this.idleTimer || !this.unused) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      if (!this.unused) return;
+      this.close();
+      this.retire.onIdle();
+    }, this.retire.idleMs);
+    this.idleTimer.unref();
+  }
+
+  private stopIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
   }
 
   private takeIdle(): MxConnection | undefined {

@@ -1,6 +1,7 @@
 // The one interface every way out implements (the relay, direct MX delivery): hand over the
 // exact bytes for an envelope, get back what happened as data. Nothing here throws for a remote
 // failure: a refusal, a timeout or a dropped connection is a DeliveryReport like an acceptance.
+import { domainOf } from '../mail/address.ts';
 
 /** The whole SMTP reply: its code, its enhanced status code (RFC 3463) when it has one, its text. */
 export interface SmtpReply {
@@ -23,8 +24,10 @@ export interface DeliveryReport {
   /** Where a refusal or failure came; null when the message was accepted. */
   stage: SmtpStage | null;
   /**
-   * Recipients refused at RCPT TO while others were accepted: the transaction went on without
-   * them, so each has an answer of its own. Absent or empty when none was.
+   * Recipients refused at RCPT TO, each with its own answer: while others were accepted (the
+   * transaction went on without them, and its reply, even a refusal of the data, is theirs), or
+   * every one of them (the report's reply is then the transaction's, and each recipient's outcome
+   * is its own). Absent or empty when none was.
    */
   refused?: RecipientRefusal[];
   /** The host that answered (an MX host, or the relay), and its address; null when none did. */
@@ -54,9 +57,24 @@ export interface Envelope {
 }
 
 export interface Transport {
+  /**
+   * How an attempt's recipients are split into transactions, one `send` each: direct delivery
+   * one per recipient domain (each has its own MX hosts), the relay one for all.
+   */
+  transactions(recipients: string[]): string[][];
   send(envelope: Envelope): Promise<DeliveryReport>;
   /** Ends its connections. */
   close(): Promise<void>;
+}
+
+/** The recipients grouped by domain, in the order they first appear. */
+export function byDomain(recipients: string[]): string[][] {
+  const groups = new Map<string, string[]>();
+  for (const to of recipients) {
+    const domain = domainOf(to);
+    groups.set(domain, [...(groups.get(domain) ?? []), to]);
+  }
+  return [...groups.values()];
 }
 
 const REPLY = /^(\d{3})(?:[ -](\d\.\d{1,3}\.\d{1,3})(?=\s|$))?/;
@@ -90,8 +108,11 @@ export function acceptance(info: {
   };
 }
 
-/** The recipients a server refused at RCPT TO in a transaction it accepted for others (nodemailer's `rejectedErrors`). */
-function refusedRecipients(info: object): RecipientRefusal[] {
+/**
+ * The recipients a server refused at RCPT TO (nodemailer's `rejectedErrors`): on the answer of a
+ * transaction it accepted for others, or on the error when it refused every one.
+ */
+export function refusedRecipients(info: object): RecipientRefusal[] {
   const errors = (info as { rejectedErrors?: Array<{ recipient?: string; response?: string; responseCode?: number }> })
     .rejectedErrors;
   return (errors ?? []).flatMap((e) =>

@@ -690,6 +690,8 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
           A: '1',
         },
         captured_at,
+        dkim: null,
+        source: null,
         ...more,
       });
 

@@ -110,6 +110,10 @@ export interface CapturedMessage {
   captured_at: string;
   /** The sandbox key that sent it; null for captures from before keys were recorded. */
   key_id: string | null;
+  /** The DKIM signature's domain and selectors, as delivery would sign it; null: unsigned (see the timeline for why). */
+  dkim: { d: string; s: string[] } | null;
+  /** A signed capture's exact bytes, base64; null when unsigned (its source is composed when read). */
+  source: string | null;
 }
 
 /** A page of captures: newest first, of one key or (without key_id) the whole tenant, those a search finds. */

@@ -1,12 +1,15 @@
 // DeliveryActor, one per live message: the attempts to hand the message over, through the relay
 // (GATEPOST_SMTP_RELAY) or straight to the recipients' MX hosts. An attempt makes one SMTP
-// transaction per recipient domain not yet done (the relay takes them the same way), and each
-// transaction is a row on the message's timeline: sent (with its signed receipt), bounced (hard:
-// its recipients are suppressed; block: a refusal that says nothing of them, nobody is; soft:
-// retries or the horizon ran out) or deferred on a reminder. A domain that accepted or refused
-// for good is done, as is a recipient refused while its domain took the others: a retry goes
-// only to the recipients still deferred.
-// A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox.
+// transaction per recipient domain not yet done (the relay takes every recipient in one: the
+// transport says, `transactions`), and each transaction is a row on the message's timeline:
+// sent (with its signed receipt), bounced (hard: its recipients are suppressed; block: a refusal
+// that says nothing of them, nobody is; soft: retries or the horizon ran out) or deferred on a
+// reminder. A domain that accepted or refused
+// for good is done, as is each recipient refused for good at RCPT TO (a host may take some
+// recipients of a transaction, defer others and refuse others): a retry goes only to the
+// recipients still deferred.
+// A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox, signed as
+// delivery would sign it.
 import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
@@ -83,14 +86,10 @@ async function recordOutcomes(turn: ActorTurn, pending: Unrecorded[]): Promise<U
   return [];
 }
 
-/** The envelope recipients grouped by domain, in the order they first appear. */
-export function recipientsByDomain(recipients: string[]): Map<string, string[]> {
-  const groups = new Map<string, string[]>();
-  for (const to of recipients) {
-    const domain = domainOf(to);
-    groups.set(domain, [...(groups.get(domain) ?? []), to]);
-  }
-  return groups;
+/** An outcome's recipients, and their domain when they are on one (through a relay they may be on several). */
+function whom(recipients: string[]): Pick<AttemptOutcome, 'domain' | 'recipients'> {
+  const domains = new Set(recipients.map(domainOf));
+  return domains.size === 1 ? { domain: [...domains][0]!, recipients } : { recipients };
 }
 
 export interface DeliveryDeps {
@@ -141,33 +140,36 @@ function observe(
 /** The bytes to hand over, or why there are none. */
 type Signed = Outgoing | { failure: DeliveryReport };
 
+/** Who holds the DKIM keys of a tenant's verified domains. */
+type Signers = DeliveryDeps['signers'];
+
+/**
+ * The message as it leaves: composed, and DKIM-signed when its From domain is a verified domain
+ * of its tenant. Mail from a verified domain never leaves unsigned (a sealed key that cannot be
+ * opened, say): it waits. A sandbox capture is made by the same steps (`capturedSource`).
+ */
+async function outgoing(signers: Signers, record: MessageRecord, content: RenderedContent): Promise<Signed> {
+  const from = parseMailbox(content.from)?.address;
+  let signer: DkimSigner | null;
+  try {
+    signer = from ? await signers.signerFor(record.tenant_id, domainOf(from)) : null;
+  } catch (error) {
+    return { failure: unanswered('transient', `DKIM signing failed: ${String(error)}`) };
+  }
+  const at = { messageId: record.message_id_header, date: new Date(record.created_at) };
+  try {
+    return await outgoingBytes(content, at, signer);
+  } catch (error) {
+    if (error instanceof OutgoingFailed && error.stage === 'sign') {
+      return { failure: unanswered('transient', `DKIM signing failed: ${error.message}`) };
+    }
+    throw error;
+  }
+}
+
 export function deliveryActor(deps: DeliveryDeps) {
   /**
-   * The message as it leaves: composed, and DKIM-signed when its From domain is a verified domain
-   * of its tenant. Mail from a verified domain never leaves unsigned (a sealed key that cannot be
-   * opened, say): it waits.
-   */
-  async function outgoing(record: MessageRecord, content: RenderedContent): Promise<Signed> {
-    const from = parseMailbox(content.from)?.address;
-    let signer: DkimSigner | null;
-    try {
-      signer = from ? await deps.signers.signerFor(record.tenant_id, domainOf(from)) : null;
-    } catch (error) {
-      return { failure: unanswered('transient', `DKIM signing failed: ${String(error)}`) };
-    }
-    const at = { messageId: record.message_id_header, date: new Date(record.created_at) };
-    try {
-      return await outgoingBytes(content, at, signer);
-    } catch (error) {
-      if (error instanceof OutgoingFailed && error.stage === 'sign') {
-        return { failure: unanswered('transient', `DKIM signing failed: ${error.message}`) };
-      }
-      throw error;
-    }
-  }
-
-  /**
-   * One live attempt, step by step: the bytes, then one transaction per domain still to do (the
+   * One live attempt, step by step: the bytes, then each transaction still to do (the
    * envelope, the hand-over, what it came to, the receipt of an acceptance). Answers each
    * transaction's outcome.
    */
@@ -176,16 +178,16 @@ export function deliveryActor(deps: DeliveryDeps) {
     record: MessageRecord,
     content: RenderedContent,
     attempt: number,
-    pending: Map<string, string[]>,
+    pending: string[][],
   ): Promise<AttemptOutcome[]> {
     // Signed between the bytes and the hand-over, so both signatures cover exactly what is sent,
     // and the receipt's hash is of the signed bytes.
-    const signed = await outgoing(record, content);
+    const signed = await outgoing(deps.signers, record, content);
     const from = returnPath(record, content, 'failure' in signed ? null : signed.dkim);
     const due = Date.parse(record.send_at ?? record.created_at);
     const policy = { schedule: deps.retrySchedule, horizon: due + deps.horizonMs };
     const outcomes: AttemptOutcome[] = [];
-    for (const [domain, to] of pending) {
+    for (const to of pending) {
       const startedAt = performance.now();
       // A transport answers every failure as a report; one that throws all the same defers, never loses, the message.
       const report =
@@ -194,13 +196,14 @@ export function deliveryActor(deps: DeliveryDeps) {
           : await deps.transport
               .send({ from, to, raw: signed.raw })
               .catch((error: unknown) => unanswered('transient', `Delivery failed: ${String(error)}`));
-      // Recipients refused while others were accepted have outcomes of their own.
+      // Recipients refused at RCPT TO have outcomes of their own (their 4xx deferred, their 5xx
+      // bounced), whether the others were accepted or refused too.
       const refused = report.refused ?? [];
       const taken = to.filter((r) => !refused.some((x) => x.to === r));
-      const outcome: AttemptOutcome = { ...classify(report, attempt, policy, Date.now()), domain, recipients: taken };
+      const outcome: AttemptOutcome = { ...classify(report, attempt, policy, Date.now()), ...whom(taken) };
       const alone = refused.map((x): AttemptOutcome => {
         const own = { ...report, result: x.result, reply: x.reply, stage: 'rcpt' as const, accepted_at: null, refused: [] };
-        return { ...classify(own, attempt, policy, Date.now()), domain, recipients: [x.to] };
+        return { ...classify(own, attempt, policy, Date.now()), ...whom([x.to]) };
       });
       if (report.result === 'accepted' && !('failure' in signed)) {
         const draft = receiptDraft(report, {
@@ -214,8 +217,10 @@ export function deliveryActor(deps: DeliveryDeps) {
         const { id, jws } = await issueReceipt(turn, deps.receiptKeys, record.tenant_id, draft);
         outcome.receipt = { id, jws };
       }
-      for (const o of [outcome, ...alone]) observe(deps, record, o, startedAt);
-      outcomes.push(outcome, ...alone);
+      // Every recipient refused one by one: the transaction's own outcome names nobody.
+      const these = taken.length > 0 ? [outcome, ...alone] : alone;
+      for (const o of these) observe(deps, record, o, startedAt);
+      outcomes.push(...these);
     }
     return outcomes;
   }
@@ -273,7 +278,7 @@ export function deliveryActor(deps: DeliveryDeps) {
           return 'held';
         }
         const all = envelopeRecipients(content);
-        const pending = recipientsByDomain(all.filter((to) => !done[to]));
+        const pending = deps.transport.transactions(all.filter((to) => !done[to]));
         const outcomes = await deliver(turn, record, content, attempt, pending);
         for (const o of outcomes) {
           if (o.result === 'deferred') continue;
@@ -343,19 +348,52 @@ export async function captureSandbox(
   invoker: Invoker,
   catalog: Catalog,
   ready: MessageReady,
-  { onCapture, observers = {} }: { onCapture?: (tenantId: string) => void; observers?: Observers } = {},
+  { signers, onCapture, observers = {} }: { signers: Signers; onCapture?: (tenantId: string) => void; observers?: Observers },
 ): Promise<'captured' | 'skipped'> {
   const startedAt = performance.now();
   const message = actor(invoker, messageActor, ready.message_id);
   const view = await message.get(undefined).catch(orNullIfGone);
   // Gone (its retention ended while the hand-over waited): nothing left to capture.
   if (!view) return 'skipped';
-  await putInInbox(catalog, { ...view.record, content: view.content });
+  const source = await capturedSource(signers, view.record, view.content);
+  await putInInbox(catalog, { ...view.record, content: view.content }, source.signed);
   onCapture?.(view.record.tenant_id);
-  const outcome = capturedOutcome(1);
+  const outcome = capturedOutcome(1, source.note);
   await message.recordAttempt(outcome);
   observe(observers, view.record, outcome, startedAt);
   return 'captured';
+}
+
+/**
+ * What a capture keeps of the message as it would leave. From a verified domain of its tenant:
+ * the exact bytes delivery would send, composed and signed by the same steps (`outgoing`, on the
+ * outgoing thread). From any other domain: nothing, and why (a live send would go unsigned, or
+ * not at all); the inbox composes its source when it is read, so such a capture composes nothing.
+ * A key that cannot be used (sealed, say) captures unsigned and says so: a live send would wait.
+ */
+async function capturedSource(
+  signers: Signers,
+  record: MessageRecord,
+  content: RenderedContent,
+): Promise<{ signed: Outgoing | null; note: string }> {
+  const from = parseMailbox(content.from)?.address;
+  const unsigned = (why: string) => ({ signed: null, note: `${CAPTURED} Unsigned: ${why}.` });
+  let signer: DkimSigner | null;
+  try {
+    signer = from ? await signers.signerFor(record.tenant_id, domainOf(from)) : null;
+  } catch (error) {
+    return unsigned(`DKIM signing failed: ${String(error)}`);
+  }
+  if (!signer) return unsigned('the From domain is not a verified sending domain of the tenant');
+  const at = { messageId: record.message_id_header, date: new Date(record.created_at) };
+  try {
+    const signed = await outgoingBytes(content, at, signer);
+    const dkim = signed.dkim!;
+    return { signed, note: `${CAPTURED} DKIM-signed as it would be sent (d=${dkim.d}, s=${dkim.s.join(', ')}).` };
+  } catch (error) {
+    if (error instanceof OutgoingFailed && error.stage === 'sign') return unsigned(`DKIM signing failed: ${error.message}`);
+    throw error;
+  }
 }
 
 function orNullIfGone(error: unknown): null {
@@ -366,8 +404,11 @@ function orNullIfGone(error: unknown): null {
 /** What a capture puts in the inbox: the message's ids and its rendered content. */
 type InboxEntry = Pick<MessageRecord, 'id' | 'tenant_id' | 'key_id' | 'message_id_header'> & { content: RenderedContent };
 
-/** Puts a sandbox message in its tenant's capture inbox, rendered as it would have been sent. */
-function putInInbox(catalog: Catalog, message: InboxEntry): Promise<void> {
+/**
+ * Puts a sandbox message in its tenant's capture inbox, rendered as it would have been sent, with
+ * the signed bytes when it was signed.
+ */
+function putInInbox(catalog: Catalog, message: InboxEntry, signed: Outgoing | null): Promise<void> {
   const { content } = message;
   return catalog.putCapture({
     message_id: message.id,
@@ -380,15 +421,19 @@ function putInInbox(catalog: Catalog, message: InboxEntry): Promise<void> {
     headers: { ...content.headers, 'Message-ID': message.message_id_header },
     captured_at: isoTime(),
     key_id: message.key_id,
+    dkim: signed?.dkim ?? null,
+    source: signed ? signed.raw.toString('base64') : null,
   });
 }
 
-const capturedOutcome = (attempt: number): AttemptOutcome => ({
+const CAPTURED = 'Captured in the sandbox inbox; not delivered.';
+
+const capturedOutcome = (attempt: number, response: string): AttemptOutcome => ({
   attempt,
   result: 'captured',
   smtp_code: null,
   enhanced_code: null,
-  response: 'Captured in the sandbox inbox; not delivered.',
+  response,
   mx: null,
   ip: null,
   tls: null,

@@ -1,7 +1,8 @@
 // The DeliveryActor with direct delivery to MX hosts on loopback: a message with recipients on
 // three domains makes one transaction per domain; the recipients a domain accepted get a receipt
 // and are never sent to again, the refused ones (a whole domain, or one recipient of a domain
-// that took the others) are done and suppressed, and a retry goes only to the one that deferred.
+// that took the others) are done and suppressed, and a retry goes only to the one that deferred;
+// one host answering 250, 451 and 550 to the recipients of one transaction gives each its own outcome.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/config.ts';
@@ -27,7 +28,15 @@ let h: Harness;
 let catalog: SqliteCatalog;
 let dns: DnsServer;
 let transport: Transport;
-const mx: Record<'ok' | 'later' | 'refuse', MxHost> = {} as never;
+const mx: Record<'ok' | 'later' | 'refuse' | 'mixed' | 'none' | 'late', MxHost> = {} as never;
+
+/** An RCPT TO answer by the recipient's local part: later… 451, gone… 550 5.1.1, the rest accepted. */
+const byRecipient = (to: string) =>
+  to.startsWith('later')
+    ? { code: 451, text: '4.2.1 Mailbox busy, try later' }
+    : to.startsWith('gone')
+      ? { code: 550, text: '5.1.1 No such user here' }
+      : ('accept' as const);
 
 beforeAll(async () => {
   const port = await freePort();
@@ -36,6 +45,12 @@ beforeAll(async () => {
   });
   mx.later = await startMx('127.0.0.3', port, { verdict: () => ({ code: 451, text: '4.3.0 Try again later' }) });
   mx.refuse = await startMx('127.0.0.4', port, { verdict: () => ({ code: 550, text: '5.1.1 No such user here' }) });
+  mx.mixed = await startMx('127.0.0.5', port, { verdict: byRecipient });
+  mx.none = await startMx('127.0.0.6', port, { verdict: byRecipient });
+  mx.late = await startMx('127.0.0.7', port, {
+    verdict: byRecipient,
+    dataVerdict: () => ({ code: 451, text: '4.3.0 Queue full' }),
+  });
   const records: Parameters<typeof startDns>[0] = {};
   for (const [name, host] of Object.entries(mx)) {
     records[`mx.${name}.test`] = { A: [host.ip] };
@@ -127,6 +142,88 @@ describe('delivery to every recipient domain', () => {
     expect(claims.map((c) => [c.seq, c.envelope.to, c.attempt])).toEqual([
       [1, 'ann@ok.test, bob@ok.test', 1],
       [2, 'cat@later.test', 2],
+    ]);
+  });
+});
+
+describe('mixed replies in one transaction', () => {
+  it('250, 451 and 550 to the recipients of one MX host: each recipient its own outcome, and a retry only for the 451', async () => {
+    const delivery = deliveryActor({
+      transport,
+      receiptKeys: new ReceiptKeys(catalog),
+      signers: NO_SIGNERS,
+      retrySchedule: [3_600_000, 3_600_000],
+      horizonMs: 86_400_000,
+      breaker: loadConfig({}).breaker,
+    });
+    const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
+    // mixed.test takes ann, defers later1 and refuses gone1; none.test takes nobody: it defers
+    // later2 and refuses gone2, each in the same transaction.
+    const content = {
+      ...admitArgs().content,
+      to: 'ann@mixed.test',
+      cc: ['later1@mixed.test', 'gone1@mixed.test', 'later2@none.test', 'gone2@none.test'],
+    };
+    await actor(runtime, messageActor, 'msg_m').admit(admitArgs({ content }));
+    const d = actor(runtime, delivery, 'msg_m');
+    const attempt = async () => {
+      const { attempt: go, interrupted, number } = await d.begin(undefined);
+      expect(go).toBe(true);
+      return d.attempt({ interrupted, number });
+    };
+    const timeline = async () => timelineOf((await actor(runtime, messageActor, 'msg_m').get(undefined)).record);
+
+    expect(await attempt()).toBe('deferred');
+    const first = (await timeline()).filter((e) => e.data.attempt === 1);
+    expect(first.map((e) => [e.type, e.data.domain, e.data.recipients, e.data.smtp_code, e.data.bounce_type ?? null])).toEqual([
+      ['email.sent', 'mixed.test', ['ann@mixed.test'], 250, null],
+      ['message.deferred', 'mixed.test', ['later1@mixed.test'], 451, null],
+      ['email.bounced', 'mixed.test', ['gone1@mixed.test'], 550, 'hard'],
+      ['message.deferred', 'none.test', ['later2@none.test'], 451, null],
+      ['email.bounced', 'none.test', ['gone2@none.test'], 550, 'hard'],
+    ]);
+    expect(first[0]!.data.receipt).toMatchObject({ id: expect.stringMatching(/^rcp_/) });
+    expect(first[1]!.data).toMatchObject({ stage: 'rcpt', enhanced_code: '4.2.1', retry_at: expect.any(String) });
+    for (const gone of ['gone1@mixed.test', 'gone2@none.test']) {
+      expect(await actor(runtime, recipientActor, recipientActorId('ten_1', gone)).check(undefined)).toMatchObject({
+        reason: 'hard_bounce',
+      });
+    }
+    expect(await actor(runtime, recipientActor, recipientActorId('ten_1', 'later1@mixed.test')).check(undefined)).toBeNull();
+
+    // The retry goes to the deferred recipients only, and they are taken now.
+    mx.mixed.verdict = mx.none.verdict = () => 'accept';
+    expect(await attempt()).toBe('bounced');
+    const second = (await timeline()).filter((e) => e.data.attempt === 2);
+    expect(second.map((e) => [e.type, e.data.domain, e.data.recipients])).toEqual([
+      ['email.sent', 'mixed.test', ['later1@mixed.test']],
+      ['email.sent', 'none.test', ['later2@none.test']],
+    ]);
+    expect(mx.mixed.received.map((r) => r.to)).toEqual([['ann@mixed.test'], ['later1@mixed.test']]);
+    expect(mx.none.received.map((r) => r.to)).toEqual([['later2@none.test']]);
+  });
+
+  it('a recipient refused at RCPT TO keeps its own 550 when the data is then deferred for the others', async () => {
+    const delivery = deliveryActor({
+      transport,
+      receiptKeys: new ReceiptKeys(catalog),
+      signers: NO_SIGNERS,
+      retrySchedule: [3_600_000],
+      horizonMs: 86_400_000,
+      breaker: loadConfig({}).breaker,
+    });
+    const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
+    const content = { ...admitArgs().content, to: 'ann@late.test', cc: ['gone3@late.test'] };
+    await actor(runtime, messageActor, 'msg_l').admit(admitArgs({ content }));
+    const d = actor(runtime, delivery, 'msg_l');
+    const { interrupted, number } = await d.begin(undefined);
+    expect(await d.attempt({ interrupted, number })).toBe('deferred');
+    const events = timelineOf((await actor(runtime, messageActor, 'msg_l').get(undefined)).record);
+    expect(
+      events.filter((e) => e.data.attempt === 1).map((e) => [e.type, e.data.recipients, e.data.stage, e.data.smtp_code]),
+    ).toEqual([
+      ['message.deferred', ['ann@late.test'], 'data', 451],
+      ['email.bounced', ['gone3@late.test'], 'rcpt', 550],
     ]);
   });
 });

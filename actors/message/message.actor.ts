@@ -252,8 +252,8 @@ export const messageActor = defineActor({
     async recordAttempt(turn, outcome: AttemptOutcome): Promise<void> {
       const outcomes = await loadOutcomes(turn);
       // Told twice (a runtime retrying the call): the timeline has it already. An attempt has an
-      // outcome per recipient domain, and one per recipient refused while others were accepted:
-      // their recipients tell them apart.
+      // outcome per transaction (per recipient domain, or one through a relay), and one per
+      // recipient refused at RCPT TO: their recipients tell them apart.
       const whom = String(outcome.recipients ?? null);
       if (outcomes.events.some((e) => e.data.attempt === outcome.attempt && String(e.data.recipients ?? null) === whom)) return;
       const o = outcome;
@@ -269,7 +269,8 @@ export const messageActor = defineActor({
         connected_at: o.connected_at,
         accepted_at: o.accepted_at,
         stage: o.stage ?? null,
-        ...(o.domain ? { domain: o.domain, recipients: o.recipients } : {}),
+        ...(o.domain ? { domain: o.domain } : {}),
+        ...(o.recipients ? { recipients: o.recipients } : {}),
       };
       switch (outcome.result) {
         case 'sent':

@@ -150,7 +150,10 @@ export interface AttemptOutcome {
   retry_at: string | null;
   /** Where a refusal or failure came (connect, mail, rcpt, data); null when accepted or captured. */
   stage?: SmtpStage | null;
-  /** A live attempt's transaction: the recipient domain and its envelope recipients (one transaction per domain). */
+  /**
+   * A live attempt's transaction: its envelope recipients, and their domain when they are on one
+   * (direct delivery makes a transaction per recipient domain; the relay takes every recipient in one).
+   */
   domain?: string;
   recipients?: string[];
   /** The signed delivery receipt of an accepted transaction (mta/receipt.ts). */

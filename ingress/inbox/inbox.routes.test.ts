@@ -58,6 +58,8 @@ async function capture(tenantId: string, keyId: string | null, more: Partial<Cap
     text: null,
     headers: { 'Message-ID': `<${seq}@gatepost>` },
     captured_at: new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString(),
+    dkim: null,
+    source: null,
     ...more,
   };
   await app.catalog.putCapture(c);

@@ -158,6 +158,7 @@ function apiRoutes(scope: FastifyInstance, deps: InboxDeps, streams: CaptureStre
         remote_content: hasRemoteContent(c.html),
         html_url: `${base}/html`,
         raw_url: `${base}/raw`,
+        dkim: c.dkim,
         status: read?.record.status ?? null,
         events: read?.events ?? [],
       });

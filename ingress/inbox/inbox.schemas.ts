@@ -1,7 +1,7 @@
 // The inbox's JSON shapes: what its routes validate and answer, and what the OpenAPI document shows.
 import { z } from 'zod';
 import { MIN_CAPTURE_SEARCH } from '../../store/catalog.port.ts';
-import { EventEnvelope } from '../rest/schemas.ts';
+import { CapturedDkim, EventEnvelope } from '../rest/schemas.ts';
 
 export const Scope = z
   .enum(['key', 'tenant'])
@@ -47,7 +47,8 @@ export const InboxMessage = CaptureSummary.extend({
     .boolean()
     .meta({ description: 'The html loads images or other content from the network (blocked until asked for).' }),
   html_url: z.string().meta({ description: 'The html as a document of its own, under a strict Content-Security-Policy.' }),
-  raw_url: z.string().meta({ description: 'The message as an .eml download.' }),
+  raw_url: z.string().meta({ description: 'The message as an .eml download: when signed, the exact bytes it would be sent as.' }),
+  dkim: CapturedDkim,
   status: z.string().nullable().meta({ description: "The message's status; null once its retention has ended." }),
   events: z
     .array(EventEnvelope)

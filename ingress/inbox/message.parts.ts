@@ -40,8 +40,12 @@ const REMOTE = /(?:\b(?:src|srcset|background|poster)\s*=\s*["']?|url\(\s*["']?)
 /** Whether the html loads anything from the network when shown. */
 export const hasRemoteContent = (html: string): boolean => REMOTE.test(html);
 
-/** The capture as the MIME message it would have been sent as (the Message-ID and Date it was captured with). */
+/**
+ * The capture as the MIME message it would have been sent as: a signed capture's exact bytes, or
+ * an unsigned one composed now (with the Message-ID and Date it was captured with).
+ */
 export function rawSource(c: CapturedMessage): Promise<Buffer> {
+  if (c.source !== null) return Promise.resolve(Buffer.from(c.source, 'base64'));
   const { 'Message-ID': messageId, ...headers } = c.headers;
   return composeRaw(
     { from: c.from, to: c.to, reply_to: null, subject: c.subject, html: c.html, text: c.text, headers },

@@ -142,6 +142,7 @@ const capture = {
   text: 'Hi Ann, your order A-1042 is on its way.',
   headers: { 'message-id': `<${MSG}@shop.example>` },
   captured_at: AT,
+  dkim: { d: 'shop.example', s: ['gp202611r', 'gp202611e'] },
 };
 
 const record = (purpose: string, type: string, name: string, value: string, required: boolean) => ({
@@ -443,6 +444,7 @@ export const operationExamples: Record<string, OperationExamples> = {
       remote_content: false,
       html_url: `/inbox/api/messages/${MSG}/html`,
       raw_url: `/inbox/api/messages/${MSG}/raw`,
+      dkim: { d: 'shop.example', s: ['gp202611r', 'gp202611e'] },
       status: 'captured',
       events: [{ id: EVT, type: 'email.captured', created_at: AT, data: {} }],
     },

@@ -8,7 +8,11 @@ import { CapturedView, IdParam, PageQuery, pageOf } from './schemas.ts';
 
 // The text part as it was sent: given, or generated from the html (done here, on reading, so
 // capturing costs no conversion).
-const view = ({ tenant_id: _t, key_id: _k, ...c }: CapturedMessage) => ({ ...c, text: c.text ?? textFromHtml(c.html) });
+// The signed source is served as the inbox's .eml, not in these answers.
+const view = ({ tenant_id: _t, key_id: _k, source: _s, ...c }: CapturedMessage) => ({
+  ...c,
+  text: c.text ?? textFromHtml(c.html),
+});
 
 export function sandboxRoutes(app: ZodApp, catalog: Catalog): void {
   app.get(

@@ -118,7 +118,7 @@ export const EventEnvelope = z.object({
     description:
       "The event's facts, with message_id. A delivery attempt (email.sent, email.bounced, message.deferred) carries to, attempt, " +
       'the whole reply (smtp_code, enhanced_code, response), who answered (mx, ip), tls ({version, cipher} or null), ' +
-      'connected_at and accepted_at, stage (connect|mail|rcpt|data, null when accepted), domain and recipients (a live transaction: one per recipient domain); then sandbox and receipt ({id, jws}, when delivered) (email.sent), bounce_type hard|soft|block (email.bounced) or retry_at (message.deferred).',
+      'connected_at and accepted_at, stage (connect|mail|rcpt|data, null when accepted), recipients (a live transaction: one per recipient domain, or one for all through a relay) and domain (when they are on one); then sandbox and receipt ({id, jws}, when delivered) (email.sent), bounce_type hard|soft|block (email.bounced) or retry_at (message.deferred).',
   }),
 });
 
@@ -281,6 +281,18 @@ export const ValidationView = z.object({
 
 export const ValidateBatchResponse = z.object({ results: z.array(ValidationView).meta({ description: 'One per address, in order.' }) });
 
+/** How a capture was signed: as delivery would sign it, or not at all. */
+export const CapturedDkim = z
+  .object({
+    d: z.string().meta({ description: "The signing domain (the From address's domain)." }),
+    s: z.array(z.string()).meta({ description: 'The selectors: RSA-2048, then Ed25519.' }),
+  })
+  .nullable()
+  .meta({
+    description:
+      "DKIM: a message from a verified sending domain of the tenant is captured signed, both signatures, exactly as it would be sent; null: unsigned (any other From domain; the timeline's email.sent says why).",
+  });
+
 export const CapturedView = z.object({
   message_id: z.string(),
   from: z.string(),
@@ -290,6 +302,7 @@ export const CapturedView = z.object({
   text: z.string(),
   headers: z.record(z.string(), z.string()),
   captured_at: z.string(),
+  dkim: CapturedDkim,
 });
 
 export const Quota = z.object({

@@ -129,9 +129,10 @@ const WEBHOOK_COLUMNS =
 
 /**
  * A capture as stored: headers as [name, value] pairs, because jsonb would reorder an object's
- * keys; one from before key ids were recorded has none.
+ * keys; one from before key ids (or signed captures) were recorded has none.
  */
-type StoredCapture = Omit<CapturedMessage, 'headers' | 'key_id'> & { headers: [string, string][]; key_id?: string | null };
+type StoredCapture = Omit<CapturedMessage, 'headers' | 'key_id' | 'dkim' | 'source'> &
+  Partial<Pick<CapturedMessage, 'key_id' | 'dkim' | 'source'>> & { headers: [string, string][] };
 
 /** What a search of the inbox looks in: the recipient, the subject and the text part (the html's words when none was given). */
 const captureSearchText = (c: CapturedMessage): string => [c.to, c.subject, c.text ?? htmlWords(c.html)].join('\n');
@@ -140,7 +141,21 @@ const toStored = (c: CapturedMessage): StoredCapture => ({ ...c, headers: Object
 
 /** The capture with its fields in the order the API writes them (jsonb returns them in its own). */
 function fromStored(stored: StoredCapture): CapturedMessage {
-  const { message_id, tenant_id, from, to, subject, html, text, headers, captured_at, key_id = null, ...rest } = stored;
+  const {
+    message_id,
+    tenant_id,
+    from,
+    to,
+    subject,
+    html,
+    text,
+    headers,
+    captured_at,
+    key_id = null,
+    dkim = null,
+    source = null,
+    ...rest
+  } = stored;
   return {
     message_id,
     tenant_id,
@@ -152,6 +167,8 @@ function fromStored(stored: StoredCapture): CapturedMessage {
     headers: Object.fromEntries(headers),
     captured_at,
     key_id,
+    dkim,
+    source,
     ...rest,
   };
 }

@@ -41,6 +41,8 @@ it('refuses the captures of a failed commit, and captures again once the store c
       text: null,
       headers: {},
       captured_at: new Date().toISOString(),
+      dkim: null,
+      source: null,
     });
   const ids = async () => (await catalog.listCaptures('ten_a', { limit: 10 })).data.map((c) => c.message_id).sort();
   try {
@@ -125,7 +127,7 @@ it('indexes the captures made before the inbox migration, in the order they were
 
   const catalog = new SqliteCatalog(file);
   try {
-    expect((await catalog.getCapture('ten_a', 'msg_1'))!.key_id).toBeNull();
+    expect(await catalog.getCapture('ten_a', 'msg_1')).toMatchObject({ key_id: null, dkim: null, source: null });
     const found = await catalog.listCaptures('ten_a', { limit: 10, search: 'parcel' });
     expect(found.data.map((c) => c.message_id)).toEqual(['msg_2', 'msg_1']);
     expect((await catalog.listCaptures('ten_a', { limit: 10, search: 'second' })).data.map((c) => c.message_id)).toEqual([

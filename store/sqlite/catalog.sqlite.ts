@@ -103,10 +103,10 @@ const inboundMessageOf = (r: InboundMessageRow): InboundMessage => ({
   payload: JSON.parse(r.payload),
 });
 
-/** A capture's stored body; one from before key ids were recorded has none. */
+/** A capture's stored body; one from before key ids (or signed captures) were recorded has none. */
 const capturedOf = (body: string): CapturedMessage => {
-  const c = JSON.parse(body) as Omit<CapturedMessage, 'key_id'> & { key_id?: string | null };
-  return { ...c, key_id: c.key_id ?? null };
+  const c = JSON.parse(body) as Omit<CapturedMessage, 'key_id' | 'dkim' | 'source'> & Partial<CapturedMessage>;
+  return { ...c, key_id: c.key_id ?? null, dkim: c.dkim ?? null, source: c.source ?? null };
 };
 
 type WebhookRow = Omit<WebhookEndpoint, 'events' | 'enabled'> & { events: string; enabled: number };

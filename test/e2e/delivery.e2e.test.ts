@@ -1,5 +1,5 @@
 // Delivery through the relay: what each remote answer does to the timeline and the suppression
-// list, and retries through reminders.
+// list, retries through reminders, and one transaction for recipients on several domains.
 import { describe, expect, it } from 'vitest';
 import { eventually, startGatepost } from '../harness/gatepost.harness.ts';
 import { startRelay } from '../harness/relay.harness.ts';
@@ -77,6 +77,81 @@ describe('delivery outcomes', () => {
     expect((await suite.gp.request('GET', '/v1/suppressions/always-busy@example.com', { key: suite.tenant.live })).status).toBe(
       404,
     );
+  });
+});
+
+describe('several recipient domains through the relay', () => {
+  it('the relay gets one copy for every recipient, in one transaction; a retry only for the one it deferred', async () => {
+    let refusals = 0;
+    suite.relay.verdict = (rcpt) => (rcpt === 'cat@c.example' && refusals++ < 1 ? 'defer' : 'accept');
+    // The native API takes one recipient; Style P (Postmark) takes a Cc.
+    const res = await suite.gp.request('POST', '/email', {
+      body: {
+        From: 'app@sender.example',
+        To: 'ann@a.example',
+        Cc: 'bob@b.example, cat@c.example',
+        Subject: 'Three domains',
+        HtmlBody: '<p>d</p>',
+      },
+      headers: { 'x-postmark-server-token': suite.tenant.live, accept: 'application/json' },
+    });
+    expect(res.status).toBe(200);
+    const id: string = res.body.MessageID;
+    const t = await eventually(async () => {
+      const x = await timeline(id);
+      return x.status === 'sent' ? x : undefined;
+    });
+    const outcomes = t.events.filter((e: { data: { attempt?: number } }) => e.data.attempt !== undefined);
+    expect(
+      outcomes.map((e: { type: string; data: Record<string, unknown> }) => [
+        e.type,
+        e.data.attempt,
+        e.data.recipients,
+        e.data.domain,
+      ]),
+    ).toEqual([
+      ['email.sent', 1, ['ann@a.example', 'bob@b.example'], undefined],
+      ['message.deferred', 1, ['cat@c.example'], 'c.example'],
+      ['email.sent', 2, ['cat@c.example'], 'c.example'],
+    ]);
+    // One transaction an attempt, whatever the domains: the relay routes each copy onwards.
+    const got = suite.relay.received.filter((r) => r.messageId === t.message_id_header);
+    expect(got.map((r) => r.to)).toEqual([['ann@a.example', 'bob@b.example'], ['cat@c.example']]);
+  });
+
+  it('the relay refusing every recipient, one for now and one for good: each its own outcome', async () => {
+    let deferrals = 0;
+    suite.relay.verdict = (rcpt) =>
+      rcpt === 'gone@e.example' ? 'reject' : rcpt === 'wait@f.example' && deferrals++ < 1 ? 'defer' : 'accept';
+    const res = await suite.gp.request('POST', '/email', {
+      body: {
+        From: 'app@sender.example',
+        To: 'wait@f.example',
+        Cc: 'gone@e.example',
+        Subject: 'Both refused',
+        HtmlBody: '<p>d</p>',
+      },
+      headers: { 'x-postmark-server-token': suite.tenant.live, accept: 'application/json' },
+    });
+    expect(res.status).toBe(200);
+    const t = await eventually(async () => {
+      const x = await timeline(res.body.MessageID);
+      return x.status === 'bounced' ? x : undefined;
+    });
+    const outcomes = t.events.filter((e: { data: { attempt?: number } }) => e.data.attempt !== undefined);
+    expect(
+      outcomes.map((e: { type: string; data: Record<string, unknown> }) => [
+        e.type,
+        e.data.attempt,
+        e.data.recipients,
+        e.data.smtp_code,
+      ]),
+    ).toEqual([
+      ['message.deferred', 1, ['wait@f.example'], 451],
+      ['email.bounced', 1, ['gone@e.example'], 550],
+      ['email.sent', 2, ['wait@f.example'], 250],
+    ]);
+    expect((await suite.gp.request('GET', '/v1/suppressions/gone@e.example', { key: suite.tenant.live })).status).toBe(200);
   });
 });
 

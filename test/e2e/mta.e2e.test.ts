@@ -3,7 +3,8 @@
 // shows who answered, over what, and the whole reply; a 451 defers and then delivers, a 5.1.1
 // suppresses the recipient, a 5.7.1 bounces as a block and suppresses nobody; recipients on two
 // domains get one transaction each, and a retry goes only to the domain that deferred. The
-// sender's domain is verified (it has to be, with direct delivery), so what arrives is DKIM-signed.
+// sender's domain is verified (it has to be, with direct delivery), so what arrives is DKIM-signed;
+// a sandbox capture from it is signed the same way, and its raw source passes DKIM.
 import { Resolver } from 'node:dns/promises';
 import { dkimVerify } from 'mailauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -187,5 +188,61 @@ describe('direct delivery to MX', () => {
       .filter((e: { type: string }) => e.type === 'email.sent')
       .map((e: { data: { receipt: { id: string } } }) => e.data.receipt.id);
     expect(new Set(receipts).size).toBe(2);
+  });
+});
+
+describe('sandbox captures, signed as they would be sent', () => {
+  /** Sends with the sandbox key; answers the capture once it is in the inbox, its raw source (through a signed-in inbox) and its timeline entry. */
+  async function capture(from: string): Promise<{ id: string; view: Record<string, unknown>; raw: Buffer; response: string }> {
+    const res = await gp.request('POST', '/v1/emails', {
+      key: tenant.sandbox,
+      body: { from, to: 'ann@example.com', subject: 'Sandboxed', html: '<p>s</p>' },
+    });
+    expect(res.status).toBe(202);
+    const id: string = res.body.id;
+    const view = await eventually(async () => {
+      const got = await gp.request('GET', `/v1/sandbox/messages/${id}`, { key: tenant.sandbox });
+      return got.status === 200 ? got.body : undefined;
+    });
+    const signIn = await fetch(`${gp.url}/inbox/session`, {
+      method: 'POST',
+      body: new URLSearchParams({ key: tenant.sandbox }),
+      redirect: 'manual',
+    });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const rawAnswer = await fetch(`${gp.url}/inbox/api/messages/${id}/raw`, { headers: { cookie } });
+    expect(rawAnswer.status).toBe(200);
+    const m = await settled(id, 'sent');
+    const captured = m.events.find(
+      (e: { type: string; data: { sandbox?: boolean } }) => e.type === 'email.sent' && e.data.sandbox,
+    );
+    return { id, view, raw: Buffer.from(await rawAnswer.arrayBuffer()), response: captured.data.response };
+  }
+
+  const verify = (raw: Buffer) => {
+    const resolver = new Resolver();
+    resolver.setServers([dns.address]);
+    return dkimVerify(raw, { resolver: (name: string, type: string) => resolver.resolve(name, type) as Promise<string[][]> });
+  };
+
+  it("from the tenant's verified domain: the raw source carries both DKIM signatures, and mailauth passes them", async () => {
+    const { view, raw, response } = await capture(FROM);
+    expect(view.dkim).toEqual({ d: 'sender.example', s: [expect.any(String), expect.any(String)] });
+    const { results } = await verify(raw);
+    expect(results.map((r) => [r.signingDomain, r.status.result])).toEqual([
+      ['sender.example', 'pass'],
+      ['sender.example', 'pass'],
+    ]);
+    expect(response).toContain('DKIM-signed as it would be sent (d=sender.example');
+  });
+
+  it('from a domain with no keys: captured unsigned, and the capture and its timeline say so', async () => {
+    const { view, raw, response } = await capture('App <app@elsewhere.example>');
+    expect(view.dkim).toBeNull();
+    expect(raw.toString()).toContain('Subject: Sandboxed');
+    expect((await verify(raw)).results.map((r) => r.status.result)).toEqual(['none']);
+    expect(response).toBe(
+      'Captured in the sandbox inbox; not delivered. Unsigned: the From domain is not a verified sending domain of the tenant.',
+    );
   });
 });

@@ -31,8 +31,9 @@ export interface MxHost {
   /** Decides each MAIL FROM, and the end of each message's data (after which it is kept only if accepted). */
   mailVerdict: (from: string) => MxVerdict;
   dataVerdict: () => MxVerdict;
-  /** Connections the host has taken. */
+  /** Connections the host has taken, and those that have ended since. */
   connections: number;
+  closed: number;
   close(): Promise<void>;
 }
 
@@ -63,6 +64,7 @@ export async function startMx(
     mailVerdict: opts.mailVerdict ?? (() => 'accept'),
     dataVerdict: opts.dataVerdict ?? (() => 'accept'),
     connections: 0,
+    closed: 0,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server = new SMTPServer({
@@ -73,6 +75,9 @@ export async function startMx(
     onConnect(_session, callback) {
       host.connections++;
       callback();
+    },
+    onClose() {
+      host.closed++;
     },
     onMailFrom(address, _session, callback) {
       answer(host.mailVerdict(address.address), callback);

@@ -137,7 +137,19 @@ async function open(id) {
           ),
         )
       : el('p', { text: 'No links.' }),
-    Source: el('div', {}, el('a', { href: m.raw_url, download: `${m.id}.eml`, text: 'Download .eml' }), source),
+    Source: el(
+      'div',
+      {},
+      // Signed as delivery would sign it (its From domain is a verified domain of the tenant), or not.
+      el('p', {
+        class: 'dkim',
+        text: m.dkim
+          ? `DKIM-signed as it would be sent: d=${m.dkim.d}, s=${m.dkim.s.join(', ')}.`
+          : 'Not DKIM-signed: its From domain is not a verified sending domain of this tenant.',
+      }),
+      el('a', { href: m.raw_url, download: `${m.id}.eml`, text: 'Download .eml' }),
+      source,
+    ),
     Timeline: m.events.length
       ? el(
           'ol',
