@@ -71,6 +71,7 @@ describe('delivery to every recipient domain', () => {
       retrySchedule: [3_600_000, 3_600_000],
       horizonMs: 86_400_000,
       breaker: loadConfig({}).breaker,
+      warmup: loadConfig({ GATEPOST_WARMUP: 'false' }).warmup,
     });
     const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
     const content = {
@@ -140,6 +141,7 @@ describe('a verified domain whose keys cannot be used', () => {
       retrySchedule: [3_600_000],
       horizonMs: 86_400_000,
       breaker: loadConfig({}).breaker,
+      warmup: loadConfig({ GATEPOST_WARMUP: 'false' }).warmup,
     });
     const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
     const before = mx.ok.received.length;
