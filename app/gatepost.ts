@@ -256,6 +256,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         keys,
         receiptKeys,
         domains,
+        warmup: config.warmup,
         mailHost: mailHostOf(new CachingMxResolver(dnsResolver(config.dnsServers))),
         inbound: { routes: inboundRoutes, publicUrl: () => publicUrl ?? `http://localhost:${config.port}` },
         webhookGuard: guard,

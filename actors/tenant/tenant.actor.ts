@@ -260,11 +260,18 @@ export const tenantActor = defineActor({
       return warmupView(state, Date.now(), await frozen(turn, args.domain), args.settings);
     },
 
-    /** The operator's word on a domain's warmup: skip it (the domain is warm already) or start it again at day 1. */
-    async setWarmup(turn, args: { domain: string; action: 'skip' | 'reset'; settings: WarmupSettings }): Promise<WarmupView> {
+    /** The operator's word on a domain's warmup: skip it (the domain is warm already), or restart the ramp at `day` (1: from the start). */
+    async setWarmup(
+      turn,
+      args: { domain: string; change: { action: 'skip' } | { action: 'restart'; day: number }; settings: WarmupSettings },
+    ): Promise<WarmupView> {
       const now = Date.now();
       const key = warmupKey(args.domain);
-      const state = args.action === 'skip' ? skippedWarmup(await turn.get<WarmupState>(key), now) : initialWarmup(now);
+      const { change } = args;
+      const state =
+        change.action === 'skip'
+          ? skippedWarmup(await turn.get<WarmupState>(key), now)
+          : { ...initialWarmup(now), day: change.day };
       turn.set(key, state);
       return warmupView(state, now, await frozen(turn, args.domain), args.settings);
     },
