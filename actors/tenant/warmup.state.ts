@@ -98,7 +98,7 @@ const limitOf = (cap: number, stream: 'transactional' | 'broadcast', s: WarmupSe
 
 /**
  * Whether one more message of `stream` may go now. Yes takes one from the day's and the window's
- * counts; no says when the next window (or day) starts, when it may ask again.
+ * counts; no says when the next window starts, when it may ask again.
  */
 export function takeWarmup(
   before: WarmupState,
@@ -110,10 +110,10 @@ export function takeWarmup(
   const state = rollWarmup(before, now, frozen, s);
   if (state.status === 'warm') return { go: true, state: { ...state, last_sent_at: now } };
   const caps = capsOf(state.day, s);
-  const dayEnd = state.day_start + s.dayMs;
-  if (state.used_day >= limitOf(caps.daily, stream, s)) return { go: false, at: dayEnd, state };
-  if (state.used_window >= limitOf(caps.window, stream, s)) {
-    return { go: false, at: Math.min(state.window_start + s.windowMs, dayEnd), state };
+  // Over either cap, the next window: there the day may have rolled, or the operator skipped the warmup.
+  const next = Math.min(state.window_start + s.windowMs, state.day_start + s.dayMs);
+  if (state.used_day >= limitOf(caps.daily, stream, s) || state.used_window >= limitOf(caps.window, stream, s)) {
+    return { go: false, at: next, state };
   }
   return {
     go: true,
