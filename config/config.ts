@@ -292,7 +292,7 @@ function growthOf(name: string, value: string | undefined, fallback: number): nu
 }
 
 // SendGrid-style: about 50 a day on day 1, ×1.4 a day, an hour's cap the day's shared over its
-// hours; warm at 100,000 a day (day 30). On by default where Gatepost delivers to MX hosts itself
+// hours; warm at 100,000 a day (day 24). On by default where Gatepost delivers to MX hosts itself
 // (a new IP and domain is what mailbox providers throttle); off behind a relay, whose operator
 // warms its own addresses.
 function warmupOf(env: NodeJS.ProcessEnv): WarmupConfig {
