@@ -153,6 +153,9 @@ describe('reputation breaker', () => {
     expect(Date.parse(half.since)).toBeGreaterThanOrEqual(Date.parse(open.half_open_at));
     await eventually(() => transitions(t).length >= 2, 30_000);
     expect(transitions(t).map((x) => x.to)).toEqual(['open', 'half_open']);
+    // The sending domain's breaker, and its own cool-down's reminder, came through as well.
+    await eventually(() => transitions(t, t.domain).length >= 2, 30_000);
+    expect(transitions(t, t.domain).map((x) => x.to)).toEqual(['open', 'half_open']);
 
     const reset = await gp.admin('POST', `/tenants/${t.id}/reputation/reset`);
     expect(reset.status).toBe(200);
