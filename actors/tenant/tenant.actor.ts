@@ -124,20 +124,23 @@ function saveReputation(turn: ActorTurn, domain: string | null, state: Reputatio
   turn.publish(EMAIL_EVENTS, { tenant_id: turn.actorId, event } satisfies EmailEvent);
 }
 
+/** The tenant's breaker and each of its sending domains'. */
 async function reputations(turn: ActorTurn): Promise<TenantReputation> {
   const now = Date.now();
   const domains = (await turn.get<string[]>(REPUTATION_DOMAINS)) ?? [];
-  const views = await Promise.all(domains.map(async (domain) => ({ domain, ...viewOf(await reputationOf(turn, domain), now) })));
+  // One read at a time, as every turn reads its state.
+  const views = [];
+  for (const domain of domains) views.push({ domain, ...viewOf(await reputationOf(turn, domain), now) });
   return { ...viewOf(await reputationOf(turn, null), now), domains: views };
 }
 
 /** Whether a domain's warmup ramp stands still: its breaker or its tenant's is not closed. */
 async function frozen(turn: ActorTurn, domain: string): Promise<boolean> {
-  const [tenant, own] = await Promise.all([
-    turn.get<ReputationState>(reputationKey(null)),
-    turn.get<ReputationState>(reputationKey(domain)),
-  ]);
-  return [tenant, own].some((r) => r !== undefined && r.status !== 'closed');
+  for (const level of [null, domain]) {
+    const r = await turn.get<ReputationState>(reputationKey(level));
+    if (r !== undefined && r.status !== 'closed') return true;
+  }
+  return false;
 }
 
 /** Why a delivery may not go yet: a breaker (it keeps `at` as its slot) or the domain's warmup. */
