@@ -14,6 +14,7 @@ import { recipientActor } from '../actors/recipient/recipient.actor.ts';
 import { mirrorSuppressions } from '../actors/recipient/mirror.ts';
 import { reputationListener } from '../actors/tenant/reputation.feed.ts';
 import type { BreakerSettings } from '../actors/tenant/reputation.state.ts';
+import type { WarmupSettings } from '../actors/tenant/warmup.state.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import { deliveryActor, type DeliveryDeps } from '../actors/delivery/delivery.actor.ts';
 import { dispatchMessages } from '../actors/delivery/dispatch.ts';
@@ -107,6 +108,8 @@ export function registerActors(
     horizonMs: number;
     /** The reputation breaker's settings; the defaults when not given. */
     breaker?: BreakerSettings;
+    /** The warmup's settings; off when not given (a test that is not about warmup is not capped by it). */
+    warmup?: WarmupSettings;
     webhooks?: WebhookSettings;
     /** The tenant event feed to fill, where this process also serves the API. */
     feed?: EventFeed;
@@ -123,6 +126,7 @@ export function registerActors(
   const breaker = deps.breaker ?? loadConfig({}).breaker;
   const delivery = deliveryActor({
     breaker,
+    warmup: deps.warmup ?? { ...loadConfig({}).warmup, enabled: false },
     transport: deps.transport,
     signers: deps.signers,
     receiptKeys: deps.receiptKeys,
@@ -225,6 +229,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         retrySchedule: config.deliveryRetrySchedule,
         horizonMs: config.deliveryHorizonMs,
         breaker: config.breaker,
+        warmup: config.warmup,
         onCapture: (tenantId) => captures.emit(tenantId),
         webhooks: {
           guard,
@@ -259,6 +264,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         keys,
         receiptKeys,
         domains,
+        warmup: config.warmup,
         mailHost: mailHostOf(new CachingMxResolver(dnsResolver(config.dnsServers))),
         inbound: { routes: inboundRoutes, publicUrl: () => publicUrl ?? `http://localhost:${config.port}` },
         webhookGuard: guard,

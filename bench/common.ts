@@ -125,6 +125,8 @@ export async function startGatepost(extraNodeArgs: string[] = [], env: Record<st
     GATEPOST_ADMIN_TOKEN: adminToken,
     GATEPOST_SMTP_PORT: '0',
     GATEPOST_INBOUND_PORT: '0',
+    // A benchmark measures delivery, not a new domain's warmup caps.
+    GATEPOST_WARMUP: 'false',
     ...env,
   });
   try {
@@ -159,7 +161,7 @@ export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () =>
   const cluster = await DaprCluster.start({
     databaseUrl,
     redisDb,
-    env: { GATEPOST_ADMIN_TOKEN: adminToken, GATEPOST_SMTP_PORT: '0', GATEPOST_INBOUND_PORT: '0' },
+    env: { GATEPOST_ADMIN_TOKEN: adminToken, GATEPOST_SMTP_PORT: '0', GATEPOST_INBOUND_PORT: '0', GATEPOST_WARMUP: 'false' },
   });
   const stop = async () => {
     await cluster.stop();

@@ -190,6 +190,54 @@ describe('loadConfig: sending domains', () => {
     });
   });
 
+  it('reads the warmup: on for direct delivery and off behind a relay, the ramp SendGrid-style, and refuses what is no cap', () => {
+    expect(loadConfig({}).warmup).toEqual({
+      enabled: true,
+      startPerDay: 50,
+      growth: 1.4,
+      fullPerDay: 100_000,
+      dayMs: 86_400_000,
+      windowMs: 3_600_000,
+      broadcastShare: 0.8,
+      idleMs: 30 * 86_400_000,
+    });
+    expect(loadConfig({ GATEPOST_SMTP_RELAY: 'smtp://relay.example:25' }).warmup.enabled).toBe(false);
+    expect(loadConfig({ GATEPOST_SMTP_RELAY: 'smtp://relay.example:25', GATEPOST_WARMUP: 'true' }).warmup.enabled).toBe(true);
+    const short = loadConfig({
+      GATEPOST_WARMUP: 'false',
+      GATEPOST_WARMUP_START: '4',
+      GATEPOST_WARMUP_GROWTH: '2',
+      GATEPOST_WARMUP_FULL: '64',
+      GATEPOST_WARMUP_DAY: '6s',
+      GATEPOST_WARMUP_WINDOW: '2s',
+      GATEPOST_WARMUP_BROADCAST_SHARE: '50%',
+      GATEPOST_WARMUP_IDLE: '1m',
+    }).warmup;
+    expect(short).toEqual({
+      enabled: false,
+      startPerDay: 4,
+      growth: 2,
+      fullPerDay: 64,
+      dayMs: 6000,
+      windowMs: 2000,
+      broadcastShare: 0.5,
+      idleMs: 60_000,
+    });
+    expect(() => loadConfig({ GATEPOST_WARMUP_START: '0' })).toThrow(
+      /GATEPOST_WARMUP_START must be a whole number of at least 1/,
+    );
+    expect(() => loadConfig({ GATEPOST_WARMUP_START: '-5' })).toThrow(/GATEPOST_WARMUP_START/);
+    expect(() => loadConfig({ GATEPOST_WARMUP_GROWTH: '1' })).toThrow(/GATEPOST_WARMUP_GROWTH must be a factor above 1/);
+    expect(() => loadConfig({ GATEPOST_WARMUP_GROWTH: 'fast' })).toThrow(/GATEPOST_WARMUP_GROWTH/);
+    expect(() => loadConfig({ GATEPOST_WARMUP_FULL: '10' })).toThrow(
+      /GATEPOST_WARMUP_FULL must not be below GATEPOST_WARMUP_START/,
+    );
+    expect(() => loadConfig({ GATEPOST_WARMUP_WINDOW: '2d' })).toThrow(/GATEPOST_WARMUP_WINDOW must not be longer/);
+    expect(() => loadConfig({ GATEPOST_WARMUP_DAY: '0s' })).toThrow(/GATEPOST_WARMUP_DAY/);
+    expect(() => loadConfig({ GATEPOST_WARMUP_BROADCAST_SHARE: '0' })).toThrow(/GATEPOST_WARMUP_BROADCAST_SHARE/);
+    expect(() => loadConfig({ GATEPOST_WARMUP: 'maybe' })).toThrow(/GATEPOST_WARMUP must be true or false/);
+  });
+
   it('reads the reputation breaker: defaults below SES and Gmail, percentages as fractions, and refuses what is no rate', () => {
     expect(loadConfig({}).breaker).toEqual({
       windowMs: 86_400_000,

@@ -138,6 +138,19 @@ export interface Config {
   encryption: { current: Buffer; old: Buffer[] } | null;
   /** The reputation breaker (GATEPOST_BREAKER_*, docs/deliverability.md); rates as fractions. */
   breaker: BreakerConfig;
+  /** A new sending domain's warmup (GATEPOST_WARMUP*, docs/deliverability.md). */
+  warmup: WarmupConfig;
+}
+
+export interface WarmupConfig {
+  enabled: boolean;
+  startPerDay: number;
+  growth: number;
+  fullPerDay: number;
+  dayMs: number;
+  windowMs: number;
+  broadcastShare: number;
+  idleMs: number;
 }
 
 export interface BreakerConfig {
@@ -268,6 +281,39 @@ function breakerOf(env: NodeJS.ProcessEnv): BreakerConfig {
   };
 }
 
+/** A growth factor: a number above 1 (1.4), so each day's cap is above the day before's. */
+function growthOf(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const g = Number(value);
+  if (value.trim() === '' || !Number.isFinite(g) || g <= 1 || g > 10) {
+    throw new Error(`${name} must be a factor above 1 and at most 10 (1.4), not ${value}`);
+  }
+  return g;
+}
+
+// SendGrid-style: about 50 a day on day 1, ×1.4 a day, an hour's cap the day's shared over its
+// hours; warm at 100,000 a day (day 24). On by default where Gatepost delivers to MX hosts itself
+// (a new IP and domain is what mailbox providers throttle); off behind a relay, whose operator
+// warms its own addresses.
+function warmupOf(env: NodeJS.ProcessEnv): WarmupConfig {
+  const dayMs = limit('GATEPOST_WARMUP_DAY', env.GATEPOST_WARMUP_DAY, 24 * UNITS.h!);
+  const windowMs = limit('GATEPOST_WARMUP_WINDOW', env.GATEPOST_WARMUP_WINDOW, UNITS.h!);
+  if (windowMs > dayMs) throw new Error('GATEPOST_WARMUP_WINDOW must not be longer than GATEPOST_WARMUP_DAY');
+  const startPerDay = countOf('GATEPOST_WARMUP_START', env.GATEPOST_WARMUP_START, 50);
+  const fullPerDay = countOf('GATEPOST_WARMUP_FULL', env.GATEPOST_WARMUP_FULL, 100_000);
+  if (fullPerDay < startPerDay) throw new Error('GATEPOST_WARMUP_FULL must not be below GATEPOST_WARMUP_START');
+  return {
+    enabled: booleanOf('GATEPOST_WARMUP', env.GATEPOST_WARMUP, !env.GATEPOST_SMTP_RELAY),
+    startPerDay,
+    growth: growthOf('GATEPOST_WARMUP_GROWTH', env.GATEPOST_WARMUP_GROWTH, 1.4),
+    fullPerDay,
+    dayMs,
+    windowMs,
+    broadcastShare: percentOf('GATEPOST_WARMUP_BROADCAST_SHARE', env.GATEPOST_WARMUP_BROADCAST_SHARE, 80),
+    idleMs: limit('GATEPOST_WARMUP_IDLE', env.GATEPOST_WARMUP_IDLE, 30 * UNITS.d!),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const runtime = env.GATEPOST_RUNTIME ?? 'embedded';
   if (runtime !== 'embedded' && runtime !== 'dapr') throw new Error(`GATEPOST_RUNTIME must be embedded or dapr, not ${runtime}`);
@@ -369,5 +415,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { current: parseKey('GATEPOST_ENCRYPTION_KEY', env.GATEPOST_ENCRYPTION_KEY), old: oldKeys }
       : null,
     breaker: breakerOf(env),
+    warmup: warmupOf(env),
   };
 }

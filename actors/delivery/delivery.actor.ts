@@ -28,6 +28,7 @@ import type { AttemptOutcome, MessageReady, MessageRecord } from '../message/mes
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { issueReceipt, tenantActor, type ReceiptSigner } from '../tenant/tenant.actor.ts';
 import type { BreakerSettings } from '../tenant/reputation.state.ts';
+import type { WarmupSettings } from '../tenant/warmup.state.ts';
 import { uncounted, unlogged, type EventLog, type Metrics } from '../../ops/metrics.port.ts';
 
 export const DELIVERY_ACTOR = 'DeliveryActor';
@@ -103,8 +104,10 @@ export interface DeliveryDeps {
   horizonMs: number;
   /** The DKIM keys of a tenant's verified domain (tenancy/domains.ts); null: not one, the message goes unsigned. */
   signers: { signerFor(tenantId: string, fromDomain: string): Promise<DkimSigner | null> };
-  /** The reputation breaker's settings: whether mail may go is the tenant's breaker's to say. */
+  /** The reputation breaker's settings: whether mail may go is the tenant's breakers' to say. */
   breaker: BreakerSettings;
+  /** The warmup's settings (GATEPOST_WARMUP_*): a new sending domain's caps. */
+  warmup: WarmupSettings;
   /** Counts each transaction by outcome, with its duration. */
   metrics?: Metrics;
   /** A line per transaction, naming the message and the request that made it. */
@@ -168,6 +171,16 @@ async function outgoing(signers: Signers, record: MessageRecord, content: Render
 }
 
 export function deliveryActor(deps: DeliveryDeps) {
+  /** The verified sending domain the message's From is on (its breaker and warmup), or null. */
+  async function sendingDomainOf(record: MessageRecord, content: RenderedContent): Promise<string | null> {
+    const from = parseMailbox(content.from)?.address;
+    if (!from) return null;
+    const domain = domainOf(from).toLowerCase();
+    // A signer that cannot be had now (a sealed key) is outgoing()'s to report; the mail waits there.
+    const signer = await deps.signers.signerFor(record.tenant_id, domain).catch(() => null);
+    return signer ? domain : null;
+  }
+
   /**
    * One live attempt, step by step: the bytes, then each transaction still to do (the
    * envelope, the hand-over, what it came to, the receipt of an acceptance). Answers each
@@ -265,21 +278,28 @@ export function deliveryActor(deps: DeliveryDeps) {
         const done = { ...s.recipients };
 
         // Whether the message may go now is decided here, before it is built: an open breaker
-        // holds it (on the retry reminder) for later, never refuses it.
+        // (the tenant's or its sending domain's) or the domain's warmup cap holds it (on the retry
+        // reminder) for later, never refuses it.
+        const sendingDomain = await sendingDomainOf(record, content);
         const held = await actor(turn, tenantActor, record.tenant_id).admitDelivery({
           stream: record.stream,
+          domain: sendingDomain,
           settings: deps.breaker,
+          warmup: deps.warmup,
           ...(s.slot !== undefined ? { slot: s.slot } : {}),
         });
         if (!held.go) {
           turn.setReminder('retry', held.at);
           const begun = s.begun === attempt ? attempt - 1 : s.begun;
-          turn.set('delivery', { ...s, begun, in_flight: false, slot: held.at } satisfies DeliveryState);
+          // A breaker's hold is a slot of its own the message keeps; a warmup window is no slot.
+          const slot = held.by === 'breaker' ? held.at : s.slot;
+          turn.set('delivery', { ...s, begun, in_flight: false, slot } satisfies DeliveryState);
           return 'held';
         }
         const all = envelopeRecipients(content);
         const pending = deps.transport.transactions(all.filter((to) => !done[to]));
         const outcomes = await deliver(turn, record, content, attempt, pending);
+        if (sendingDomain) for (const o of outcomes) o.sending_domain = sendingDomain;
         for (const o of outcomes) {
           if (o.result === 'deferred') continue;
           for (const to of o.recipients ?? []) done[to] = o.result === 'sent' ? 'sent' : 'bounced';

@@ -38,6 +38,19 @@ const byRecipient = (to: string) =>
       ? { code: 550, text: '5.1.1 No such user here' }
       : ('accept' as const);
 
+/** A DeliveryActor over the loopback MX hosts, with the default breaker and no warmup, and `given` on top. */
+const deliveryWith = (given: Partial<Parameters<typeof deliveryActor>[0]>) =>
+  deliveryActor({
+    transport,
+    receiptKeys: new ReceiptKeys(catalog),
+    signers: NO_SIGNERS,
+    retrySchedule: [3_600_000],
+    horizonMs: 86_400_000,
+    breaker: loadConfig({}).breaker,
+    warmup: loadConfig({ GATEPOST_WARMUP: 'false' }).warmup,
+    ...given,
+  });
+
 beforeAll(async () => {
   const port = await freePort();
   mx.ok = await startMx('127.0.0.2', port, {
@@ -79,14 +92,7 @@ afterAll(async () => {
 describe('delivery to every recipient domain', () => {
   it('one transaction per domain; a retry goes only to the domain that deferred; each acceptance has a chained receipt', async () => {
     const keys = new ReceiptKeys(catalog);
-    const delivery = deliveryActor({
-      transport,
-      receiptKeys: keys,
-      signers: NO_SIGNERS,
-      retrySchedule: [3_600_000, 3_600_000],
-      horizonMs: 86_400_000,
-      breaker: loadConfig({}).breaker,
-    });
+    const delivery = deliveryWith({ receiptKeys: keys, retrySchedule: [3_600_000, 3_600_000] });
     const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
     const content = {
       ...admitArgs().content,
@@ -148,14 +154,7 @@ describe('delivery to every recipient domain', () => {
 
 describe('mixed replies in one transaction', () => {
   it('250, 451 and 550 to the recipients of one MX host: each recipient its own outcome, and a retry only for the 451', async () => {
-    const delivery = deliveryActor({
-      transport,
-      receiptKeys: new ReceiptKeys(catalog),
-      signers: NO_SIGNERS,
-      retrySchedule: [3_600_000, 3_600_000],
-      horizonMs: 86_400_000,
-      breaker: loadConfig({}).breaker,
-    });
+    const delivery = deliveryWith({ retrySchedule: [3_600_000, 3_600_000] });
     const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
     // mixed.test takes ann, defers later1 and refuses gone1; none.test takes nobody: it defers
     // later2 and refuses gone2, each in the same transaction.
@@ -204,14 +203,7 @@ describe('mixed replies in one transaction', () => {
   });
 
   it('a recipient refused at RCPT TO keeps its own 550 when the data is then deferred for the others', async () => {
-    const delivery = deliveryActor({
-      transport,
-      receiptKeys: new ReceiptKeys(catalog),
-      signers: NO_SIGNERS,
-      retrySchedule: [3_600_000],
-      horizonMs: 86_400_000,
-      breaker: loadConfig({}).breaker,
-    });
+    const delivery = deliveryWith({});
     const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
     const content = { ...admitArgs().content, to: 'ann@late.test', cc: ['gone3@late.test'] };
     await actor(runtime, messageActor, 'msg_l').admit(admitArgs({ content }));
@@ -230,14 +222,7 @@ describe('mixed replies in one transaction', () => {
 
 describe('a verified domain whose keys cannot be used', () => {
   it('defers the message, and sends nothing unsigned', async () => {
-    const delivery = deliveryActor({
-      transport,
-      receiptKeys: new ReceiptKeys(catalog),
-      signers: { signerFor: () => Promise.reject(new Error('the sealed key cannot be opened')) },
-      retrySchedule: [3_600_000],
-      horizonMs: 86_400_000,
-      breaker: loadConfig({}).breaker,
-    });
+    const delivery = deliveryWith({ signers: { signerFor: () => Promise.reject(new Error('the sealed key cannot be opened')) } });
     const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
     const before = mx.ok.received.length;
     await actor(runtime, messageActor, 'msg_k').admit(

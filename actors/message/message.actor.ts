@@ -271,6 +271,7 @@ export const messageActor = defineActor({
         stage: o.stage ?? null,
         ...(o.domain ? { domain: o.domain } : {}),
         ...(o.recipients ? { recipients: o.recipients } : {}),
+        ...(o.sending_domain ? { sending_domain: o.sending_domain } : {}),
       };
       switch (outcome.result) {
         case 'sent':
@@ -392,6 +393,9 @@ export const messageActor = defineActor({
       if (!recipient) return { result: 'refused', reason: 'the report names no recipient, and the message had several' };
       if (!recipients.has(recipient)) return { result: 'refused', reason: `${recipient} is not a recipient of the message` };
       const event = reportEvent(report, outcomes.to, recipient);
+      // A late report is about the domain the message went out from, as its own outcomes said.
+      const sendingDomain = outcomes.events.find((e) => typeof e.data.sending_domain === 'string')?.data.sending_domain;
+      if (sendingDomain) event.data.sending_domain = sendingDomain;
       if (recordedAlready(outcomes.events, event)) return { result: 'repeat', recipient };
       const suppress = (reason: 'hard_bounce' | 'complaint', detail: string) =>
         actor(turn, recipientActor, recipientActorId(record.tenant_id, recipient)).suppress({ reason, detail });

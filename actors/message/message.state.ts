@@ -156,6 +156,8 @@ export interface AttemptOutcome {
    */
   domain?: string;
   recipients?: string[];
+  /** The verified domain the message was sent from (its From), whose breaker hears of the outcome. */
+  sending_domain?: string;
   /** The signed delivery receipt of an accepted transaction (mta/receipt.ts). */
   receipt?: { id: string; jws: string };
   /**

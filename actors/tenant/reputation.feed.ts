@@ -1,6 +1,7 @@
-// The reputation breaker's input: every lifecycle event that says something of how a tenant's
+// The reputation breakers' input: every lifecycle event that says something of how a tenant's
 // live mail is received (a delivery accepted, a hard bounce, a 5.7.x block, a complaint) goes to
-// its TenantActor. Sandbox captures and soft bounces say nothing of it. A topic has one
+// its TenantActor, with the sending domain the event names (`sending_domain`, the verified From
+// domain) for that domain's own breaker. Sandbox captures and soft bounces say nothing of it. A topic has one
 // subscriber, the webhook fan-out (actors/webhook/fanout.ts), which hands each event on to this.
 import { actor, type Invoker } from '../../runtime/runtime.port.ts';
 import type { EmailEvent, PublishedEnvelope } from '../../events/email.event.ts';
@@ -19,6 +20,10 @@ export function signalOf(event: PublishedEnvelope): ReputationSignal | null {
 export function reputationListener(invoker: Invoker, settings: BreakerSettings): (e: EmailEvent) => Promise<void> {
   return async ({ tenant_id, event }) => {
     const signal = signalOf(event);
-    if (signal) await actor(invoker, tenantActor, tenant_id).observeReputation({ signal, settings });
+    if (!signal) return;
+    // The sending domain the delivery's outcome names, whose own breaker hears of it too.
+    const domain =
+      'sending_domain' in event.data && typeof event.data.sending_domain === 'string' ? event.data.sending_domain : null;
+    await actor(invoker, tenantActor, tenant_id).observeReputation({ signal, domain, settings });
   };
 }

@@ -80,6 +80,8 @@ export interface ReputationView {
 /** The data of a `tenant.reputation_changed` event. */
 export interface ReputationChange {
   tenant_id: string;
+  /** The sending domain whose breaker moved; null: the tenant's own. */
+  domain: string | null;
   from: BreakerStatus;
   to: BreakerStatus;
   reason: string;

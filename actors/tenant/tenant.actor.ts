@@ -3,8 +3,10 @@
 // inside the turn that admits the message, after every other check, so only a message that is
 // made counts. Each accepted delivery's receipt takes its place in the chain here, one at a time
 // (mta/receipt.ts, docs/receipts.md); `issueReceipt` below signs it. And the tenant's reputation
-// breaker (reputation.state.ts): fed the outcomes of its deliveries, it says whether each one
-// may go now, and publishes each of its transitions as a `tenant.reputation_changed` event.
+// breakers (reputation.state.ts), one for the tenant and one per sending domain: fed the outcomes
+// of its deliveries, they say whether each one may go now, and publish each of their transitions
+// as a `tenant.reputation_changed` event. And each sending domain's warmup (warmup.state.ts): the
+// caps a new domain's mail is held to, checked with the breakers before each delivery.
 import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
@@ -25,9 +27,21 @@ import {
   type ReputationView,
   type Transition,
 } from './reputation.state.ts';
+import {
+  initialWarmup,
+  skippedWarmup,
+  takeWarmup,
+  warmupView,
+  type WarmupSettings,
+  type WarmupState,
+  type WarmupView,
+} from './warmup.state.ts';
 import { chainedPayload, newReceiptId, payloadHash, signReceipt, type ReceiptDraft, type SigningKey } from '../../mta/receipt.ts';
 
 export const TENANT_ACTOR = 'TenantActor';
+
+/** What GET /v1/reputation answers: the tenant's breaker, and each of its sending domains'. */
+export type TenantReputation = ReputationView & { domains: Array<ReputationView & { domain: string }> };
 
 interface QuotaState {
   /** UTC day, YYYY-MM-DD, that `day_count` counts. */
@@ -84,22 +98,53 @@ async function current(turn: ActorTurn): Promise<QuotaState> {
   };
 }
 
-const REPUTATION = 'reputation';
+// A breaker per tenant, and one per sending domain of the tenant (`domain` its name): the keys of each.
+const reputationKey = (domain: string | null) => (domain === null ? 'reputation' : `reputation@${domain}`);
 /** The reminder that moves an open breaker to half-open when its cool-down ends. */
 const HALF_OPEN = 'reputation-half-open';
+const halfOpenReminder = (domain: string | null) => (domain === null ? HALF_OPEN : `${HALF_OPEN}@${domain}`);
+/** The names of the domains that have a breaker, for GET /v1/reputation. */
+const REPUTATION_DOMAINS = 'reputation-domains';
+const warmupKey = (domain: string) => `warmup@${domain}`;
 
-const reputationOf = async (turn: ActorTurn) => (await turn.get<ReputationState>(REPUTATION)) ?? initialReputation(isoTime());
+const reputationOf = async (turn: ActorTurn, domain: string | null) =>
+  (await turn.get<ReputationState>(reputationKey(domain))) ?? initialReputation(isoTime());
 
-/** Saves the breaker; a transition is published as an event on the tenant's webhooks, and an opening sets its cool-down's reminder. */
-function saveReputation(turn: ActorTurn, state: ReputationState, moved: Transition | null): void {
-  turn.set(REPUTATION, state);
+/**
+ * Saves a breaker; a transition is published as an event on the tenant's webhooks, and an
+ * opening sets its cool-down's reminder.
+ */
+function saveReputation(turn: ActorTurn, domain: string | null, state: ReputationState, moved: Transition | null): void {
+  turn.set(reputationKey(domain), state);
   if (!moved) return;
-  if (state.status === 'open' && state.half_open_at !== null) turn.setReminder(HALF_OPEN, state.half_open_at);
-  else turn.deleteReminder(HALF_OPEN);
-  const data: ReputationChange = { tenant_id: turn.actorId, ...moved, window: windowOf(state.buckets) };
+  if (state.status === 'open' && state.half_open_at !== null) turn.setReminder(halfOpenReminder(domain), state.half_open_at);
+  else turn.deleteReminder(halfOpenReminder(domain));
+  const data: ReputationChange = { tenant_id: turn.actorId, domain, ...moved, window: windowOf(state.buckets) };
   const event = { id: newId('evt'), type: 'tenant.reputation_changed' as const, created_at: state.since, data: { ...data } };
   turn.publish(EMAIL_EVENTS, { tenant_id: turn.actorId, event } satisfies EmailEvent);
 }
+
+/** The tenant's breaker and each of its sending domains'. */
+async function reputations(turn: ActorTurn): Promise<TenantReputation> {
+  const now = Date.now();
+  const domains = (await turn.get<string[]>(REPUTATION_DOMAINS)) ?? [];
+  // One read at a time, as every turn reads its state.
+  const views = [];
+  for (const domain of domains) views.push({ domain, ...viewOf(await reputationOf(turn, domain), now) });
+  return { ...viewOf(await reputationOf(turn, null), now), domains: views };
+}
+
+/** Whether a domain's warmup ramp stands still: its breaker or its tenant's is not closed. */
+async function frozen(turn: ActorTurn, domain: string): Promise<boolean> {
+  for (const level of [null, domain]) {
+    const r = await turn.get<ReputationState>(reputationKey(level));
+    if (r !== undefined && r.status !== 'closed') return true;
+  }
+  return false;
+}
+
+/** Why a delivery may not go yet: a breaker (it keeps `at` as its slot) or the domain's warmup. */
+export type DeliveryAdmission = { go: true } | { go: false; at: number; by: 'breaker' | 'warmup' };
 
 export const tenantActor = defineActor({
   type: TENANT_ACTOR,
@@ -147,48 +192,102 @@ export const tenantActor = defineActor({
       return receipt;
     },
 
-    /** One more outcome of the tenant's mail for its breaker (an event delivered twice counts twice: rates move by one in a sample). */
-    async observeReputation(turn, args: { signal: ReputationSignal; settings: BreakerSettings }): Promise<void> {
-      const { state, transition } = observe(await reputationOf(turn), args.signal, Date.now(), args.settings);
-      saveReputation(turn, state, transition);
+    /**
+     * One more outcome of the tenant's mail for its breakers: the tenant's, and its sending
+     * domain's when the mail had one (an event delivered twice counts twice: rates move by one in a sample).
+     */
+    async observeReputation(
+      turn,
+      args: { signal: ReputationSignal; domain?: string | null; settings: BreakerSettings },
+    ): Promise<void> {
+      const levels = args.domain ? [null, args.domain] : [null];
+      for (const domain of levels) {
+        const { state, transition } = observe(await reputationOf(turn, domain), args.signal, Date.now(), args.settings);
+        saveReputation(turn, domain, state, transition);
+      }
+      if (args.domain) {
+        const known = (await turn.get<string[]>(REPUTATION_DOMAINS)) ?? [];
+        if (!known.includes(args.domain)) turn.set(REPUTATION_DOMAINS, [...known, args.domain]);
+      }
     },
 
     /**
-     * Whether a delivery of the tenant's may go now (reputation.state.ts's `admit`): `at` is when
-     * to ask again, with the same `slot` so a held transactional message takes the slot it was given.
+     * Whether a delivery of the tenant's may go now: the tenant's breaker, then its sending
+     * domain's (reputation.state.ts's `admit`: `at` is when to ask again, with the same `slot` so a
+     * held transactional message takes the slot it was given), then the domain's warmup
+     * (warmup.state.ts: `at` is the next window's start). `domain`: the verified From domain, if any.
      */
     async admitDelivery(
       turn,
-      args: { stream: 'transactional' | 'broadcast'; slot?: number; settings: BreakerSettings },
-    ): Promise<{ go: true } | { go: false; at: number }> {
-      const before = await turn.get<ReputationState>(REPUTATION);
-      if (!before) return { go: true };
-      const answer = admit(before, args, Date.now(), args.settings);
-      if (answer.state !== before) turn.set(REPUTATION, answer.state);
-      return answer.go ? { go: true } : { go: false, at: answer.at };
+      args: {
+        stream: 'transactional' | 'broadcast';
+        slot?: number;
+        domain?: string | null;
+        settings: BreakerSettings;
+        warmup: WarmupSettings;
+      },
+    ): Promise<DeliveryAdmission> {
+      const now = Date.now();
+      for (const domain of args.domain ? [null, args.domain] : [null]) {
+        const before = await turn.get<ReputationState>(reputationKey(domain));
+        if (!before) continue;
+        const answer = admit(before, args, now, args.settings);
+        if (answer.state !== before) turn.set(reputationKey(domain), answer.state);
+        if (!answer.go) return { go: false, at: answer.at, by: 'breaker' };
+      }
+      if (!args.domain || !args.warmup.enabled) return { go: true };
+      const key = warmupKey(args.domain);
+      const before = (await turn.get<WarmupState>(key)) ?? initialWarmup(now);
+      const answer = takeWarmup(before, args.stream, now, await frozen(turn, args.domain), args.warmup);
+      turn.set(key, answer.state);
+      return answer.go ? { go: true } : { go: false, at: answer.at, by: 'warmup' };
     },
 
-    async reputation(turn): Promise<ReputationView> {
-      return viewOf(await reputationOf(turn), Date.now());
-    },
+    /** The tenant's breaker, and each of its sending domains'. */
+    reputation: (turn): Promise<TenantReputation> => reputations(turn),
 
-    /** The operator's reset: closed, with an empty window. */
-    async resetReputation(turn): Promise<ReputationView> {
-      const before = await reputationOf(turn);
+    /** The operator's reset: every breaker of the tenant closed, with an empty window. */
+    async resetReputation(turn): Promise<TenantReputation> {
       const reason = 'reset by the operator';
-      const state: ReputationState = { ...initialReputation(isoTime()), reason, window_ms: before.window_ms };
-      saveReputation(turn, state, before.status === 'closed' ? null : { from: before.status, to: 'closed', reason });
-      return viewOf(state, Date.now());
+      for (const domain of [null, ...((await turn.get<string[]>(REPUTATION_DOMAINS)) ?? [])]) {
+        const before = await reputationOf(turn, domain);
+        const state: ReputationState = { ...initialReputation(isoTime()), reason, window_ms: before.window_ms };
+        saveReputation(turn, domain, state, before.status === 'closed' ? null : { from: before.status, to: 'closed', reason });
+      }
+      return reputations(turn);
+    },
+
+    /** A sending domain's warmup as it stands. */
+    async warmup(turn, args: { domain: string; settings: WarmupSettings }): Promise<WarmupView> {
+      const state = await turn.get<WarmupState>(warmupKey(args.domain));
+      return warmupView(state, Date.now(), await frozen(turn, args.domain), args.settings);
+    },
+
+    /** The operator's word on a domain's warmup: skip it (the domain is warm already), or restart the ramp at `day` (1: from the start). */
+    async setWarmup(
+      turn,
+      args: { domain: string; change: { action: 'skip' } | { action: 'restart'; day: number }; settings: WarmupSettings },
+    ): Promise<WarmupView> {
+      const now = Date.now();
+      const key = warmupKey(args.domain);
+      const { change } = args;
+      const state =
+        change.action === 'skip'
+          ? skippedWarmup(await turn.get<WarmupState>(key), now)
+          : { ...initialWarmup(now), day: change.day };
+      turn.set(key, state);
+      return warmupView(state, now, await frozen(turn, args.domain), args.settings);
     },
   },
 
   async onReminder(turn, name) {
-    if (name !== HALF_OPEN) return;
-    const before = await reputationOf(turn);
+    if (name !== HALF_OPEN && !name.startsWith(`${HALF_OPEN}@`)) return;
+    const domain = name === HALF_OPEN ? null : name.slice(HALF_OPEN.length + 1);
+    const before = await reputationOf(turn, domain);
     if (before.status !== 'open') return;
     const reason = 'the cool-down ended: mail goes again, and the next sample decides';
     const state = enter(before, 'half_open', reason, Date.now(), 0);
-    saveReputation(turn, state, { from: 'open', to: 'half_open', reason });
+    saveReputation(turn, domain, state, { from: 'open', to: 'half_open', reason });
   },
 });
 

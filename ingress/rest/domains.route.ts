@@ -1,6 +1,11 @@
 // /v1/domains: sending domains (docs/domains.md). Thin: tenancy/domains.ts makes the keys, the
-// records and the checks; a domain's private keys never reach an answer.
+// records and the checks; a domain's private keys never reach an answer. A domain's warmup
+// (docs/deliverability.md) is its tenant's actor's: shown on GET /v1/domains/:id, and set by the
+// operator on /v1/admin/tenants/:id/domains/:domain_id/warmup.
 import { z } from 'zod';
+import { GatepostError } from '../../errors/errors.catalog.ts';
+import type { Reputations } from '../../gate/reputation.ts';
+import type { Catalog } from '../../store/catalog.port.ts';
 import type { Domains } from '../../tenancy/domains.ts';
 import { senderOf } from './auth.hooks.ts';
 import { answer, refusal, type ZodApp } from './schema.http.ts';
@@ -53,9 +58,45 @@ const DomainView = z.object({
   updated_at: z.string(),
 });
 
+const WarmupView = z.object({
+  status: z.enum(['off', 'warming', 'warm']).meta({
+    description:
+      'off: warmup is turned off (GATEPOST_WARMUP). warming: on the ramp, its caps hold. warm: at the ramp end, or skipped by the operator; an idle spell (GATEPOST_WARMUP_IDLE) starts the ramp again.',
+  }),
+  day: z.number().int().nullable().meta({ description: 'The day of the ramp, from 1; null unless warming.' }),
+  daily_cap: z.number().int().nullable().meta({ description: "Today's cap; null unless warming." }),
+  window_cap: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: "The cap of a window (an hour by default): the day's shared over its windows." }),
+  used_today: z.number().int(),
+  used_this_window: z.number().int(),
+  next_window: z.string().nullable().meta({ description: 'When the next window starts: mail over a cap is deferred to it.' }),
+  frozen: z
+    .boolean()
+    .meta({ description: "The ramp stands still (its day does not advance): the domain's or tenant's breaker is not closed." }),
+});
+
+const DomainWithWarmup = DomainView.extend({ warmup: WarmupView });
+
+const WarmupChange = z
+  .discriminatedUnion('action', [
+    z.object({ action: z.literal('skip').meta({ description: 'The domain is warm already: no caps.' }) }).strict(),
+    z
+      .object({
+        action: z.literal('restart'),
+        day: z.number().int().min(1).max(1000).default(1).meta({ description: 'The ramp day to restart at; 1 by default.' }),
+      })
+      .strict(),
+  ])
+  .meta({ description: 'skip: the domain is warm. restart: back on the ramp at `day`, its counts emptied.' });
+
+const DomainWarmupParams = z.object({ id: z.string().min(1).max(128), domain_id: z.string().min(1).max(128) });
+
 const TAGS = ['Domains'];
 
-export function domainRoutes(app: ZodApp, domains: Domains): void {
+export function domainRoutes(app: ZodApp, domains: Domains, warmups: Reputations): void {
   app.post(
     '/v1/domains',
     {
@@ -97,10 +138,17 @@ export function domainRoutes(app: ZodApp, domains: Domains): void {
         tags: TAGS,
         summary: 'Get a sending domain',
         params: IdParam,
-        response: { 200: answer('The domain and its records as last checked.', DomainView), 404: refusal('No such domain.') },
+        response: {
+          200: answer('The domain, its records as last checked, and its warmup.', DomainWithWarmup),
+          404: refusal('No such domain.'),
+        },
       },
     },
-    async (request, reply) => reply.code(200).send(await domains.get(senderOf(request).tenant.id, request.params.id)),
+    async (request, reply) => {
+      const tenantId = senderOf(request).tenant.id;
+      const domain = await domains.get(tenantId, request.params.id);
+      return reply.code(200).send({ ...domain, warmup: await warmups.warmup(tenantId, domain.name) });
+    },
   );
   app.patch(
     '/v1/domains/:id',
@@ -157,6 +205,34 @@ export function domainRoutes(app: ZodApp, domains: Domains): void {
     async (request, reply) => {
       await domains.delete(senderOf(request).tenant.id, request.params.id);
       return reply.code(204).send();
+    },
+  );
+}
+
+/** POST /v1/admin/tenants/:id/domains/:domain_id/warmup, on the admin scope. */
+export function domainAdminRoutes(app: ZodApp, warmups: Reputations, catalog: Catalog): void {
+  app.post(
+    '/v1/admin/tenants/:id/domains/:domain_id/warmup',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['Admin'],
+        summary: "Skip a sending domain's warmup (it is warm already), or restart its ramp",
+        params: DomainWarmupParams,
+        body: WarmupChange,
+        response: {
+          200: answer("The domain's warmup.", WarmupView),
+          400: refusal('Not an action, or a day below 1.'),
+          404: refusal('No such tenant, or no such domain of it.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id, domain_id } = request.params;
+      if (!(await catalog.getTenant(id))) throw new GatepostError('not_found', `No tenant ${id}.`);
+      const domain = await catalog.getDomain(id, domain_id);
+      if (!domain) throw new GatepostError('not_found', `No sending domain ${domain_id} of tenant ${id}.`);
+      return reply.code(200).send(await warmups.setWarmup(id, domain.name, request.body));
     },
   );
 }

@@ -38,7 +38,7 @@ const send = {
 const accepted = { id: MSG, status: 'queued', to: 'ann@example.com', created_at: AT, send_at: null, sandbox: false };
 
 const quiet = { sample: 0, sent: 0, hard_bounces: 0, blocks: 0, complaints: 0, bounce_rate: 0, complaint_rate: 0, block_rate: 0 };
-const reputation = {
+const breaker = {
   status: 'open',
   since: AT,
   reason: 'hard bounce rate 9.5 % over 200 deliveries (opens at 8 %)',
@@ -53,6 +53,17 @@ const reputation = {
     block_rate: 0,
   },
   half_open_at: '2026-11-26T10:30:00.000Z',
+};
+const reputation = { ...breaker, domains: [{ domain: 'shop.example', ...breaker }] };
+const warming = {
+  status: 'warming',
+  day: 3,
+  daily_cap: 98,
+  window_cap: 5,
+  used_today: 41,
+  used_this_window: 5,
+  next_window: '2026-11-26T10:00:00.000Z',
+  frozen: false,
 };
 
 const template = {
@@ -462,7 +473,7 @@ export const operationExamples: Record<string, OperationExamples> = {
     },
   },
   getV1Domains: { answer: { data: [domain] } },
-  getV1DomainsId: { params: { id: DOM }, answer: domain },
+  getV1DomainsId: { params: { id: DOM }, answer: { ...domain, warmup: warming } },
   patchV1DomainsId: {
     params: { id: DOM },
     body: { tracking_host: 'links.shop.example' },
@@ -571,7 +582,38 @@ export const operationExamples: Record<string, OperationExamples> = {
   getV1Reputation: { answer: reputation },
   postV1AdminTenantsIdReputationReset: {
     params: { id: TEN },
-    answer: { ...reputation, status: 'closed', reason: 'reset by the operator', since: LATER, half_open_at: null, window: quiet },
+    answer: {
+      ...reputation,
+      status: 'closed',
+      reason: 'reset by the operator',
+      since: LATER,
+      half_open_at: null,
+      window: quiet,
+      domains: [
+        {
+          domain: 'shop.example',
+          status: 'closed',
+          reason: 'reset by the operator',
+          since: LATER,
+          half_open_at: null,
+          window: quiet,
+        },
+      ],
+    },
+  },
+  postV1AdminTenantsIdDomainsDomainIdWarmup: {
+    params: { id: TEN, domain_id: DOM },
+    body: { action: 'skip' },
+    answer: {
+      ...warming,
+      status: 'warm',
+      day: null,
+      daily_cap: null,
+      window_cap: null,
+      used_today: 0,
+      used_this_window: 0,
+      next_window: null,
+    },
   },
 
   postEmail: { body: postmarkSend, answer: postmarkAnswer },

@@ -1,8 +1,7 @@
-// The reputation breaker (docs/deliverability.md): the tenant reads its own; the operator resets a tenant's.
+// The reputation breakers (docs/deliverability.md): the tenant reads its own; the operator resets a tenant's.
 import { z } from 'zod';
 import { GatepostError } from '../../errors/errors.catalog.ts';
-import { reputations } from '../../gate/reputation.ts';
-import type { Invoker } from '../../runtime/runtime.port.ts';
+import type { Reputations } from '../../gate/reputation.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { senderOf } from './auth.hooks.ts';
 import { answer, refusal, type ZodApp } from './schema.http.ts';
@@ -10,7 +9,7 @@ import { IdParam } from './schemas.ts';
 
 const rate = (what: string) => z.number().meta({ description: `${what} over the sample, a fraction (0.04 is 4 %).` });
 
-export const ReputationView = z.object({
+const BreakerView = z.object({
   status: z.enum(['closed', 'warning', 'open', 'half_open']).meta({
     description:
       'closed: mail goes as usual. warning: a rate passed its warning threshold. open: broadcasts wait, transactional mail goes at a trickle; nothing is refused or lost. half_open: after the cool-down, mail goes again and the next sample closes or opens it.',
@@ -30,16 +29,25 @@ export const ReputationView = z.object({
   half_open_at: z.string().nullable().meta({ description: 'While open: when the cool-down ends.' }),
 });
 
+export const ReputationView = BreakerView.extend({
+  domains: z
+    .array(BreakerView.extend({ domain: z.string().meta({ description: 'The sending domain (a verified From domain).' }) }))
+    .meta({
+      description:
+        "Each sending domain's own breaker, over its own mail: one opening holds that domain's mail only. A domain shows once its mail has an outcome.",
+    }),
+});
+
 /** GET /v1/reputation, on the keyed scope. */
-export function reputationRoutes(app: ZodApp, invoker: Invoker): void {
-  const breakers = reputations(invoker);
+export function reputationRoutes(app: ZodApp, breakers: Reputations): void {
   app.get(
     '/v1/reputation',
     {
       config: { access: 'manage' },
       schema: {
         tags: ['Deliverability'],
-        summary: "The tenant's reputation breaker: its status and the rates of its rolling window",
+        summary:
+          "The tenant's reputation breakers, its own and each sending domain's: status and the rates of the rolling window",
         response: { 200: answer('The breaker.', ReputationView) },
       },
     },
@@ -48,15 +56,14 @@ export function reputationRoutes(app: ZodApp, invoker: Invoker): void {
 }
 
 /** POST /v1/admin/tenants/:id/reputation/reset, on the admin scope. */
-export function reputationAdminRoutes(app: ZodApp, invoker: Invoker, catalog: Catalog): void {
-  const breakers = reputations(invoker);
+export function reputationAdminRoutes(app: ZodApp, breakers: Reputations, catalog: Catalog): void {
   app.post(
     '/v1/admin/tenants/:id/reputation/reset',
     {
       config: { access: 'admin' },
       schema: {
         tags: ['Admin'],
-        summary: "Reset a tenant's reputation breaker: closed, with an empty window",
+        summary: "Reset a tenant's reputation breakers (its own and each sending domain's): closed, with an empty window",
         params: IdParam,
         response: { 200: answer('The breaker.', ReputationView), 404: refusal('No such tenant.') },
       },

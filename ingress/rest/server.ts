@@ -5,14 +5,15 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate } from '../../gate/gate.ts';
 import type { Invoker } from '../../runtime/runtime.port.ts';
-import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../config/config.ts';
+import { DEFAULT_HTTP_LIMITS, loadConfig, type HttpLimits } from '../../config/config.ts';
+import { reputations, type WarmupSettings } from '../../gate/reputation.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import type { Domains } from '../../tenancy/domains.ts';
 import type { EventFeed } from '../../events/event.feed.ts';
 import type { KeyRing } from '../../tenancy/keys.ts';
 import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { adminRoutes } from './admin.route.ts';
-import { domainRoutes } from './domains.route.ts';
+import { domainAdminRoutes, domainRoutes } from './domains.route.ts';
 import { inboundRoutes } from './inbound.route.ts';
 import type { InboundRoutes } from '../../tenancy/inbound.routes.ts';
 import { emailRoutes } from './emails.route.ts';
@@ -66,6 +67,8 @@ export interface RestDeps {
   receiptKeys: ReceiptKeyRing;
   /** Sending domains: their routes, and the verified-sender answer the gate was given. */
   domains: Domains;
+  /** The warmup settings the actors run with (GATEPOST_WARMUP*), so a domain shows the caps it is held to; off when not given. */
+  warmup?: WarmupSettings;
   /** Inbound routes, and the base of the URLs received messages are served at; none: no /v1/inbound routes. */
   inbound?: { routes: InboundRoutes; publicUrl: () => string };
   /**
@@ -110,6 +113,7 @@ export interface RestServer {
 export function restServer(deps: RestDeps): RestServer {
   const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
   const compat = compatIngresses(deps);
+  const breakers = reputations(deps.invoker, deps.warmup ?? { ...loadConfig({}).warmup, enabled: false });
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     // One line per request, with its id: the client's x-request-id, or one made here.
@@ -208,8 +212,8 @@ export function restServer(deps: RestDeps): RestServer {
     suppressionRoutes(scope, deps.invoker, deps.catalog);
     reportRoutes(scope, deps.catalog);
     sandboxRoutes(scope, deps.catalog);
-    domainRoutes(scope, deps.domains);
-    reputationRoutes(scope, deps.invoker);
+    domainRoutes(scope, deps.domains, breakers);
+    reputationRoutes(scope, breakers);
     validateRoutes(scope, deps.gate, deps.mailHost);
     if (deps.inbound) inboundRoutes(scope, { ...deps.inbound, catalog: deps.catalog });
     if (deps.events) eventRoutes(scope, deps.events);
@@ -224,7 +228,8 @@ export function restServer(deps: RestDeps): RestServer {
       adminRoutes(withZod(admin), deps.catalog, deps.keys);
       reportAdminRoutes(withZod(admin), deps.catalog);
       receiptAdminRoutes(withZod(admin), deps.receiptKeys);
-      reputationAdminRoutes(withZod(admin), deps.invoker, deps.catalog);
+      reputationAdminRoutes(withZod(admin), breakers, deps.catalog);
+      domainAdminRoutes(withZod(admin), breakers, deps.catalog);
     });
   }
   // The hosted capture inbox: a web UI signed in to with a sandbox key, then a session cookie.

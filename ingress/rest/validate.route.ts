@@ -38,7 +38,10 @@ export function validateRoutes(app: ZodApp, gate: Gate, mailHost: MailHostLookup
         summary: 'Validate an address before sending to it',
         body: ValidateRequest,
         response: {
-          200: answer('The verdict, why, and each check (docs/validate.md). An invalid address is a verdict, not an error.', ValidationView),
+          200: answer(
+            'The verdict, why, and each check (docs/validate.md). An invalid address is a verdict, not an error.',
+            ValidationView,
+          ),
           400: refusal('The body is not {"address": "<text of at most 1024 characters>"}.'),
         },
       },

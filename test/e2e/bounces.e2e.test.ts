@@ -53,14 +53,23 @@ async function delivered(to: string) {
   const id = res.body.id as string;
   const received = await eventually(() => mx.received.find((r) => r.to.includes(to)), 30_000);
   // The 250 on its timeline too: a report comes back after it.
-  await eventually(async () => (await gp.request('GET', `/v1/messages/${id}`, { key: tenant.live })).body.status === 'sent', 30_000);
+  await eventually(
+    async () => (await gp.request('GET', `/v1/messages/${id}`, { key: tenant.live })).body.status === 'sent',
+    30_000,
+  );
   return { id, received };
 }
 
 /** What a receiving MTA does: connects to the inbound MX and hands over `raw`, from the null sender. */
 const report = (to: string, raw: string) =>
   nodemailer
-    .createTransport({ host: '127.0.0.1', port: gp.inboundPort, secure: false, name: 'mx.ok.test', tls: { rejectUnauthorized: false } })
+    .createTransport({
+      host: '127.0.0.1',
+      port: gp.inboundPort,
+      secure: false,
+      name: 'mx.ok.test',
+      tls: { rejectUnauthorized: false },
+    })
     .sendMail({ envelope: { from: '', to: [to] }, raw });
 
 const headersOf = (raw: string) => raw.slice(0, raw.search(/\r?\n\r?\n/));
@@ -113,7 +122,8 @@ describe('bounces and complaints that come back', () => {
     expect(answer.response).toMatch(/^250 /);
 
     const event = await webhookOf('email.bounced', id);
-    expect(event.data).toMatchObject({ message_id: id, bounce_type: 'hard', source: 'dsn' });
+    // It names the domain the message went out from, whose reputation breaker counts it.
+    expect(event.data).toMatchObject({ message_id: id, bounce_type: 'hard', source: 'dsn', sending_domain: 'sender.example' });
     const message = (await gp.request('GET', `/v1/messages/${id}`, { key: tenant.live })).body;
     expect(message.status).toBe('bounced');
     expect(message.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(['email.sent', 'email.bounced']));
@@ -159,7 +169,7 @@ describe('bounces and complaints that come back', () => {
     expect(answer.response).toMatch(/^250 /);
 
     const event = await webhookOf('email.complained', id);
-    expect(event.data).toMatchObject({ message_id: id, feedback_type: 'abuse' });
+    expect(event.data).toMatchObject({ message_id: id, feedback_type: 'abuse', sending_domain: 'sender.example' });
     const suppression = await gp.request('GET', '/v1/suppressions/reader@ok.test', { key: tenant.live });
     expect(suppression.body).toMatchObject({ address: 'reader@ok.test', reason: 'complaint' });
   });

@@ -76,6 +76,8 @@ describe('direct delivery to MX', () => {
       tls: { version: expect.stringMatching(/^TLSv1\.[23]$/), cipher: expect.any(String) },
       smtp_code: 250,
       response: expect.stringContaining('Queued as q1'),
+      // The verified From domain, whose reputation breaker counts the outcome.
+      sending_domain: 'sender.example',
     });
     expect(Date.parse(sent.data.accepted_at)).toBeGreaterThanOrEqual(Date.parse(sent.data.connected_at));
     const got = mx.ok.received.filter((r) => r.to.includes('bob@ok.test'));

@@ -81,13 +81,19 @@ const reputation = async (t: Tenant) => (await gp.request('GET', '/v1/reputation
 const breakerAt = (t: Tenant, status: string) =>
   eventually(async () => ((await reputation(t)).status === status ? reputation(t) : undefined), 30_000);
 
-/** The breaker's transitions the tenant's endpoint received, in order (redeliveries left out). */
-function transitions(t: { path: string }): Array<{ from: string; to: string; reason: string; tenant_id: string }> {
+/**
+ * The transitions the tenant's endpoint received of its own breaker (`domain` null) or of a sending
+ * domain's, in order (redeliveries left out).
+ */
+function transitions(
+  t: { path: string },
+  domain: string | null = null,
+): Array<{ from: string; to: string; reason: string; tenant_id: string; domain: string | null }> {
   const seen = new Set<string>();
   return receiver.received
     .filter((d) => d.path === t.path)
     .map((d) => JSON.parse(d.body))
-    .filter((e) => e.type === 'tenant.reputation_changed' && !seen.has(e.id) && seen.add(e.id))
+    .filter((e) => e.type === 'tenant.reputation_changed' && e.data.domain === domain && !seen.has(e.id) && seen.add(e.id))
     .map((e) => e.data);
 }
 
@@ -129,6 +135,10 @@ describe('reputation breaker', () => {
       ['open', 'half_open'],
       ['half_open', 'closed'],
     ]);
+    // All the tenant's mail is from its one sending domain: that domain's breaker moved the same way.
+    await eventually(() => transitions(t, t.domain).length >= 3);
+    expect(transitions(t, t.domain).map((x) => [x.from, x.to])).toEqual(transitions(t).map((x) => [x.from, x.to]));
+    expect((await reputation(t)).domains).toMatchObject([{ domain: t.domain, status: 'closed' }]);
   });
 
   it('an open breaker survives a SIGKILL; the admin reset closes it; an unknown tenant is refused', async () => {
@@ -143,6 +153,9 @@ describe('reputation breaker', () => {
     expect(Date.parse(half.since)).toBeGreaterThanOrEqual(Date.parse(open.half_open_at));
     await eventually(() => transitions(t).length >= 2, 30_000);
     expect(transitions(t).map((x) => x.to)).toEqual(['open', 'half_open']);
+    // The sending domain's breaker, and its own cool-down's reminder, came through as well.
+    await eventually(() => transitions(t, t.domain).length >= 2, 30_000);
+    expect(transitions(t, t.domain).map((x) => x.to)).toEqual(['open', 'half_open']);
 
     const reset = await gp.admin('POST', `/tenants/${t.id}/reputation/reset`);
     expect(reset.status).toBe(200);

@@ -325,6 +325,8 @@ export async function startGatepost(opts: StartOptions = {}): Promise<GatepostPr
     // Tests never ask the internet's DNS: without a DNS server of their own (dns.harness.ts),
     // look-ups go to a loopback port nothing answers on, so direct delivery defers at once.
     GATEPOST_DNS_SERVERS: '127.0.0.1:9',
+    // A test that is not about warmup is not capped by it (warmup.e2e.test.ts turns it on).
+    GATEPOST_WARMUP: 'false',
     ...opts.env,
   };
   if (opts.relayUrl) env.GATEPOST_SMTP_RELAY = opts.relayUrl;
