@@ -17,6 +17,7 @@ import type { BreakerSettings } from '../actors/tenant/reputation.state.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import { deliveryActor, type DeliveryDeps } from '../actors/delivery/delivery.actor.ts';
 import { dispatchMessages } from '../actors/delivery/dispatch.ts';
+import type { FairQueue } from '../mta/fair.queue.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
 import { webhookActor } from '../actors/webhook/webhook.actor.ts';
 import { EventFeed } from '../events/event.feed.ts';
@@ -67,6 +68,13 @@ export interface Gatepost {
 
 const VERSION = pkg.version;
 
+/**
+ * How long a message may wait in the fair queue before its DeliveryActor's reminder hands it over
+ * again (renewing its place): after a crash or a restart, waiting messages come back within this.
+ * Short enough not to hold mail long, long enough that a backlog renews its places seldom.
+ */
+const QUEUE_LEASE_MS = 5 * 60_000;
+
 /** Where code composed without a log (registerActors in tests) reports failures. */
 const log = (message: string, error?: unknown) => console.error(`[gatepost] ${message}`, error ?? '');
 
@@ -115,8 +123,10 @@ export function registerActors(
     observers?: { metrics: Metrics; log: EventLog };
     /** Where failures are reported; stderr by default. */
     report?: (message: string, error?: unknown) => void;
+    /** Messages in flight at once per destination in the fair queue (GATEPOST_MX_MAX_CONNECTIONS); 5 when not given. */
+    queueSlots?: number;
   },
-): { drain(): Promise<void> } {
+): { drain(): Promise<void>; queue: FairQueue } {
   const { catalog } = deps;
   const webhooks = deps.webhooks ?? defaultWebhookSettings();
   const breaker = deps.breaker ?? loadConfig({}).breaker;
@@ -127,6 +137,7 @@ export function registerActors(
     receiptKeys: deps.receiptKeys,
     retrySchedule: deps.retrySchedule,
     horizonMs: deps.horizonMs,
+    queueLeaseMs: QUEUE_LEASE_MS,
     ...deps.observers,
   });
   runtime.register(tenantActor);
@@ -136,14 +147,16 @@ export function registerActors(
   runtime.register(delivery);
   runtime.register(webhookActor({ catalog, ...webhooks }));
 
-  dispatchMessages(runtime, {
+  const queue = dispatchMessages(runtime, {
     catalog,
     delivery,
+    slots: deps.queueSlots ?? loadConfig({}).mxMaxConnections,
     onCapture: deps.onCapture,
+    report: deps.report ?? log,
     ...(deps.observers ? { observers: deps.observers } : {}),
   });
   mirrorSuppressions(runtime, catalog);
-  return fanOutWebhooks(runtime, {
+  const fanOut = fanOutWebhooks(runtime, {
     catalog,
     guard: webhooks.guard,
     timeoutMs: webhooks.timeoutMs,
@@ -152,6 +165,14 @@ export function registerActors(
     listener: reputationListener(runtime, breaker),
     ...(deps.observers ? { metrics: deps.observers.metrics } : {}),
   });
+  return {
+    queue,
+    // The deliveries under way finish; what waits in the queue comes back by its reminders.
+    drain: async () => {
+      await queue.close();
+      await fanOut.drain();
+    },
+  };
 }
 
 /** The relay (a smarthost) when one is configured; direct delivery to each recipient domain's MX hosts otherwise. */
@@ -192,8 +213,13 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const runtime = openRuntime(config, report);
   // Read at scrape time from the embedded runtime's file; Dapr's state store cannot tell it cheaply.
   let queue: ReturnType<typeof embeddedQueue> | null = null;
+  const embedded = () => (queue ??= embeddedQueue(join(config.dataDir, 'actors.db')));
+  // The fair queue is made with the actors, below (which are handed these metrics).
+  let fairQueue: FairQueue | null = null;
   const metrics = promMetrics({
-    queue: config.runtime === 'embedded' ? () => (queue ??= embeddedQueue(join(config.dataDir, 'actors.db'))).read() : null,
+    queue: config.runtime === 'embedded' ? () => embedded().read() : null,
+    fairQueue: hostsActors ? () => fairQueue?.destinations() ?? [] : null,
+    breakers: config.runtime === 'embedded' ? () => embedded().breakers() : null,
   });
   const metricsSource = { scrape: () => metrics.scrape(), token: config.metricsToken };
   const domains = new Domains(catalog, { hostname: config.hostname, spf: config.spf, dnsServers: config.dnsServers });
@@ -228,8 +254,10 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         feed,
         observers: { metrics, log: logger },
         report,
+        queueSlots: config.mxMaxConnections,
       })
     : null;
+  fairQueue = actors?.queue ?? null;
 
   const keys = new KeyRing(catalog);
   // Without GATEPOST_PUBLIC_URL, links point at the API's own address, known once it listens.
@@ -256,6 +284,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         webhookGuard: guard,
         events: feed,
         adminToken: config.adminToken,
+        queue: fairQueue ? () => fairQueue!.rows() : null,
         captures,
         http: config.http,
         ready: () => ready,

@@ -135,6 +135,7 @@ describe('PgCatalog migrations', () => {
         { version: 4, name: '004_inbox.sql' },
         { version: 5, name: '005_inbound.sql' },
         { version: 6, name: '006_reports.sql' },
+        { version: 7, name: '007_queue_weight.sql' },
       ]);
       // Each of them works against the one schema.
       const tenant = await catalogs[0]!.createTenant({
