@@ -33,6 +33,10 @@ export interface MxHost {
   dataVerdict: () => MxVerdict;
   /** Connections the host has taken. */
   connections: number;
+  /** Messages whose data has begun to arrive. */
+  dataStarted: number;
+  /** While set, the end of each message's data is answered only once it resolves (a host slow to take mail). */
+  hold: Promise<void> | null;
   close(): Promise<void>;
 }
 
@@ -63,6 +67,8 @@ export async function startMx(
     mailVerdict: opts.mailVerdict ?? (() => 'accept'),
     dataVerdict: opts.dataVerdict ?? (() => 'accept'),
     connections: 0,
+    dataStarted: 0,
+    hold: null,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server = new SMTPServer({
@@ -81,9 +87,11 @@ export async function startMx(
       answer(host.verdict(address.address), callback);
     },
     onData(stream, session, callback) {
+      host.dataStarted++;
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        await host.hold;
         const refusal = host.dataVerdict();
         if (refusal !== 'accept') return answer(refusal, callback);
         const bytes = Buffer.concat(chunks);
