@@ -70,10 +70,11 @@ const VERSION = pkg.version;
 
 /**
  * How long a message may wait in the fair queue before its DeliveryActor's reminder hands it over
- * again (renewing its place): after a crash or a restart, waiting messages come back within this.
- * Short enough not to hold mail long, long enough that a backlog renews its places seldom.
+ * again, renewing its place: as long as it has waited so far, from 15 s to 5 minutes. After a
+ * crash or a restart a waiting message comes back within about as long as it had waited; a
+ * backlog waiting long renews its places seldom (about once per doubling of its wait).
  */
-const QUEUE_LEASE_MS = 5 * 60_000;
+const QUEUE_LEASE = { minMs: 15_000, maxMs: 5 * 60_000 };
 
 /** Where code composed without a log (registerActors in tests) reports failures. */
 const log = (message: string, error?: unknown) => console.error(`[gatepost] ${message}`, error ?? '');
@@ -137,7 +138,7 @@ export function registerActors(
     receiptKeys: deps.receiptKeys,
     retrySchedule: deps.retrySchedule,
     horizonMs: deps.horizonMs,
-    queueLeaseMs: QUEUE_LEASE_MS,
+    queueLease: QUEUE_LEASE,
     ...deps.observers,
   });
   runtime.register(tenantActor);

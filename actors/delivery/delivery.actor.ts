@@ -48,8 +48,8 @@ interface DeliveryState {
   unrecorded?: Unrecorded[];
   /** The slot the tenant's open reputation breaker gave this message (ms since epoch): it goes then. */
   slot?: number;
-  /** When the message came to the fair queue (ms since epoch), until its attempt: its place there after a restart. */
-  queued_at?: number;
+  /** Where the message waits in the fair queue, until its attempt: `queued_at` is its place there after a restart. */
+  queued?: QueuedDelivery;
 }
 
 /** What the fair queue (mta/fair.queue.ts) needs of a message to give it a place. */
@@ -123,8 +123,12 @@ export interface DeliveryDeps {
   signers: { signerFor(tenantId: string, fromDomain: string): Promise<DkimSigner | null> };
   /** The reputation breaker's settings: whether mail may go is the tenant's breaker's to say. */
   breaker: BreakerSettings;
-  /** How long a message may wait in the fair queue before its reminder brings it back (after a crash, at the latest then). */
-  queueLeaseMs: number;
+  /**
+   * How long a message may wait in the fair queue before its reminder hands it over again: as long
+   * as it has waited so far, within these bounds. After a crash a waiting message comes back within
+   * about as long as it had waited (at most `maxMs`); a message waiting long renews its place seldom.
+   */
+  queueLease: { minMs: number; maxMs: number };
   /** Counts each transaction by outcome, with its duration. */
   metrics?: Metrics;
   /** A line per transaction, naming the message and the request that made it. */
@@ -251,22 +255,27 @@ export function deliveryActor(deps: DeliveryDeps) {
       async enqueue(turn): Promise<QueuedDelivery | null> {
         const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
         if (s.done) return null;
-        const view = await actor(turn, messageActor, turn.actorId).get(undefined).catch(orNullIfGone);
-        // Gone (its retention ended while a retry waited): nothing is left to deliver.
-        if (!view) {
-          turn.set('delivery', { ...s, done: true, in_flight: false } satisfies DeliveryState);
-          return null;
+        const now = Date.now();
+        let queued = s.queued;
+        if (!queued) {
+          const view = await actor(turn, messageActor, turn.actorId).get(undefined).catch(orNullIfGone);
+          // Gone (its retention ended while a retry waited): nothing is left to deliver.
+          if (!view) {
+            turn.set('delivery', { ...s, done: true, in_flight: false } satisfies DeliveryState);
+            return null;
+          }
+          const to = envelopeRecipients(view.content).find((r) => !s.recipients?.[r]);
+          queued = {
+            tenant_id: view.record.tenant_id,
+            stream: view.record.stream,
+            destination: to ? domainOf(to) : '',
+            queued_at: now,
+          };
+          turn.set('delivery', { ...s, queued } satisfies DeliveryState);
         }
-        const to = envelopeRecipients(view.content).find((r) => !s.recipients?.[r]);
-        const queued_at = s.queued_at ?? Date.now();
-        turn.setReminder(QUEUED, Date.now() + deps.queueLeaseMs);
-        turn.set('delivery', { ...s, queued_at } satisfies DeliveryState);
-        return {
-          tenant_id: view.record.tenant_id,
-          stream: view.record.stream,
-          destination: to ? domainOf(to) : '',
-          queued_at,
-        };
+        const { minMs, maxMs } = deps.queueLease;
+        turn.setReminder(QUEUED, now + Math.min(maxMs, Math.max(minMs, now - queued.queued_at)));
+        return queued;
       },
 
       /**
@@ -316,7 +325,7 @@ export function deliveryActor(deps: DeliveryDeps) {
           turn.setReminder('retry', held.at);
           turn.deleteReminder(QUEUED);
           const begun = s.begun === attempt ? attempt - 1 : s.begun;
-          turn.set('delivery', { ...s, begun, in_flight: false, slot: held.at, queued_at: undefined } satisfies DeliveryState);
+          turn.set('delivery', { ...s, begun, in_flight: false, slot: held.at, queued: undefined } satisfies DeliveryState);
           return 'held';
         }
         const all = envelopeRecipients(content);

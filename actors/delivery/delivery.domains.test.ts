@@ -66,7 +66,7 @@ describe('delivery to every recipient domain', () => {
     const keys = new ReceiptKeys(catalog);
     const delivery = deliveryActor({
       transport,
-      queueLeaseMs: 60_000,
+      queueLease: { minMs: 60_000, maxMs: 60_000 },
       receiptKeys: keys,
       signers: NO_SIGNERS,
       retrySchedule: [3_600_000, 3_600_000],
@@ -136,7 +136,7 @@ describe('a verified domain whose keys cannot be used', () => {
   it('defers the message, and sends nothing unsigned', async () => {
     const delivery = deliveryActor({
       transport,
-      queueLeaseMs: 60_000,
+      queueLease: { minMs: 60_000, maxMs: 60_000 },
       receiptKeys: new ReceiptKeys(catalog),
       signers: { signerFor: () => Promise.reject(new Error('the sealed key cannot be opened')) },
       retrySchedule: [3_600_000],
