@@ -305,7 +305,10 @@ export interface Catalog {
   createTenant(t: { id: string; name: string; default_from: string | null; quota: Quota }): Promise<Tenant>;
   getTenant(id: string): Promise<Tenant | null>;
   listTenants(): Promise<Tenant[]>;
-  updateTenant(id: string, patch: Partial<Pick<Tenant, 'name' | 'default_from' | 'quota' | 'queue_weight'>>): Promise<Tenant | null>;
+  updateTenant(
+    id: string,
+    patch: Partial<Pick<Tenant, 'name' | 'default_from' | 'quota' | 'queue_weight'>>,
+  ): Promise<Tenant | null>;
 
   createKey(k: NewKey, hash: string): Promise<ApiKey>;
   /** The live (unrevoked) key with this hash. */

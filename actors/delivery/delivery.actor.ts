@@ -380,7 +380,8 @@ export function deliveryActor(deps: DeliveryDeps) {
       }
       // A retry, or a message the fair queue lost to a crash, goes back through the outbox, the
       // same path as the first attempt. Only live deliveries are retried.
-      if (name === 'retry' || name === QUEUED) turn.publish(MESSAGE_READY, { message_id: turn.actorId, sandbox: false } satisfies MessageReady);
+      if (name === 'retry' || name === QUEUED)
+        turn.publish(MESSAGE_READY, { message_id: turn.actorId, sandbox: false } satisfies MessageReady);
     },
   });
 }

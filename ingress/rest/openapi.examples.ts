@@ -562,7 +562,13 @@ export const operationExamples: Record<string, OperationExamples> = {
     answer: {
       data: [
         { tenant_id: TEN, destination: 'example.com', waiting: 0, in_flight: 1, oldest_age_seconds: 0 },
-        { tenant_id: 'ten_06gz7d9p1b4c6e8g0j2k4m6n8q', destination: 'example.com', waiting: 48210, in_flight: 4, oldest_age_seconds: 611.5 },
+        {
+          tenant_id: 'ten_06gz7d9p1b4c6e8g0j2k4m6n8q',
+          destination: 'example.com',
+          waiting: 48210,
+          in_flight: 4,
+          oldest_age_seconds: 611.5,
+        },
       ],
     },
   },

@@ -261,14 +261,10 @@ export class PgCatalog implements Catalog {
 
   async createTenant(t: { id: string; name: string; default_from: string | null; quota: Quota }): Promise<Tenant> {
     const tenant: Tenant = { ...t, queue_weight: 1, created_at: now() };
-    await this.query('INSERT INTO tenants (id, name, default_from, quota, queue_weight, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-      tenant.id,
-      tenant.name,
-      tenant.default_from,
-      JSON.stringify(tenant.quota),
-      tenant.queue_weight,
-      tenant.created_at,
-    ]);
+    await this.query(
+      'INSERT INTO tenants (id, name, default_from, quota, queue_weight, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      [tenant.id, tenant.name, tenant.default_from, JSON.stringify(tenant.quota), tenant.queue_weight, tenant.created_at],
+    );
     return tenant;
   }
 

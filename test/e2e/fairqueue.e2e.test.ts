@@ -75,40 +75,43 @@ const adminQueue = async (): Promise<Row[]> => (await gp.admin<{ data: Row[] }>(
 const rowOf = async (t: Tenant) => (await adminQueue()).find((r) => r.tenant_id === t.id && r.destination === 'busy.test');
 
 describe('the fair queue', () => {
-  it.runIf(embedded)('a quiet tenant’s message goes out beside a backlog, within the bound, long before the backlog drains', async () => {
-    const noisy = await sender();
-    const quiet = await sender();
-    let release!: () => void;
-    busy.hold = new Promise((resolve) => (release = resolve));
-    const before = busy.dataStarted;
+  it.runIf(embedded)(
+    'a quiet tenant’s message goes out beside a backlog, within the bound, long before the backlog drains',
+    async () => {
+      const noisy = await sender();
+      const quiet = await sender();
+      let release!: () => void;
+      busy.hold = new Promise((resolve) => (release = resolve));
+      const before = busy.dataStarted;
 
-    await Promise.all(Array.from({ length: BACKLOG }, (_, i) => send(noisy, `reader${i}@busy.test`, `backlog ${i}`)));
-    // The first holds the one connection; the rest wait in the queue.
-    await eventually(() => busy.dataStarted === before + 1);
-    await eventually(async () => (await rowOf(noisy))?.waiting === BACKLOG - 1);
-    const quietId = await send(quiet, 'ann@busy.test', 'quiet');
-    const waiting = await eventually(async () => ((await rowOf(quiet))?.waiting === 1 ? rowOf(quiet) : undefined));
-    expect(waiting).toMatchObject({ in_flight: 0, oldest_age_seconds: expect.any(Number) });
-    expect(await rowOf(noisy)).toMatchObject({ waiting: BACKLOG - 1, in_flight: 1 });
+      await Promise.all(Array.from({ length: BACKLOG }, (_, i) => send(noisy, `reader${i}@busy.test`, `backlog ${i}`)));
+      // The first holds the one connection; the rest wait in the queue.
+      await eventually(() => busy.dataStarted === before + 1);
+      await eventually(async () => (await rowOf(noisy))?.waiting === BACKLOG - 1);
+      const quietId = await send(quiet, 'ann@busy.test', 'quiet');
+      const waiting = await eventually(async () => ((await rowOf(quiet))?.waiting === 1 ? rowOf(quiet) : undefined));
+      expect(waiting).toMatchObject({ in_flight: 0, oldest_age_seconds: expect.any(Number) });
+      expect(await rowOf(noisy)).toMatchObject({ waiting: BACKLOG - 1, in_flight: 1 });
 
-    // The tenant sees its own rows only.
-    const own = await gp.request('GET', '/v1/queue', { key: quiet.live });
-    expect(own.status).toBe(200);
-    expect(own.body.data).toEqual([
-      { tenant_id: quiet.id, destination: 'busy.test', waiting: 1, in_flight: 0, oldest_age_seconds: expect.any(Number) },
-    ]);
+      // The tenant sees its own rows only.
+      const own = await gp.request('GET', '/v1/queue', { key: quiet.live });
+      expect(own.status).toBe(200);
+      expect(own.body.data).toEqual([
+        { tenant_id: quiet.id, destination: 'busy.test', waiting: 1, in_flight: 0, oldest_age_seconds: expect.any(Number) },
+      ]);
 
-    const from = busy.received.length;
-    busy.hold = null;
-    release();
-    await eventually(() => busy.received.length === from + BACKLOG + 1, 60_000);
-    const order = busy.received.slice(from).map((m) => m.parsed.subject);
-    // The held one, at most Σ ⌈w⌉ of the others (one: the noisy tenant's weight), then the quiet one.
-    expect(order.indexOf('quiet')).toBeLessThanOrEqual(2);
-    expect(order.filter((s) => s !== 'quiet')).toHaveLength(BACKLOG);
-    expect((await gp.request('GET', `/v1/messages/${quietId}`, { key: quiet.live })).body.status).toBe('sent');
-    await eventually(async () => (await adminQueue()).every((r) => r.destination !== 'busy.test'));
-  });
+      const from = busy.received.length;
+      busy.hold = null;
+      release();
+      await eventually(() => busy.received.length === from + BACKLOG + 1, 60_000);
+      const order = busy.received.slice(from).map((m) => m.parsed.subject);
+      // The held one, at most Σ ⌈w⌉ of the others (one: the noisy tenant's weight), then the quiet one.
+      expect(order.indexOf('quiet')).toBeLessThanOrEqual(2);
+      expect(order.filter((s) => s !== 'quiet')).toHaveLength(BACKLOG);
+      expect((await gp.request('GET', `/v1/messages/${quietId}`, { key: quiet.live })).body.status).toBe('sent');
+      await eventually(async () => (await adminQueue()).every((r) => r.destination !== 'busy.test'));
+    },
+  );
 
   it('sets a tenant’s weight, and refuses zero, negative or non-numeric weights and unknown tenants with coded errors', async () => {
     const t = await gp.tenant();
@@ -147,7 +150,9 @@ describe('the fair queue', () => {
       const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
       return line === undefined ? undefined : Number(line.split(' ').pop());
     };
-    await eventually(async () => (await sample('gatepost_delivery_queue_messages', 'destination="busy.test",state="waiting"')) === 2);
+    await eventually(
+      async () => (await sample('gatepost_delivery_queue_messages', 'destination="busy.test",state="waiting"')) === 2,
+    );
     expect(await sample('gatepost_delivery_queue_messages', 'destination="busy.test",state="in_flight"')).toBe(1);
     busy.hold = null;
     release();
