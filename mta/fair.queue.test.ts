@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FairQueue, type Stream, type Ticket } from './fair.queue.ts';
 
@@ -191,4 +192,46 @@ describe('FairQueue.destinations', () => {
       { destination: 'y.example', waiting: 0, in_flight: 1 },
     ]);
   });
+});
+
+describe('the bound', () => {
+  it('a tenant’s first message waits for at most Σ ⌈w⌉ slots of the other tenants waiting, whatever their weights and backlogs', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ weight: fc.constantFrom(0.5, 1, 1.5, 2, 3, 7), backlog: fc.integer({ min: 1, max: 30 }) }), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        fc.integer({ min: 0, max: 20 }),
+        fc.constantFrom(1, 2, 4),
+        async (others, servedBefore, slots) => {
+          const { q, drain, started } = harness(slots);
+          others.forEach((o, i) => {
+            for (let k = 0; k < o.backlog; k++) q.push(ticket(`t${i}-${k}`, `t${i}`, o.weight));
+          });
+          await drain(Math.min(servedBefore, started.length + 1000));
+          const at = started.length;
+          const waiting = new Set(
+            others.flatMap((o, i) => (started.filter((t) => t.tenant === `t${i}`).length < o.backlog ? [i] : [])),
+          );
+          q.push(ticket('new-1', 'new', 1));
+          await drain(Number.MAX_SAFE_INTEGER);
+          const before = started.slice(at).findIndex((t) => t.id === 'new-1');
+          const bound = [...waiting].reduce((n, i) => n + Math.ceil(others[i]!.weight), 0);
+          expect(before).toBeGreaterThanOrEqual(0);
+          expect(before).toBeLessThanOrEqual(bound);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+const ticket = (id: string, tenant: string, weight: number): Ticket => ({
+  id,
+  tenant,
+  stream: 'transactional',
+  destination: 'example.com',
+  queuedAt: 0,
+  weight,
 });
