@@ -285,7 +285,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         webhookGuard: guard,
         events: feed,
         adminToken: config.adminToken,
-        queue: fairQueue ? () => fairQueue!.rows() : null,
+        queue: actors ? () => actors.queue.rows() : null,
         captures,
         http: config.http,
         ready: () => ready,
