@@ -123,6 +123,17 @@ describe('FairQueue', () => {
     expect(started.map((t) => t.queuedAt)).toEqual([10, 20, 30, 40]);
   });
 
+  it('keeps each line in order through a long backlog, a restored message included', async () => {
+    const { push, drain, started } = harness(8);
+    for (let i = 1; i <= 3000; i++) push('a', { queuedAt: i * 2 });
+    await drain(2000); // past the point where the taken prefix is dropped
+    push('a', { queuedAt: 4001 }); // came back from its reminder, between two still waiting
+    await drain(3001);
+    const order = started.map((t) => t.queuedAt);
+    expect(order).toHaveLength(3001);
+    expect(order).toEqual([...order].sort((x, y) => x - y));
+  });
+
   it('shows waiting, in flight and the oldest per tenant and destination', () => {
     const { q, push } = harness(1);
     push('a', { queuedAt: 5 });

@@ -36,7 +36,8 @@ export interface QueueRow {
 
 /** A tenant's line for one destination, ordered by `queuedAt`: appended to, or put back in place after a restart. */
 class Line {
-  private items: Ticket[] = [];
+  /** Taken tickets are cleared (undefined) until the taken prefix is dropped. */
+  private items: (Ticket | undefined)[] = [];
   private head = 0;
 
   get length(): number {
@@ -49,7 +50,7 @@ class Line {
 
   add(t: Ticket): void {
     const last = this.items[this.items.length - 1];
-    if (this.length === 0 || !last || last.queuedAt <= t.queuedAt) {
+    if (!last || last.queuedAt <= t.queuedAt) {
       this.items.push(t);
       return;
     }
@@ -65,7 +66,8 @@ class Line {
 
   take(): Ticket | undefined {
     if (this.head >= this.items.length) return undefined;
-    const t = this.items[this.head++]!;
+    const t = this.items[this.head]!;
+    this.items[this.head++] = undefined;
     // Drop the taken prefix once it is half the array, so memory follows the backlog.
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
