@@ -18,6 +18,7 @@ import type { WarmupSettings } from '../actors/tenant/warmup.state.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import { deliveryActor, type DeliveryDeps } from '../actors/delivery/delivery.actor.ts';
 import { dispatchMessages } from '../actors/delivery/dispatch.ts';
+import type { FairQueue } from '../mta/fair.queue.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
 import { webhookActor } from '../actors/webhook/webhook.actor.ts';
 import { EventFeed } from '../events/event.feed.ts';
@@ -69,6 +70,14 @@ export interface Gatepost {
 
 const VERSION = pkg.version;
 
+/**
+ * How long a message may wait in the fair queue before its DeliveryActor's reminder hands it over
+ * again, renewing its place: as long as it has waited so far, from 15 s to 5 minutes. After a
+ * crash or a restart a waiting message comes back within about as long as it had waited; a
+ * backlog waiting long renews its places seldom (about once per doubling of its wait).
+ */
+const QUEUE_LEASE = { minMs: 15_000, maxMs: 5 * 60_000 };
+
 /** Where code composed without a log (registerActors in tests) reports failures. */
 const log = (message: string, error?: unknown) => console.error(`[gatepost] ${message}`, error ?? '');
 
@@ -119,8 +128,10 @@ export function registerActors(
     observers?: { metrics: Metrics; log: EventLog };
     /** Where failures are reported; stderr by default. */
     report?: (message: string, error?: unknown) => void;
+    /** Messages in flight at once per destination in the fair queue (GATEPOST_MX_MAX_CONNECTIONS); 5 when not given. */
+    queueSlots?: number;
   },
-): { drain(): Promise<void> } {
+): { drain(): Promise<void>; queue: FairQueue } {
   const { catalog } = deps;
   const webhooks = deps.webhooks ?? defaultWebhookSettings();
   const breaker = deps.breaker ?? loadConfig({}).breaker;
@@ -132,6 +143,7 @@ export function registerActors(
     receiptKeys: deps.receiptKeys,
     retrySchedule: deps.retrySchedule,
     horizonMs: deps.horizonMs,
+    queueLease: QUEUE_LEASE,
     ...deps.observers,
   });
   runtime.register(tenantActor);
@@ -141,15 +153,17 @@ export function registerActors(
   runtime.register(delivery);
   runtime.register(webhookActor({ catalog, ...webhooks }));
 
-  dispatchMessages(runtime, {
+  const queue = dispatchMessages(runtime, {
     catalog,
     delivery,
     signers: deps.signers,
+    slots: deps.queueSlots ?? loadConfig({}).mxMaxConnections,
     onCapture: deps.onCapture,
+    report: deps.report ?? log,
     ...(deps.observers ? { observers: deps.observers } : {}),
   });
   mirrorSuppressions(runtime, catalog);
-  return fanOutWebhooks(runtime, {
+  const fanOut = fanOutWebhooks(runtime, {
     catalog,
     guard: webhooks.guard,
     timeoutMs: webhooks.timeoutMs,
@@ -158,6 +172,14 @@ export function registerActors(
     listener: reputationListener(runtime, breaker),
     ...(deps.observers ? { metrics: deps.observers.metrics } : {}),
   });
+  return {
+    queue,
+    // The deliveries under way finish; what waits in the queue comes back by its reminders.
+    drain: async () => {
+      await queue.close();
+      await fanOut.drain();
+    },
+  };
 }
 
 /** The relay (a smarthost) when one is configured; direct delivery to each recipient domain's MX hosts otherwise. */
@@ -198,8 +220,13 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const runtime = openRuntime(config, report);
   // Read at scrape time from the embedded runtime's file; Dapr's state store cannot tell it cheaply.
   let queue: ReturnType<typeof embeddedQueue> | null = null;
+  const embedded = () => (queue ??= embeddedQueue(join(config.dataDir, 'actors.db')));
+  // The fair queue is made with the actors, below (which are handed these metrics).
+  let fairQueue: FairQueue | null = null;
   const metrics = promMetrics({
-    queue: config.runtime === 'embedded' ? () => (queue ??= embeddedQueue(join(config.dataDir, 'actors.db'))).read() : null,
+    queue: config.runtime === 'embedded' ? () => embedded().read() : null,
+    fairQueue: hostsActors ? () => fairQueue?.destinations() ?? [] : null,
+    breakers: config.runtime === 'embedded' ? () => embedded().breakers() : null,
   });
   const metricsSource = { scrape: () => metrics.scrape(), token: config.metricsToken };
   const records = {
@@ -240,8 +267,10 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         feed,
         observers: { metrics, log: logger },
         report,
+        queueSlots: config.mxMaxConnections,
       })
     : null;
+  fairQueue = actors?.queue ?? null;
 
   const keys = new KeyRing(catalog);
   // Without GATEPOST_PUBLIC_URL, links point at the API's own address, known once it listens.
@@ -270,6 +299,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         webhookGuard: guard,
         events: feed,
         adminToken: config.adminToken,
+        queue: actors ? () => actors.queue.rows() : null,
         captures,
         http: config.http,
         ready: () => ready,

@@ -1,10 +1,14 @@
 // The queue as the embedded runtime holds it, read for GET /metrics: per tenant, the messages
 // scheduled (their MessageActor's `send` reminder), ready (a `message.ready` publication in the
-// outbox, not yet taken by delivery) and deferred (their DeliveryActor's `retry` reminder). Read on
+// outbox, or waiting in the fair queue: their DeliveryActor's `queued` reminder) and deferred
+// (their DeliveryActor's `retry` reminder). And each tenant's reputation breaker, from its
+// TenantActor's state. Read on
 // a read-only connection of its own to actors.db, at scrape time only: its cost grows with the
 // messages waiting (each joins its record, by the actor state's unique index), never with sends.
 import Database from 'better-sqlite3';
-import { DELIVERY_ACTOR } from '../actors/delivery/delivery.actor.ts';
+import { DELIVERY_ACTOR, QUEUED } from '../actors/delivery/delivery.actor.ts';
+import { TENANT_ACTOR } from '../actors/tenant/tenant.actor.ts';
+import type { BreakerStatus } from '../actors/tenant/reputation.state.ts';
 import { MESSAGE_ACTOR, MESSAGE_READY } from '../actors/message/message.actor.ts';
 import type { TenantQueue } from '../ops/metrics.prom.ts';
 
@@ -13,6 +17,8 @@ const QUEUE_SQL = `
     SELECT actor_id, 'scheduled' FROM reminders WHERE actor_type = @message AND name = 'send'
     UNION ALL
     SELECT actor_id, 'deferred' FROM reminders WHERE actor_type = @delivery AND name = 'retry'
+    UNION ALL
+    SELECT actor_id, 'ready' FROM reminders WHERE actor_type = @delivery AND name = @queued
     UNION ALL
     SELECT json_extract(data, '$.message_id'), 'ready' FROM outbox WHERE topic = @ready
   )
@@ -25,6 +31,10 @@ const QUEUE_SQL = `
   JOIN actor_state s ON s.actor_type = @message AND s.actor_id = w.message_id AND s.key = 'record'
   GROUP BY 1`;
 
+const BREAKERS_SQL = `
+  SELECT actor_id AS tenant_id, json_extract(value, '$.status') AS status
+  FROM actor_state WHERE actor_type = @tenant AND key = 'reputation'`;
+
 interface Row {
   tenant_id: string;
   scheduled: number;
@@ -34,10 +44,15 @@ interface Row {
 }
 
 /** Opens the reader on `file` (the runtime must have created it); `close` when the runtime stops. */
-export function embeddedQueue(file: string): { read(): TenantQueue[]; close(): void } {
+export function embeddedQueue(file: string): {
+  read(): TenantQueue[];
+  breakers(): { tenant_id: string; status: BreakerStatus }[];
+  close(): void;
+} {
   const db = new Database(file, { readonly: true, fileMustExist: true });
-  const query = db.prepare<{ message: string; delivery: string; ready: string }, Row>(QUEUE_SQL);
-  const names = { message: MESSAGE_ACTOR, delivery: DELIVERY_ACTOR, ready: MESSAGE_READY };
+  const query = db.prepare<{ message: string; delivery: string; ready: string; queued: string }, Row>(QUEUE_SQL);
+  const names = { message: MESSAGE_ACTOR, delivery: DELIVERY_ACTOR, ready: MESSAGE_READY, queued: QUEUED };
+  const breakers = db.prepare<{ tenant: string }, { tenant_id: string; status: BreakerStatus }>(BREAKERS_SQL);
   return {
     read() {
       const now = Date.now();
@@ -49,6 +64,7 @@ export function embeddedQueue(file: string): { read(): TenantQueue[]; close(): v
         oldest_age_seconds: r.oldest ? Math.max(0, (now - Date.parse(r.oldest)) / 1000) : 0,
       }));
     },
+    breakers: () => breakers.all({ tenant: TENANT_ACTOR }),
     close: () => db.close(),
   };
 }

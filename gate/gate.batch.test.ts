@@ -29,6 +29,7 @@ const sender: Sender = {
     name: 't',
     default_from: 'app@sender.example',
     quota: { per_second: null, per_day: null },
+    queue_weight: 1,
     created_at: '',
   },
   key: keyRecord({ id: 'key_1', tenant_id: 'ten_1', kind: 'live', name: null, prefix: 'gp_live_x' }, ''),

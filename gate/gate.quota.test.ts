@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 const senderWith = (quota: Quota): Sender => ({
-  tenant: { id: 'ten_1', name: 't', default_from: 'app@sender.example', quota, created_at: '' },
+  tenant: { id: 'ten_1', name: 't', default_from: 'app@sender.example', quota, queue_weight: 1, created_at: '' },
   key: keyRecord({ id: 'key_1', tenant_id: 'ten_1', kind: 'live', name: null, prefix: 'gp_live_x' }, ''),
 });
 

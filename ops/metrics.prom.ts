@@ -16,6 +16,22 @@ export interface TenantQueue {
   oldest_age_seconds: number;
 }
 
+/** The fair queue's messages for one destination (a recipient domain), summed over tenants. */
+export interface DestinationQueue {
+  destination: string;
+  waiting: number;
+  in_flight: number;
+}
+
+/** A tenant's reputation breaker (docs/deliverability.md). */
+export interface TenantBreaker {
+  tenant_id: string;
+  status: 'closed' | 'warning' | 'open' | 'half_open';
+}
+
+/** The breaker's gauge values, in the order a breaker goes through them. */
+const BREAKER_VALUES: Record<TenantBreaker['status'], number> = { closed: 0, warning: 1, open: 2, half_open: 3 };
+
 export interface PromMetrics extends Metrics {
   /** The text a scrape answers, and its content type. */
   scrape(): Promise<{ text: string; contentType: string }>;
@@ -43,9 +59,15 @@ function childrenOf<C>(make: (...values: string[]) => C): (a: string, b?: string
 
 /**
  * `queue`: the waiting messages per tenant, read when scraped; null where the runtime cannot tell
- * them cheaply (Dapr), and then the queue's metrics are left out.
+ * them cheaply (Dapr), and then the queue's metrics are left out. `fairQueue`: this process's fair
+ * queue per destination, null where it hosts no actors. `breakers`: every tenant's breaker, read
+ * when scraped; null where the runtime cannot list them (Dapr).
  */
-export function promMetrics(opts: { queue: (() => TenantQueue[]) | null }): PromMetrics {
+export function promMetrics(opts: {
+  queue: (() => TenantQueue[]) | null;
+  fairQueue?: (() => DestinationQueue[]) | null;
+  breakers?: (() => TenantBreaker[]) | null;
+}): PromMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -103,6 +125,36 @@ export function promMetrics(opts: { queue: (() => TenantQueue[]) | null }): Prom
       collect() {
         oldest.reset();
         for (const q of rows()) oldest.set({ tenant: q.tenant_id }, q.oldest_age_seconds);
+      },
+    });
+  }
+
+  const fair = opts.fairQueue;
+  if (fair) {
+    const slots: Gauge<'destination' | 'state'> = new Gauge({
+      name: 'gatepost_delivery_queue_messages',
+      help: "Messages in this process's fair queue per destination (recipient domain): waiting for a delivery slot, or in flight.",
+      labelNames: ['destination', 'state'] as const,
+      registers: [registry],
+      collect() {
+        slots.reset();
+        for (const d of fair()) {
+          slots.set({ destination: d.destination, state: 'waiting' }, d.waiting);
+          slots.set({ destination: d.destination, state: 'in_flight' }, d.in_flight);
+        }
+      },
+    });
+  }
+  const readBreakers = opts.breakers;
+  if (readBreakers) {
+    const breakers: Gauge<'tenant'> = new Gauge({
+      name: 'gatepost_reputation_breaker_state',
+      help: "Each tenant's reputation breaker: 0 closed, 1 warning, 2 open, 3 half-open.",
+      labelNames: ['tenant'] as const,
+      registers: [registry],
+      collect() {
+        breakers.reset();
+        for (const b of readBreakers()) breakers.set({ tenant: b.tenant_id }, BREAKER_VALUES[b.status]);
       },
     });
   }

@@ -119,6 +119,7 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
           name: 'Acme Ltd',
           default_from: 'Acme <hello@acme.test>',
           quota: { per_second: 10, per_day: 50_000 },
+          queue_weight: 1,
           created_at: expect.stringMatching(ISO),
         });
         expect(created.created_at >= before).toBe(true);
@@ -151,6 +152,10 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         const cleared = await catalog.updateTenant(t.id, { default_from: null });
         expect(cleared?.default_from).toBeNull();
         expect(await catalog.getTenant(t.id)).toEqual({ ...from, default_from: null });
+
+        const weighed = await catalog.updateTenant(t.id, { queue_weight: 2.5 });
+        expect(weighed).toEqual({ ...from, default_from: null, queue_weight: 2.5 });
+        expect(await catalog.getTenant(t.id)).toEqual(weighed);
 
         expect(await catalog.updateTenant(unique('ten'), { name: 'Nobody' })).toBeNull();
       });

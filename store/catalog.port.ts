@@ -22,6 +22,8 @@ export interface Tenant {
   name: string;
   default_from: string | null;
   quota: Quota;
+  /** The tenant's share of each destination's slots in the fair queue (mta/fair.queue.ts), > 0; 1 by default. */
+  queue_weight: number;
   created_at: string;
 }
 
@@ -309,7 +311,10 @@ export interface Catalog {
   createTenant(t: { id: string; name: string; default_from: string | null; quota: Quota }): Promise<Tenant>;
   getTenant(id: string): Promise<Tenant | null>;
   listTenants(): Promise<Tenant[]>;
-  updateTenant(id: string, patch: Partial<Pick<Tenant, 'name' | 'default_from' | 'quota'>>): Promise<Tenant | null>;
+  updateTenant(
+    id: string,
+    patch: Partial<Pick<Tenant, 'name' | 'default_from' | 'quota' | 'queue_weight'>>,
+  ): Promise<Tenant | null>;
 
   createKey(k: NewKey, hash: string): Promise<ApiKey>;
   /** The live (unrevoked) key with this hash. */

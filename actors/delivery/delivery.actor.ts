@@ -52,7 +52,24 @@ interface DeliveryState {
   unrecorded?: Unrecorded[];
   /** The slot the tenant's open reputation breaker gave this message (ms since epoch): it goes then. */
   slot?: number;
+  /** Where the message waits in the fair queue, until its attempt: `queued_at` is its place there after a restart. */
+  queued?: QueuedDelivery;
 }
+
+/** What the fair queue (mta/fair.queue.ts) needs of a message to give it a place. */
+export interface QueuedDelivery {
+  tenant_id: string;
+  stream: MessageRecord['stream'];
+  /** The domain of the first recipient still to deliver to: the message waits for a slot of it. */
+  destination: string;
+  queued_at: number;
+}
+
+/**
+ * The reminder that brings a message waiting in the (in-memory) fair queue back after a crash:
+ * renewed each time it comes to the queue, replaced by the attempt.
+ */
+export const QUEUED = 'queued';
 
 interface Unrecorded {
   outcome: AttemptOutcome;
@@ -108,6 +125,12 @@ export interface DeliveryDeps {
   breaker: BreakerSettings;
   /** The warmup's settings (GATEPOST_WARMUP_*): a new sending domain's caps. */
   warmup: WarmupSettings;
+  /**
+   * How long a message may wait in the fair queue before its reminder hands it over again: as long
+   * as it has waited so far, within these bounds. After a crash a waiting message comes back within
+   * about as long as it had waited (at most `maxMs`); a message waiting long renews its place seldom.
+   */
+  queueLease: { minMs: number; maxMs: number };
   /** Counts each transaction by outcome, with its duration. */
   metrics?: Metrics;
   /** A line per transaction, naming the message and the request that made it. */
@@ -242,6 +265,38 @@ export function deliveryActor(deps: DeliveryDeps) {
     type: DELIVERY_ACTOR,
     methods: {
       /**
+       * The message comes to the fair queue: where it waits and when it first came (kept, so a
+       * message brought back after a crash takes its old place in its tenant's line), with a
+       * reminder that brings it back should this process die before its attempt. Null: nothing
+       * is left to deliver.
+       */
+      async enqueue(turn): Promise<QueuedDelivery | null> {
+        const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
+        if (s.done) return null;
+        const now = Date.now();
+        let queued = s.queued;
+        if (!queued) {
+          const view = await actor(turn, messageActor, turn.actorId).get(undefined).catch(orNullIfGone);
+          // Gone (its retention ended while a retry waited): nothing is left to deliver.
+          if (!view) {
+            turn.set('delivery', { ...s, done: true, in_flight: false } satisfies DeliveryState);
+            return null;
+          }
+          const to = envelopeRecipients(view.content).find((r) => !s.recipients?.[r]);
+          queued = {
+            tenant_id: view.record.tenant_id,
+            stream: view.record.stream,
+            destination: to ? domainOf(to) : '',
+            queued_at: now,
+          };
+          turn.set('delivery', { ...s, queued } satisfies DeliveryState);
+        }
+        const { minMs, maxMs } = deps.queueLease;
+        turn.setReminder(QUEUED, now + Math.min(maxMs, Math.max(minMs, now - queued.queued_at)));
+        return queued;
+      },
+
+      /**
        * Marks an attempt as started, in its own durable turn, so that after a crash the next
        * attempt knows this one may have reached the remote host. Answers whether to attempt at all.
        */
@@ -290,10 +345,11 @@ export function deliveryActor(deps: DeliveryDeps) {
         });
         if (!held.go) {
           turn.setReminder('retry', held.at);
+          turn.deleteReminder(QUEUED);
           const begun = s.begun === attempt ? attempt - 1 : s.begun;
           // A breaker's hold is a slot of its own the message keeps; a warmup window is no slot.
           const slot = held.by === 'breaker' ? held.at : s.slot;
-          turn.set('delivery', { ...s, begun, in_flight: false, slot } satisfies DeliveryState);
+          turn.set('delivery', { ...s, begun, in_flight: false, slot, queued: undefined } satisfies DeliveryState);
           return 'held';
         }
         const all = envelopeRecipients(content);
@@ -312,6 +368,7 @@ export function deliveryActor(deps: DeliveryDeps) {
         const retryAt = outcomes.flatMap((o) => (o.retry_at ? [Date.parse(o.retry_at)] : []));
         const finished = retryAt.length === 0;
         if (!finished) turn.setReminder('retry', Math.min(...retryAt));
+        turn.deleteReminder(QUEUED);
         // The attempt is done whatever happens next: should telling the message actor fail, the
         // outcomes wait in our state for the 'record' reminder, and a repeated call of this
         // method (a runtime retrying it) finds the delivery done instead of sending again.
@@ -332,6 +389,7 @@ export function deliveryActor(deps: DeliveryDeps) {
       async forget(turn): Promise<void> {
         turn.delete('delivery');
         turn.deleteReminder('retry');
+        turn.deleteReminder(QUEUED);
       },
     },
 
@@ -345,9 +403,10 @@ export function deliveryActor(deps: DeliveryDeps) {
         turn.set('delivery', rest satisfies DeliveryState);
         return;
       }
-      // A retry goes back through the outbox, the same path as the first attempt.
-      // Only live deliveries are retried.
-      if (name === 'retry') turn.publish(MESSAGE_READY, { message_id: turn.actorId, sandbox: false } satisfies MessageReady);
+      // A retry, or a message the fair queue lost to a crash, goes back through the outbox, the
+      // same path as the first attempt. Only live deliveries are retried.
+      if (name === 'retry' || name === QUEUED)
+        turn.publish(MESSAGE_READY, { message_id: turn.actorId, sandbox: false } satisfies MessageReady);
     },
   });
 }

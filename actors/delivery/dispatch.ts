@@ -1,11 +1,22 @@
 // What a committed message comes to once it is handed over (`message.ready`): a sandbox message
-// is captured in the inbox (signed as delivery would sign it), a live one goes to its
-// DeliveryActor; and when a message's retention ends (`message.expired`), its delivery state goes with it.
+// is captured in the inbox (signed as delivery would sign it), a live one takes its place in the fair queue (mta/fair.queue.ts), and
+// its DeliveryActor attempts it when the queue gives it a slot of its destination; and when a
+// message's retention ends (`message.expired`), its delivery state goes with it.
+//
+// The subscriber returns once the message has its place, not once it is delivered: a backlog
+// waits in the queue, where the tenants take turns, rather than in the runtime's dispatch, which
+// would hand it over first come, first served. The place is durable through the DeliveryActor's
+// `queued` reminder (delivery.actor.ts's `enqueue`).
+import { LRUCache } from 'lru-cache';
 import { actor, type ActorRuntime } from '../../runtime/runtime.port.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
+import { FairQueue } from '../../mta/fair.queue.ts';
 import { MESSAGE_EXPIRED, MESSAGE_READY } from '../message/message.actor.ts';
 import type { MessageReady } from '../message/message.state.ts';
 import { captureSandbox, type DeliveryDeps, type deliveryActor, type Observers } from './delivery.actor.ts';
+
+/** How long a tenant's queue weight is kept before it is read again: a new weight applies within this. */
+const WEIGHT_TTL_MS = 10_000;
 
 export function dispatchMessages(
   runtime: ActorRuntime,
@@ -14,11 +25,30 @@ export function dispatchMessages(
     delivery: ReturnType<typeof deliveryActor>;
     /** The DKIM keys a sandbox capture is signed with, as delivery would sign it. */
     signers: DeliveryDeps['signers'];
+    /** Messages in flight at once per destination (GATEPOST_MX_MAX_CONNECTIONS). */
+    slots: number;
     /** Hears the tenant of each sandbox message put in the inbox. */
     onCapture?: (tenantId: string) => void;
     observers?: Observers;
+    /** Where an attempt that threw is reported (its message's reminder brings it back). */
+    report: (message: string, error?: unknown) => void;
   },
-): void {
+): FairQueue {
+  const weights = new LRUCache<string, number>({
+    max: 10_000,
+    ttl: WEIGHT_TTL_MS,
+    fetchMethod: async (tenantId) => (await deps.catalog.getTenant(tenantId))?.queue_weight ?? 1,
+  });
+  const queue = new FairQueue({
+    slots: deps.slots,
+    async run({ id }) {
+      const d = actor(runtime, deps.delivery, id);
+      const { attempt, interrupted, number } = await d.begin(undefined);
+      if (attempt) await d.attempt({ interrupted, number });
+    },
+    failed: (ticket, error) => deps.report(`delivery of ${ticket.id} failed; its reminder will bring it back`, error),
+  });
+
   runtime.subscribe(MESSAGE_READY, async ({ data }) => {
     const ready = data as MessageReady;
     if (ready.sandbox) {
@@ -28,11 +58,19 @@ export function dispatchMessages(
         observers: deps.observers,
       }));
     }
-    const d = actor(runtime, deps.delivery, ready.message_id);
-    const { attempt, interrupted, number } = await d.begin(undefined);
-    if (attempt) await d.attempt({ interrupted, number });
+    const queued = await actor(runtime, deps.delivery, ready.message_id).enqueue(undefined);
+    if (!queued) return;
+    queue.push({
+      id: ready.message_id,
+      tenant: queued.tenant_id,
+      stream: queued.stream,
+      destination: queued.destination,
+      queuedAt: queued.queued_at,
+      weight: (await weights.fetch(queued.tenant_id)) ?? 1,
+    });
   });
   runtime.subscribe(MESSAGE_EXPIRED, async ({ data }) => {
     await actor(runtime, deps.delivery, (data as { message_id: string }).message_id).forget(undefined);
   });
+  return queue;
 }

@@ -118,7 +118,7 @@ export function adminRoutes(app: ZodApp, catalog: Catalog, keys: KeyRing): void 
       config: { access: 'admin' },
       schema: {
         tags: ['Admin'],
-        summary: "Change a tenant's name, default sender or quota",
+        summary: "Change a tenant's name, default sender, quota or weight in the fair queue",
         params: IdParam,
         body: TenantUpdate,
         response: {
@@ -135,6 +135,7 @@ export function adminRoutes(app: ZodApp, catalog: Catalog, keys: KeyRing): void 
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.default_from !== undefined ? { default_from: body.default_from } : {}),
         ...(body.quota !== undefined ? { quota: { ...current.quota, ...body.quota } } : {}),
+        ...(body.queue_weight !== undefined ? { queue_weight: body.queue_weight } : {}),
       });
       keys.invalidate();
       return reply.code(200).send(updated);

@@ -264,6 +264,7 @@ const tenant = {
   name: 'Shop',
   default_from: 'orders@shop.example',
   quota: { per_second: 10, per_day: 10000 },
+  queue_weight: 1,
   created_at: AT,
 };
 const apiKey = {
@@ -557,8 +558,8 @@ export const operationExamples: Record<string, OperationExamples> = {
   getV1AdminTenantsId: { params: { id: TEN }, answer: tenant },
   patchV1AdminTenantsId: {
     params: { id: TEN },
-    body: { quota: { per_second: 20, per_day: null } },
-    answer: { ...tenant, quota: { per_second: 20, per_day: null } },
+    body: { quota: { per_second: 20, per_day: null }, queue_weight: 2 },
+    answer: { ...tenant, quota: { per_second: 20, per_day: null }, queue_weight: 2 },
   },
   postV1AdminTenantsIdKeys: {
     params: { id: TEN },
@@ -580,6 +581,23 @@ export const operationExamples: Record<string, OperationExamples> = {
   postV1AdminReceiptKeysRotate: { answer: { kid: 'rk_06gz7d9m' } },
 
   getV1Reputation: { answer: reputation },
+  getV1Queue: {
+    answer: { data: [{ tenant_id: TEN, destination: 'example.com', waiting: 12, in_flight: 5, oldest_age_seconds: 3.2 }] },
+  },
+  getV1AdminQueue: {
+    answer: {
+      data: [
+        { tenant_id: TEN, destination: 'example.com', waiting: 0, in_flight: 1, oldest_age_seconds: 0 },
+        {
+          tenant_id: 'ten_06gz7d9p1b4c6e8g0j2k4m6n8q',
+          destination: 'example.com',
+          waiting: 48210,
+          in_flight: 4,
+          oldest_age_seconds: 611.5,
+        },
+      ],
+    },
+  },
   postV1AdminTenantsIdReputationReset: {
     params: { id: TEN },
     answer: {

@@ -318,13 +318,23 @@ export const TenantCreate = z
   })
   .strict();
 
-export const TenantUpdate = TenantCreate.partial().strict();
+const QueueWeight = z
+  .number()
+  .positive()
+  .max(1000)
+  .meta({
+    description:
+      "The tenant's share of each destination's delivery slots in the fair queue beside the other tenants waiting for them (1 by default; 2 takes twice the slots of a tenant of weight 1). See docs/deliverability.md.",
+  });
+
+export const TenantUpdate = TenantCreate.partial().extend({ queue_weight: QueueWeight.optional() }).strict();
 
 export const TenantView = z.object({
   id: z.string(),
   name: z.string(),
   default_from: z.string().nullable(),
   quota: Quota,
+  queue_weight: QueueWeight,
   created_at: z.string(),
 });
 

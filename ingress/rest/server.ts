@@ -35,6 +35,7 @@ import { codedError, sendError } from './errors.http.ts';
 import { registerOpenApi } from './openapi.swagger.ts';
 import { serializerCompiler, validatorCompiler, withZod } from './schema.http.ts';
 import { reputationAdminRoutes, reputationRoutes } from './reputation.route.ts';
+import { queueAdminRoutes, queueRoutes, type QueueSource } from './queue.route.ts';
 import { sandboxRoutes } from './sandbox.route.ts';
 import { suppressionRoutes } from './suppressions.route.ts';
 import { reportAdminRoutes, reportRoutes } from './reports.route.ts';
@@ -81,6 +82,8 @@ export interface RestDeps {
   /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS); by default nothing non-public is allowed. */
   webhookGuard?: SsrfGuard;
   adminToken: string | null;
+  /** The fair queue of this process, where it hosts actors: GET /v1/queue and /v1/admin/queue show it. */
+  queue?: QueueSource;
   /** Emits a tenant's id when this process captures a sandbox message of it (the inbox's live updates). */
   captures?: EventEmitter;
   /** How long a client may take; the defaults of config.ts when not given. */
@@ -214,6 +217,7 @@ export function restServer(deps: RestDeps): RestServer {
     sandboxRoutes(scope, deps.catalog);
     domainRoutes(scope, deps.domains, breakers);
     reputationRoutes(scope, breakers);
+    queueRoutes(scope, deps.queue ?? null);
     validateRoutes(scope, deps.gate, deps.mailHost);
     if (deps.inbound) inboundRoutes(scope, { ...deps.inbound, catalog: deps.catalog });
     if (deps.events) eventRoutes(scope, deps.events);
@@ -230,6 +234,7 @@ export function restServer(deps: RestDeps): RestServer {
       receiptAdminRoutes(withZod(admin), deps.receiptKeys);
       reputationAdminRoutes(withZod(admin), breakers, deps.catalog);
       domainAdminRoutes(withZod(admin), breakers, deps.catalog);
+      queueAdminRoutes(withZod(admin), deps.queue ?? null);
     });
   }
   // The hosted capture inbox: a web UI signed in to with a sandbox key, then a session cookie.

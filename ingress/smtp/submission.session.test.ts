@@ -14,7 +14,14 @@ import { authenticate, authOffered, checkRecipient, MAX_RECIPIENTS, submit, type
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 
 const sender = (kind: 'live' | 'sandbox' | 'public' = 'live'): Sender => ({
-  tenant: { id: 'ten_1', name: 't', default_from: null, quota: { per_second: null, per_day: null }, created_at: '' },
+  tenant: {
+    id: 'ten_1',
+    name: 't',
+    default_from: null,
+    quota: { per_second: null, per_day: null },
+    queue_weight: 1,
+    created_at: '',
+  },
   key: keyRecord({ id: 'key_1', tenant_id: 'ten_1', kind, name: null, prefix: 'gp_x' }, ''),
 });
 

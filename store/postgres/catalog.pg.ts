@@ -86,6 +86,7 @@ interface TenantRow {
   name: string;
   default_from: string | null;
   quota: Quota;
+  queue_weight: number;
   created_at: string;
 }
 
@@ -276,14 +277,11 @@ export class PgCatalog implements Catalog {
   }
 
   async createTenant(t: { id: string; name: string; default_from: string | null; quota: Quota }): Promise<Tenant> {
-    const tenant: Tenant = { ...t, created_at: now() };
-    await this.query('INSERT INTO tenants (id, name, default_from, quota, created_at) VALUES ($1, $2, $3, $4, $5)', [
-      tenant.id,
-      tenant.name,
-      tenant.default_from,
-      JSON.stringify(tenant.quota),
-      tenant.created_at,
-    ]);
+    const tenant: Tenant = { ...t, queue_weight: 1, created_at: now() };
+    await this.query(
+      'INSERT INTO tenants (id, name, default_from, quota, queue_weight, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      [tenant.id, tenant.name, tenant.default_from, JSON.stringify(tenant.quota), tenant.queue_weight, tenant.created_at],
+    );
     return tenant;
   }
 
@@ -296,13 +294,17 @@ export class PgCatalog implements Catalog {
     return (await this.query<TenantRow>('SELECT * FROM tenants ORDER BY created_at, id')).map(toTenant);
   }
 
-  async updateTenant(id: string, patch: Partial<Pick<Tenant, 'name' | 'default_from' | 'quota'>>): Promise<Tenant | null> {
+  async updateTenant(
+    id: string,
+    patch: Partial<Pick<Tenant, 'name' | 'default_from' | 'quota' | 'queue_weight'>>,
+  ): Promise<Tenant | null> {
     const values: unknown[] = [id];
     const sets: string[] = [];
     const set = (column: string, value: unknown) => sets.push(`${column} = $${values.push(value)}`);
     if (patch.name !== undefined) set('name', patch.name);
     if (patch.default_from !== undefined) set('default_from', patch.default_from);
     if (patch.quota !== undefined) set('quota', JSON.stringify(patch.quota));
+    if (patch.queue_weight !== undefined) set('queue_weight', patch.queue_weight);
     if (sets.length === 0) return this.getTenant(id);
     const [row] = await this.query<TenantRow>(`UPDATE tenants SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, values);
     return row ? toTenant(row) : null;

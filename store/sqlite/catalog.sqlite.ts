@@ -68,6 +68,7 @@ interface TenantRow {
   name: string;
   default_from: string | null;
   quota: string;
+  queue_weight: number;
   created_at: string;
 }
 
@@ -159,9 +160,9 @@ export class SqliteCatalog implements Catalog {
   }
 
   async createTenant(t: { id: string; name: string; default_from: string | null; quota: Quota }): Promise<Tenant> {
-    const row: TenantRow = { ...t, quota: JSON.stringify(t.quota), created_at: now() };
+    const row: TenantRow = { ...t, quota: JSON.stringify(t.quota), queue_weight: 1, created_at: now() };
     this.sql(
-      'INSERT INTO tenants (id, name, default_from, quota, created_at) VALUES (@id, @name, @default_from, @quota, @created_at)',
+      'INSERT INTO tenants (id, name, default_from, quota, queue_weight, created_at) VALUES (@id, @name, @default_from, @quota, @queue_weight, @created_at)',
     ).run(row);
     return toTenant(row);
   }
@@ -175,15 +176,19 @@ export class SqliteCatalog implements Catalog {
     return (this.sql('SELECT * FROM tenants ORDER BY created_at, id').all() as TenantRow[]).map(toTenant);
   }
 
-  async updateTenant(id: string, patch: Partial<Pick<Tenant, 'name' | 'default_from' | 'quota'>>): Promise<Tenant | null> {
+  async updateTenant(
+    id: string,
+    patch: Partial<Pick<Tenant, 'name' | 'default_from' | 'quota' | 'queue_weight'>>,
+  ): Promise<Tenant | null> {
     // Read and write with no await between: a concurrent update cannot slip in and be overwritten.
     const row = this.sql('SELECT * FROM tenants WHERE id = ?').get(id) as TenantRow | undefined;
     if (!row) return null;
     const next = { ...toTenant(row), ...patch };
-    this.sql('UPDATE tenants SET name = ?, default_from = ?, quota = ? WHERE id = ?').run(
+    this.sql('UPDATE tenants SET name = ?, default_from = ?, quota = ?, queue_weight = ? WHERE id = ?').run(
       next.name,
       next.default_from,
       JSON.stringify(next.quota),
+      next.queue_weight,
       id,
     );
     return next;

@@ -34,6 +34,10 @@ export interface MxHost {
   /** Connections the host has taken, and those that have ended since. */
   connections: number;
   closed: number;
+  /** Messages whose data has begun to arrive. */
+  dataStarted: number;
+  /** While set, the end of each message's data is answered only once it resolves (a host slow to take mail). */
+  hold: Promise<void> | null;
   close(): Promise<void>;
 }
 
@@ -65,6 +69,8 @@ export async function startMx(
     dataVerdict: opts.dataVerdict ?? (() => 'accept'),
     connections: 0,
     closed: 0,
+    dataStarted: 0,
+    hold: null,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server = new SMTPServer({
@@ -86,9 +92,11 @@ export async function startMx(
       answer(host.verdict(address.address), callback);
     },
     onData(stream, session, callback) {
+      host.dataStarted++;
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        await host.hold;
         const refusal = host.dataVerdict();
         if (refusal !== 'accept') return answer(refusal, callback);
         const bytes = Buffer.concat(chunks);
