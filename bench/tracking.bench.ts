@@ -1,4 +1,4 @@
-// npm run bench:tracking [-- --duration 10 --warmup 3 --connections 32 --messages 2000 --rounds 3]
+// npm run bench:tracking [-- --duration 10 --warmup 3 --connections 32 --messages 2000 --rounds 3 --profile DIR]
 // Click redirects per second with the event recorded: a fresh Gatepost (embedded, sandbox key)
 // captures N broadcast messages with a tracked link each, then autocannon follows their tracked
 // links (GET /t/c/<token>, each answered 302 only once the message's actor has recorded
@@ -10,7 +10,7 @@
 import autocannon from 'autocannon';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { call, fmt, gatepostRevision, inTurns, median, startChild, startGatepost, table } from './common.ts';
+import { call, fmt, gatepostRevision, inTurns, median, profileArgs, startChild, startGatepost, table } from './common.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -19,6 +19,8 @@ const { values: flags } = parseArgs({
     connections: { type: 'string', default: '32' },
     messages: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '3' },
+    /** Write a CPU profile of Gatepost (node --cpu-prof) into this directory. */
+    profile: { type: 'string' },
   },
 });
 const DURATION = Number(flags.duration);
@@ -66,7 +68,7 @@ function load(url: string, seconds: number, path: () => string): Promise<Run> {
   );
 }
 
-const gp = await startGatepost();
+const gp = await startGatepost(profileArgs(flags.profile));
 const fastify = await startChild('Fastify', ['bench/servers/fastify.server.ts']);
 try {
   // The messages, 500 a batch: tracked links only, no pixel or unsubscribe fields.

@@ -191,6 +191,18 @@ describe('the request log', () => {
     for (const secret of [tenant.live, tenant.sandbox, tenant.publicKey, ADMIN_TOKEN]) expect(gp.output).not.toContain(secret);
   });
 
+  it('writes no line for the links in sent mail, whose URLs hold tokens', async () => {
+    const link = `e2e-${randomUUID()}`;
+    const after = `e2e-${randomUUID()}`;
+    expect((await gp.request('GET', '/t/c/not-a-token', { headers: { 'x-request-id': link } })).status).toBe(404);
+    expect((await gp.request('GET', '/u/not-a-token', { headers: { 'x-request-id': link } })).status).toBe(404);
+    await gp.request('GET', '/healthz', { headers: { 'x-request-id': after } });
+    // Lines are written in order: once the later request's line is there, the links' would be.
+    await eventually(() => lines().find((l) => l.req_id === after));
+    expect(lines().filter((l) => l.req_id === link)).toEqual([]);
+    expect(gp.output).not.toContain('not-a-token');
+  });
+
   it('gives a request without a usable x-request-id one of its own', async () => {
     const answered = await gp.request('GET', '/healthz', { headers: { 'x-request-id': 'has spaces and "quotes"' } });
     const id = answered.headers.get('x-request-id')!;
