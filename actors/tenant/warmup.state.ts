@@ -121,30 +121,22 @@ export function takeWarmup(
   };
 }
 
+/** The view of a domain no cap applies to: warmup off, or the domain warm. */
+const uncapped = (status: 'off' | 'warm', frozen: boolean): WarmupView => ({
+  status,
+  day: null,
+  daily_cap: null,
+  window_cap: null,
+  used_today: 0,
+  used_this_window: 0,
+  next_window: null,
+  frozen,
+});
+
 export function warmupView(state: WarmupState | undefined, now: number, frozen: boolean, s: WarmupSettings): WarmupView {
-  if (!s.enabled)
-    return {
-      status: 'off',
-      day: null,
-      daily_cap: null,
-      window_cap: null,
-      used_today: 0,
-      used_this_window: 0,
-      next_window: null,
-      frozen,
-    };
+  if (!s.enabled) return uncapped('off', frozen);
   const w = rollWarmup(state ?? initialWarmup(now), now, frozen, s);
-  if (w.status === 'warm')
-    return {
-      status: 'warm',
-      day: null,
-      daily_cap: null,
-      window_cap: null,
-      used_today: 0,
-      used_this_window: 0,
-      next_window: null,
-      frozen,
-    };
+  if (w.status === 'warm') return uncapped('warm', frozen);
   const caps = capsOf(w.day, s);
   return {
     status: 'warming',
