@@ -288,7 +288,11 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const smtp = tls
     ? submissionServer({ gate, keys, log: report, tls, hostname: config.hostname, limits: config.smtpLimits })
     : null;
-  const inbound = tls
+  // The inbound MX presents its own certificate when given one (it answers for the MX host name), else submission's.
+  const inboundTls = tls && config.inboundTls
+    ? await submissionTls({ configured: config.inboundTls, dataDir: config.dataDir, hostname: config.hostname })
+    : tls;
+  const inbound = inboundTls
     ? inboundServer({
         routes: inboundRoutes,
         catalog,
@@ -299,7 +303,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         hostname: config.hostname,
         publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,
         log: report,
-        tls,
+        tls: inboundTls,
         maxBytes: config.inboundMaxBytes,
         spoolDir: join(config.dataDir, 'inbound-spool'),
         maxClients: config.smtpLimits.maxClients,
