@@ -200,6 +200,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   let queue: ReturnType<typeof embeddedQueue> | null = null;
   const metrics = promMetrics({
     queue: config.runtime === 'embedded' ? () => (queue ??= embeddedQueue(join(config.dataDir, 'actors.db'))).read() : null,
+    daprCalls: runtime instanceof DaprRuntime ? () => runtime.sidecar.calls.snapshot() : null,
   });
   const metricsSource = { scrape: () => metrics.scrape(), token: config.metricsToken };
   const records = {

@@ -41,11 +41,22 @@ function childrenOf<C>(make: (...values: string[]) => C): (a: string, b?: string
   };
 }
 
+/** Calls between the app and its Dapr sidecar of one kind and target, counted since the start. */
+export interface SidecarCalls {
+  kind: string;
+  target: string;
+  count: number;
+}
+
 /**
  * `queue`: the waiting messages per tenant, read when scraped; null where the runtime cannot tell
- * them cheaply (Dapr), and then the queue's metrics are left out.
+ * them cheaply (Dapr), and then the queue's metrics are left out. `daprCalls`: the calls between
+ * the app and its sidecar, read when scraped; null on the embedded runtime.
  */
-export function promMetrics(opts: { queue: (() => TenantQueue[]) | null }): PromMetrics {
+export function promMetrics(opts: {
+  queue: (() => TenantQueue[]) | null;
+  daprCalls?: (() => SidecarCalls[]) | null;
+}): PromMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -103,6 +114,20 @@ export function promMetrics(opts: { queue: (() => TenantQueue[]) | null }): Prom
       collect() {
         oldest.reset();
         for (const q of rows()) oldest.set({ tenant: q.tenant_id }, q.oldest_age_seconds);
+      },
+    });
+  }
+
+  const calls = opts.daprCalls;
+  if (calls) {
+    const total: Counter<'kind' | 'target'> = new Counter({
+      name: 'gatepost_dapr_calls_total',
+      help: 'Calls between this app and its Dapr sidecar, by kind (actor_invocation, state_read, state_transaction, reminder_registered, reminder_deleted, publish; served the other way: actor_call_served, reminder_fired, publication_received) and target (Type.method, actor type or topic).',
+      labelNames: ['kind', 'target'] as const,
+      registers: [registry],
+      collect() {
+        total.reset();
+        for (const c of calls()) total.inc({ kind: c.kind, target: c.target }, c.count);
       },
     });
   }
