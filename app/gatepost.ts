@@ -227,6 +227,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     queue: config.runtime === 'embedded' ? () => embedded().read() : null,
     fairQueue: hostsActors ? () => fairQueue?.destinations() ?? [] : null,
     breakers: config.runtime === 'embedded' ? () => embedded().breakers() : null,
+    daprCalls: runtime instanceof DaprRuntime ? () => runtime.sidecar.calls.snapshot() : null,
   });
   const metricsSource = { scrape: () => metrics.scrape(), token: config.metricsToken };
   const records = {
@@ -318,7 +319,11 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const smtp = tls
     ? submissionServer({ gate, keys, log: report, tls, hostname: config.hostname, limits: config.smtpLimits })
     : null;
-  const inbound = tls
+  // The inbound MX presents its own certificate when given one (it answers for the MX host name), else submission's.
+  const inboundTls = tls && config.inboundTls
+    ? await submissionTls({ configured: config.inboundTls, dataDir: config.dataDir, hostname: config.hostname })
+    : tls;
+  const inbound = inboundTls
     ? inboundServer({
         routes: inboundRoutes,
         catalog,
@@ -329,7 +334,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         hostname: config.hostname,
         publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,
         log: report,
-        tls,
+        tls: inboundTls,
         maxBytes: config.inboundMaxBytes,
         spoolDir: join(config.dataDir, 'inbound-spool'),
         maxClients: config.smtpLimits.maxClients,

@@ -1,4 +1,5 @@
-// The operator contract's settings: defaults, parsing and what is refused (webhooks, SMTP submission, direct delivery, sending domains).
+// The operator contract's settings: defaults, parsing and what is refused (webhooks, SMTP submission, direct delivery, sending domains, inbound MX).
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from './config.ts';
 
@@ -279,5 +280,17 @@ describe('loadConfig: inbound MX', () => {
     expect(c).toMatchObject({ inboundPort: 25, inboundHost: '127.0.0.1', inboundMaxBytes: 1_048_576 });
     expect(() => loadConfig({ GATEPOST_INBOUND_PORT: '70000' })).toThrow(/GATEPOST_INBOUND_PORT/);
     expect(() => loadConfig({ GATEPOST_INBOUND_MAX_BYTES: '0' })).toThrow(/GATEPOST_INBOUND_MAX_BYTES/);
+  });
+
+  it("presents submission's certificate unless given its own, and takes a certificate only with its key", () => {
+    const submission = { GATEPOST_SMTP_TLS_CERT: 'smtp.crt', GATEPOST_SMTP_TLS_KEY: 'smtp.key' };
+    expect(loadConfig(submission).inboundTls).toBeNull();
+    const own = loadConfig({ ...submission, GATEPOST_INBOUND_TLS_CERT: 'mx.crt', GATEPOST_INBOUND_TLS_KEY: 'mx.key' });
+    expect(own.inboundTls).toEqual({ cert: resolve('mx.crt'), key: resolve('mx.key') });
+    expect(own.smtpTls).toEqual({ cert: resolve('smtp.crt'), key: resolve('smtp.key') });
+    expect(() => loadConfig({ GATEPOST_INBOUND_TLS_CERT: 'mx.crt' })).toThrow(
+      'GATEPOST_INBOUND_TLS_CERT and GATEPOST_INBOUND_TLS_KEY go together',
+    );
+    expect(() => loadConfig({ GATEPOST_SMTP_TLS_KEY: 'smtp.key' })).toThrow('GATEPOST_SMTP_TLS_CERT and GATEPOST_SMTP_TLS_KEY go together');
   });
 });

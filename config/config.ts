@@ -98,6 +98,8 @@ export interface Config {
   inboundPort: number;
   inboundHost: string;
   inboundMaxBytes: number;
+  /** PEM files of the certificate the inbound MX's STARTTLS presents; null: submission's (smtpTls or the generated one). */
+  inboundTls: { cert: string; key: string } | null;
   /** What one template render may cost: output, {{#each}} iterations, time (GATEPOST_RENDER_*). */
   render: RenderLimits;
   /**
@@ -223,6 +225,14 @@ function booleanOf(name: string, value: string | undefined, fallback: boolean): 
   throw new Error(`${name} must be true or false, not ${value}`);
 }
 
+/** A certificate and its key as PEM file paths, `<prefix>_CERT` and `<prefix>_KEY`: both or neither. */
+function pemPair(env: NodeJS.ProcessEnv, prefix: string): { cert: string; key: string } | null {
+  const cert = env[`${prefix}_CERT`];
+  const key = env[`${prefix}_KEY`];
+  if (!cert !== !key) throw new Error(`${prefix}_CERT and ${prefix}_KEY go together: set both or neither`);
+  return cert && key ? { cert: resolve(cert), key: resolve(key) } : null;
+}
+
 function countOf(name: string, value: string | undefined, fallback: number): number {
   const count = Number(value ?? fallback);
   if (!Number.isInteger(count) || count < 1) throw new Error(`${name} must be a whole number of at least 1, not ${value}`);
@@ -326,8 +336,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (runtime === 'dapr' && !env.DATABASE_URL) throw new Error('GATEPOST_RUNTIME=dapr needs DATABASE_URL (PostgreSQL)');
   const webhookRetrySchedule = parseDurations('GATEPOST_WEBHOOK_RETRY', env.GATEPOST_WEBHOOK_RETRY ?? DEFAULT_WEBHOOK_RETRY);
   if (webhookRetrySchedule.length > 14) throw new Error('GATEPOST_WEBHOOK_RETRY: at most 14 waits (15 attempts in all)');
-  const { GATEPOST_SMTP_TLS_CERT: cert, GATEPOST_SMTP_TLS_KEY: key } = env;
-  if (!cert !== !key) throw new Error('GATEPOST_SMTP_TLS_CERT and GATEPOST_SMTP_TLS_KEY go together: set both or neither');
+  const smtpTls = pemPair(env, 'GATEPOST_SMTP_TLS');
+  const inboundTls = pemPair(env, 'GATEPOST_INBOUND_TLS');
   const host = env.HOST ?? '0.0.0.0';
   const dnsServers = list(env.GATEPOST_DNS_SERVERS);
   const oldKeys = list(env.GATEPOST_ENCRYPTION_KEYS_OLD).map((k) => parseKey('GATEPOST_ENCRYPTION_KEYS_OLD', k));
@@ -366,10 +376,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     spf: { include: env.GATEPOST_SPF_INCLUDE || null, ips: list(env.GATEPOST_SENDING_IPS) },
     smtpPort: portOf('GATEPOST_SMTP_PORT', env.GATEPOST_SMTP_PORT, 2587),
     smtpHost: env.GATEPOST_SMTP_HOST ?? host,
-    smtpTls: cert && key ? { cert: resolve(cert), key: resolve(key) } : null,
+    smtpTls,
     inboundPort: portOf('GATEPOST_INBOUND_PORT', env.GATEPOST_INBOUND_PORT, 2525),
     inboundHost: env.GATEPOST_INBOUND_HOST ?? host,
     inboundMaxBytes: countOf('GATEPOST_INBOUND_MAX_BYTES', env.GATEPOST_INBOUND_MAX_BYTES, 25 * 1024 * 1024),
+    inboundTls,
     smtpLimits: {
       maxClients: countOf('GATEPOST_SMTP_MAX_CLIENTS', env.GATEPOST_SMTP_MAX_CLIENTS, 100),
       idleTimeoutMs: oneDuration('GATEPOST_SMTP_IDLE_TIMEOUT', env.GATEPOST_SMTP_IDLE_TIMEOUT ?? '30s'),

@@ -306,6 +306,9 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       readOnly: true,
     });
     expect(ingress.spec.template.spec.volumes).toContainEqual({ name: 'smtp-tls', secret: { secretName: 'mail-tls' } });
+    // The inbound MX presents the same certificate: the app falls back to submission's.
+    expect(smtpEnv.has('GATEPOST_INBOUND_TLS_CERT')).toBe(false);
+    expect(ingress.spec.template.spec.volumes.map((v: { name: string }) => v.name)).not.toContain('inbound-tls');
     expect(container(ingress).ports).toContainEqual({ name: 'smtp', containerPort: 2465, protocol: 'TCP' });
     // Exposed as load balancers that keep the client's address (rate limits, SPF).
     expect(find(objects, 'Service', 'gatepost-smtp').spec).toMatchObject({
@@ -338,6 +341,27 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       expect((component.spec.metadata as Obj[]).map((m) => m.name)).not.toContain('redisPassword');
       expect(component.auth).toBeUndefined();
     }
+  });
+
+  it('mounts a TLS Secret of the inbound MX\u2019s own and passes it as GATEPOST_INBOUND_TLS_CERT/KEY, beside submission\u2019s', async () => {
+    const objects = await render('ingress.smtp.tlsSecret=submission-tls', 'ingress.inbound.tlsSecret=mx-tls');
+    const ingress = find(objects, 'Deployment', 'gatepost-ingress');
+    const env = envOf(ingress);
+    expect(env.get('GATEPOST_SMTP_TLS_CERT')?.value).toBe('/etc/gatepost/smtp-tls/tls.crt');
+    expect(env.get('GATEPOST_INBOUND_TLS_CERT')?.value).toBe('/etc/gatepost/inbound-tls/tls.crt');
+    expect(env.get('GATEPOST_INBOUND_TLS_KEY')?.value).toBe('/etc/gatepost/inbound-tls/tls.key');
+    expect(container(ingress).volumeMounts).toEqual([
+      { name: 'data', mountPath: '/var/lib/gatepost' },
+      { name: 'smtp-tls', mountPath: '/etc/gatepost/smtp-tls', readOnly: true },
+      { name: 'inbound-tls', mountPath: '/etc/gatepost/inbound-tls', readOnly: true },
+    ]);
+    expect(ingress.spec.template.spec.volumes).toEqual([
+      { name: 'data', emptyDir: {} },
+      { name: 'smtp-tls', secret: { secretName: 'submission-tls' } },
+      { name: 'inbound-tls', secret: { secretName: 'mx-tls' } },
+    ]);
+    // The actor host serves no SMTP: neither Secret is mounted there.
+    expect(envOf(find(objects, 'Deployment', 'gatepost-actors')).has('GATEPOST_INBOUND_TLS_CERT')).toBe(false);
   });
 
   it('renders manifests valid against the Kubernetes 1.34 and Dapr 1.18 schemas (kubeconform, strict), with every values file', async () => {

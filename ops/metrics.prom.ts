@@ -57,16 +57,25 @@ function childrenOf<C>(make: (...values: string[]) => C): (a: string, b?: string
   };
 }
 
+/** Calls between the app and its Dapr sidecar of one kind and target, counted since the start. */
+export interface SidecarCalls {
+  kind: string;
+  target: string;
+  count: number;
+}
+
 /**
  * `queue`: the waiting messages per tenant, read when scraped; null where the runtime cannot tell
  * them cheaply (Dapr), and then the queue's metrics are left out. `fairQueue`: this process's fair
  * queue per destination, null where it hosts no actors. `breakers`: every tenant's breaker, read
- * when scraped; null where the runtime cannot list them (Dapr).
+ * when scraped; null where the runtime cannot list them (Dapr). `daprCalls`: the calls between
+ * the app and its sidecar, read when scraped; null on the embedded runtime.
  */
 export function promMetrics(opts: {
   queue: (() => TenantQueue[]) | null;
   fairQueue?: (() => DestinationQueue[]) | null;
   breakers?: (() => TenantBreaker[]) | null;
+  daprCalls?: (() => SidecarCalls[]) | null;
 }): PromMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -155,6 +164,19 @@ export function promMetrics(opts: {
       collect() {
         breakers.reset();
         for (const b of readBreakers()) breakers.set({ tenant: b.tenant_id }, BREAKER_VALUES[b.status]);
+      },
+    });
+  }
+  const calls = opts.daprCalls;
+  if (calls) {
+    const total: Counter<'kind' | 'target'> = new Counter({
+      name: 'gatepost_dapr_calls_total',
+      help: 'Calls between this app and its Dapr sidecar, by kind (actor_invocation, state_read, state_transaction, reminder_registered, reminder_deleted, publish; served the other way: actor_call_served, reminder_fired, publication_received) and target (Type.method, actor type or topic).',
+      labelNames: ['kind', 'target'] as const,
+      registers: [registry],
+      collect() {
+        total.reset();
+        for (const c of calls()) total.inc({ kind: c.kind, target: c.target }, c.count);
       },
     });
   }

@@ -153,6 +153,7 @@ export class DaprRuntime implements ActorRuntime {
     );
     app.post<{ Params: { topic: string }; Body: { id?: string; data?: unknown } }>('/dapr/events/:topic', async (request) => {
       const subscriber = this.subscribers.get(request.params.topic);
+      this.sidecar.calls.count('publication_received', request.params.topic);
       if (!subscriber) return { status: 'DROP' };
       try {
         await this.tracked(() =>
@@ -170,6 +171,7 @@ export class DaprRuntime implements ActorRuntime {
       async (request, reply) => {
         const { type, id, name } = request.params;
         const data = request.body?.data ?? null;
+        this.sidecar.calls.count('reminder_fired', type);
         try {
           await this.tracked(() =>
             name === OUTBOX
@@ -198,6 +200,7 @@ export class DaprRuntime implements ActorRuntime {
       '/actors/:type/:id/method/:method',
       async (request, reply) => {
         const { type, id, method } = request.params;
+        this.sidecar.calls.count('actor_call_served', `${type}.${method}`);
         const header = request.headers[CHAIN_HEADER];
         const chain = typeof header === 'string' && header !== '' ? header.split(',').map(decodeURIComponent) : [];
         try {

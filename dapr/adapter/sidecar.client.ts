@@ -6,6 +6,7 @@
 // took two fifths of the actor host's CPU under load (bench:send --runtime dapr, profile).
 import { Pool } from 'undici';
 import { GatepostError, isCodedErrorBody } from '../../errors/errors.catalog.ts';
+import { CallLog } from './call.log.ts';
 
 export type StateOperation =
   { operation: 'upsert'; request: { key: string; value: unknown } } | { operation: 'delete'; request: { key: string } };
@@ -47,6 +48,8 @@ const PLACEMENT_WAIT_STEP_MS = 250;
 
 export class SidecarClient {
   readonly base: string;
+  /** Every call made to the sidecar, by kind (the runtime adds the ones the sidecar makes to the app). */
+  readonly calls = new CallLog();
   private readonly pool: Pool;
 
   constructor(daprHttpPort: number, host = '127.0.0.1') {
@@ -97,6 +100,7 @@ export class SidecarClient {
     if (chain.length > 0) headers[CHAIN_HEADER] = chain.map(enc).join(',');
     let res: Answer;
     for (let waited = 0; ; waited += PLACEMENT_WAIT_STEP_MS) {
+      this.calls.count('actor_invocation', `${type}.${method}`);
       res = await this.call(path, { method: 'PUT', headers, body }, INVOKE_TIMEOUT_MS, signal);
       // While placement moves actors (a host joined or died) the sidecar may not know where an
       // actor lives. The call reached no actor, so trying again is always safe.
@@ -115,6 +119,7 @@ export class SidecarClient {
 
   /** The value of `key`, or undefined when the actor has none. */
   async getState<T>(type: string, id: string, key: string): Promise<T | undefined> {
+    this.calls.count('state_read', type);
     const res = await this.call(`/actors/${enc(type)}/${enc(id)}/state/${enc(key)}`);
     if (res.status === 204) return undefined;
     if (!res.ok) throw new Error(`state get ${type}/${id}/${key}: HTTP ${res.status}: ${res.text}`);
@@ -124,6 +129,7 @@ export class SidecarClient {
   /** Saves the operations atomically (the state store must support transactions). */
   async saveState(type: string, id: string, operations: StateOperation[]): Promise<void> {
     if (operations.length === 0) return;
+    this.calls.count('state_transaction', type);
     const res = await this.call(`/actors/${enc(type)}/${enc(id)}/state`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -134,6 +140,7 @@ export class SidecarClient {
 
   /** A one-shot reminder at `dueAt` (ms since epoch); a past time fires at once. */
   async setReminder(type: string, id: string, name: string, dueAt: number, data: unknown): Promise<void> {
+    this.calls.count('reminder_registered', type);
     const res = await this.call(`/actors/${enc(type)}/${enc(id)}/reminders/${enc(name)}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -144,6 +151,7 @@ export class SidecarClient {
   }
 
   async deleteReminder(type: string, id: string, name: string): Promise<void> {
+    this.calls.count('reminder_deleted', type);
     const res = await this.call(`/actors/${enc(type)}/${enc(id)}/reminders/${enc(name)}`, { method: 'DELETE' });
     if (!res.ok && res.status !== 404) {
       throw new Error(`reminder delete ${type}/${id}/${name}: HTTP ${res.status}: ${res.text}`);
@@ -151,6 +159,7 @@ export class SidecarClient {
   }
 
   async publish(pubsub: string, topic: string, data: unknown, id: string): Promise<void> {
+    this.calls.count('publish', topic);
     // The id travels as a CloudEvent attribute, so a redelivery carries the same one.
     const res = await this.call(`/publish/${enc(pubsub)}/${enc(topic)}?metadata.cloudevent.id=${enc(id)}`, {
       method: 'POST',

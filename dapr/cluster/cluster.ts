@@ -214,7 +214,8 @@ export class DaprCluster {
         DATABASE_URL: this.opts.databaseUrl,
         DAPR_HTTP_PORT: String(p[`${prefix}Http`]),
         APP_PORT: String(p[`${prefix}App`]),
-        PORT: String(this.opts.port ?? 0),
+        // The ingress's HTTP API; an actor host serves its metrics on a free port (it prints which).
+        PORT: role === 'ingress' ? String(this.opts.port ?? 0) : '0',
         HOST: '127.0.0.1',
       },
     ];

@@ -46,6 +46,14 @@ function tye(): App[] {
   }));
 }
 
+describe('dapr.yaml', () => {
+  it('has daprd check the actor host\u2019s health where it names a health path (the CLI checks only with enableAppHealthCheck)', () => {
+    for (const app of read('dapr.yaml').apps) {
+      if (app.appHealthCheckPath) expect(app.enableAppHealthCheck, app.appID).toBe(true);
+    }
+  });
+});
+
 describe.each([
   ['dapr.yaml', multiAppRun],
   ['tye.yaml', tye],
@@ -63,5 +71,14 @@ describe.each([
     expect(ingress).toMatchObject({ runtime: 'dapr', role: 'ingress', port: 3000 });
     for (const app of byId.values()) expect(app.command).toEqual(['node', '--import', 'tsx', 'main.ts']);
     expect(existsSync(`${ROOT}/components`)).toBe(true);
+  });
+
+  it('gives every listener of the two apps a port of its own (the actor host serves its metrics on PORT)', () => {
+    // The sidecars' ports are the tool's to give (Tye's Dapr extension picks them).
+    const ports = apps().flatMap((a) => {
+      const c = loadConfig(a.env);
+      return c.role === 'ingress' ? [c.port, c.smtpPort, c.inboundPort] : [c.port, c.appPort];
+    });
+    expect(new Set(ports).size).toBe(ports.length);
   });
 });

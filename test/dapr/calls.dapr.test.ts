@@ -1,0 +1,153 @@
+// What one send costs in calls between processes on the Dapr topology, today (issue 27 item 1's
+// first step): the calls each app makes to its daprd and the calls its daprd makes to it (actor
+// calls served, reminders fired, publications received), read from each app's GET /metrics
+// (gatepost_dapr_calls_total, the adapter's call log). A sandbox send and a live send (through an
+// SMTP relay) are measured each to a recipient not seen before, after a first send of the same
+// kind (whose calls are counted too: the same, but for reads of state its actors had not cached
+// yet). The counts must be exactly today's: a change to the send path fails here, and then the
+// tables below and docs/scaling.md ("Calls per send today") are updated with it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../harness/gatepost.harness.ts';
+import { daprClusterWithRelay } from '../harness/cluster.harness.ts';
+
+const suite = daprClusterWithRelay('calls');
+
+/** `kind target` → calls. */
+type Counts = Record<string, number>;
+interface Both {
+  ingress: Counts;
+  actors: Counts;
+}
+
+/** The call log of one app, from its Prometheus text. */
+async function scrape(url: string): Promise<Counts> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const counts: Counts = {};
+  for (const m of text.matchAll(/^gatepost_dapr_calls_total\{kind="([^"]+)",target="([^"]+)"\} (\d+)$/gm)) {
+    counts[`${m[1]} ${m[2]}`] = Number(m[3]);
+  }
+  return counts;
+}
+
+const minus = (after: Counts, before: Counts): Counts =>
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([k, n]) => [k, n - (before[k] ?? 0)] as const)
+      .filter(([, n]) => n > 0)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+
+/** Calls per kind, all targets summed: the figures docs/scaling.md gives. */
+function perKind(counts: Counts): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, n] of Object.entries(counts)) out[k.split(' ')[0]!] = (out[k.split(' ')[0]!] ?? 0) + n;
+  return out;
+}
+
+// What the ingress sends through its sidecar for one POST /v1/emails: the admit call.
+const INGRESS = { 'actor_invocation MessageActor.admit': 1 };
+
+/** Calls on the actor host (app ↔ its daprd) for a sandbox send, up to the capture and its event. */
+const SANDBOX_ACTORS: Counts = {
+  'actor_call_served MessageActor.admit': 1,
+  'actor_call_served MessageActor.get': 1,
+  'actor_call_served MessageActor.recordAttempt': 1,
+  'actor_call_served RecipientActor.check': 1,
+  'actor_call_served TenantActor.take': 1,
+  'actor_invocation MessageActor.get': 1,
+  'actor_invocation MessageActor.recordAttempt': 1,
+  'actor_invocation RecipientActor.check': 1,
+  'actor_invocation TenantActor.take': 1,
+  'publication_received email.events': 1,
+  'publication_received message.ready': 1,
+  'publish email.events': 1,
+  'publish message.ready': 1,
+  'reminder_deleted MessageActor': 2,
+  'reminder_registered MessageActor': 4,
+  'state_read MessageActor': 3,
+  'state_read RecipientActor': 1,
+  'state_transaction MessageActor': 4,
+  'state_transaction TenantActor': 1,
+};
+
+/** The same for a live send, up to the relay's receipt and the reputation breaker's observation. */
+const LIVE_ACTORS: Counts = {
+  ...SANDBOX_ACTORS,
+  'actor_call_served DeliveryActor.attempt': 1,
+  'actor_call_served DeliveryActor.begin': 1,
+  'actor_call_served TenantActor.admitDelivery': 1,
+  'actor_call_served TenantActor.chainReceipt': 1,
+  'actor_call_served TenantActor.observeReputation': 1,
+  'actor_invocation DeliveryActor.attempt': 1,
+  'actor_invocation DeliveryActor.begin': 1,
+  'actor_invocation TenantActor.admitDelivery': 1,
+  'actor_invocation TenantActor.chainReceipt': 1,
+  'actor_invocation TenantActor.observeReputation': 1,
+  'state_read DeliveryActor': 1,
+  'state_read TenantActor': 2,
+  'state_transaction DeliveryActor': 2,
+  'state_transaction TenantActor': 3,
+};
+
+/** A first send of each kind reads the tenant's state its actors have not cached yet. */
+const FIRST_SANDBOX_ACTORS: Counts = { ...SANDBOX_ACTORS, 'state_read TenantActor': 1 };
+const FIRST_LIVE_ACTORS: Counts = { ...LIVE_ACTORS, 'state_read TenantActor': 4 };
+
+describe('calls between processes per send on the Dapr topology', () => {
+  it('are, for a sandbox send and a live send, exactly what the send path makes today', async () => {
+    const t = await suite.client.tenant();
+    const log = readFileSync(join(suite.cluster.workDir, 'actors.log'), 'utf8');
+    const actorsUrl = /metrics of this actor host: GET (\S+)\/metrics/.exec(log)![1]!;
+    const scrapeBoth = async (): Promise<Both> => ({ ingress: await scrape(suite.cluster.url), actors: await scrape(actorsUrl) });
+
+    const sandbox = async (to: string) => {
+      const res = await suite.client.request('POST', '/v1/emails', { key: t.sandbox, body: { to, subject: 'hi', html: '<p>hi</p>' } });
+      expect(res.status).toBe(202);
+      const captured = async () =>
+        (await suite.client.request('GET', `/v1/sandbox/messages/${res.body.id}`, { key: t.sandbox })).status === 200;
+      await eventually(captured, 30_000);
+    };
+    const live = async (to: string) => {
+      const res = await suite.client.request('POST', '/v1/emails', { key: t.live, body: { to, subject: 'hi', html: '<p>hi</p>' } });
+      expect(res.status).toBe(202);
+      await eventually(() => suite.relay.received.some((r) => r.messageId === `<${res.body.id}@sender.example>`), 30_000);
+    };
+
+    /**
+     * Sends, and waits until the calls since `before` are `expected` (the send's last calls, an
+     * outbox cleared or a breaker observed, come after the mail is captured or received).
+     * Returns what was seen, which differs from `expected` only if it never got there.
+     */
+    const measure = async (send: () => Promise<void>, expected: Both): Promise<Both> => {
+      const before = await scrapeBoth();
+      await send();
+      let seen: Both = { ingress: {}, actors: {} };
+      const settled = async () => {
+        const now = await scrapeBoth();
+        seen = { ingress: minus(now.ingress, before.ingress), actors: minus(now.actors, before.actors) };
+        return JSON.stringify(seen) === JSON.stringify(expected);
+      };
+      await eventually(settled, 30_000).catch(() => undefined);
+      return seen;
+    };
+
+    // Each measurement waits for all of its send's calls, so none spill into the next one.
+    const sends: [string, () => Promise<void>, Counts][] = [
+      ['first sandbox', () => sandbox('first-sandbox@example.com'), FIRST_SANDBOX_ACTORS],
+      ['sandbox', () => sandbox('sandbox@example.com'), SANDBOX_ACTORS],
+      ['first live', () => live('first-live@example.com'), FIRST_LIVE_ACTORS],
+      ['live', () => live('live@example.com'), LIVE_ACTORS],
+    ];
+    for (const [name, send, actors] of sends) {
+      const seen = await measure(send, { ingress: INGRESS, actors });
+      const total = Object.values(seen.ingress).concat(Object.values(seen.actors)).reduce((a, b) => a + b, 0);
+      console.log(
+        `calls per ${name} send: ${total} in all; ingress ${JSON.stringify(perKind(seen.ingress))}, ` +
+          `actor host ${JSON.stringify(perKind(seen.actors))}`,
+      );
+      expect(seen, name).toEqual({ ingress: INGRESS, actors });
+    }
+  }, 240_000);
+});
