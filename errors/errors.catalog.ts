@@ -35,6 +35,7 @@ export const errorCatalog = {
     smtp: [554, '5.6.0'],
     message: 'This tenant already has an inbound route with that match.',
   },
+  contact_exists: { status: 409, smtp: [554, '5.6.0'], message: 'The audience already has a contact with that email.' },
   webhook_disabled: { status: 409, smtp: [554, '5.6.0'], message: 'The webhook endpoint is disabled.' },
   webhook_delivery_not_failed: {
     status: 409,

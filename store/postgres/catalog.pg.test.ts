@@ -136,6 +136,7 @@ describe('PgCatalog migrations', () => {
         { version: 5, name: '005_inbound.sql' },
         { version: 6, name: '006_reports.sql' },
         { version: 7, name: '007_tracking_host.sql' },
+        { version: 8, name: '008_audiences.sql' },
       ]);
       // Each of them works against the one schema.
       const tenant = await catalogs[0]!.createTenant({
