@@ -73,6 +73,11 @@ export const errorCatalog = {
     smtp: [554, '5.5.0'],
     message: 'This idempotency key was already used with a different request.',
   },
+  csv_invalid: {
+    status: 422,
+    smtp: [554, '5.6.0'],
+    message: 'The CSV file cannot be read; nothing was imported.',
+  },
   webhook_url_refused: {
     status: 422,
     smtp: [554, '5.7.1'],

@@ -1273,7 +1273,13 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
       it('creates, reads, lists and deletes audiences, each tenant seeing only its own, with their contacts counted', async () => {
         const [a, b] = [await newTenant(), await newTenant()];
         const created = await catalog.createAudience({ id: unique('aud'), tenant_id: a.id, name: 'Newsletter' });
-        expect(created).toEqual({ id: created.id, tenant_id: a.id, name: 'Newsletter', contacts: 0, created_at: expect.stringMatching(ISO) });
+        expect(created).toEqual({
+          id: created.id,
+          tenant_id: a.id,
+          name: 'Newsletter',
+          contacts: 0,
+          created_at: expect.stringMatching(ISO),
+        });
         const second = await catalog.createAudience({ id: unique('aud'), tenant_id: a.id, name: 'Customers' });
         await catalog.createContact(contact(a.id, created.id, 'ann@example.com'));
         expect(await catalog.getAudience(a.id, created.id)).toEqual({ ...created, contacts: 1 });
@@ -1317,7 +1323,8 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect(ids).toEqual([...ids].sort());
         expect(ids).toContain(ann.id);
         expect((await catalog.listContacts(b.id, aud.id, { limit: 10 })).data).toEqual([]);
-        for (const cursor of BAD_CURSORS) await expectError(catalog.listContacts(a.id, aud.id, { limit: 3, cursor }), 'invalid_request');
+        for (const cursor of BAD_CURSORS)
+          await expectError(catalog.listContacts(a.id, aud.id, { limit: 3, cursor }), 'invalid_request');
 
         expect(await catalog.deleteContact(b.id, aud.id, ann.id)).toBe(false);
         expect(await catalog.deleteContact(a.id, aud.id, ann.id)).toBe(true);
@@ -1344,7 +1351,11 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
           data: { city: 'Rome' },
           unsubscribed: false,
         });
-        expect(await catalog.upsertContacts(a.id, aud.id, [{ id: unique('con'), email: 'ann@example.com', name: null, data: {}, unsubscribed: false }])).toEqual({
+        expect(
+          await catalog.upsertContacts(a.id, aud.id, [
+            { id: unique('con'), email: 'ann@example.com', name: null, data: {}, unsubscribed: false },
+          ]),
+        ).toEqual({
           added: 0,
           updated: 1,
         });

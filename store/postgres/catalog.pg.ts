@@ -814,9 +814,10 @@ export class PgCatalog implements Catalog {
   }
 
   async listAudiences(tenantId: string): Promise<Audience[]> {
-    return this.query<Audience>(`SELECT ${AUDIENCE_COLUMNS} FROM audiences a WHERE a.tenant_id = $1 ORDER BY a.created_at, a.id`, [
-      tenantId,
-    ]);
+    return this.query<Audience>(
+      `SELECT ${AUDIENCE_COLUMNS} FROM audiences a WHERE a.tenant_id = $1 ORDER BY a.created_at, a.id`,
+      [tenantId],
+    );
   }
 
   async deleteAudience(tenantId: string, id: string): Promise<boolean> {

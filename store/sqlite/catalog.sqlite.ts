@@ -798,7 +798,10 @@ export class SqliteCatalog implements Catalog {
   }
 
   async deleteContact(tenantId: string, audienceId: string, id: string): Promise<boolean> {
-    return this.sql('DELETE FROM contacts WHERE tenant_id = ? AND audience_id = ? AND id = ?').run(tenantId, audienceId, id).changes > 0;
+    return (
+      this.sql('DELETE FROM contacts WHERE tenant_id = ? AND audience_id = ? AND id = ?').run(tenantId, audienceId, id).changes >
+      0
+    );
   }
 
   async listContacts(tenantId: string, audienceId: string, opts: { limit: number; cursor?: string }): Promise<Page<Contact>> {
