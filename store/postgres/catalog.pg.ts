@@ -846,35 +846,40 @@ export class PgCatalog implements Catalog {
   }
 
   async upsertContacts(tenantId: string, audienceId: string, rows: ContactUpsert[]): Promise<{ added: number; updated: number }> {
-    const at = now();
+    if (rows.length === 0) return { added: 0, updated: 0 };
+    // Two statements over the whole batch (its emails are distinct: the import refuses a repeat):
+    // the known emails updated, then the rest inserted.
+    const batch = JSON.stringify(
+      rows.map((r) => ({
+        id: r.id,
+        email: r.email,
+        name: r.name ?? null,
+        data: r.data,
+        unsubscribed: r.unsubscribed ?? false,
+        has_name: r.name !== undefined,
+        has_unsubscribed: r.unsubscribed !== undefined,
+      })),
+    );
+    const recordset = `jsonb_to_recordset($3::jsonb)
+      AS r(id text, email text, name text, data jsonb, unsubscribed boolean, has_name boolean, has_unsubscribed boolean)`;
     return inTransaction(this.pool, async (client) => {
-      let added = 0;
-      for (const r of rows) {
-        // xmax is 0 on a row this statement inserted, and set on one it updated.
-        const result = await client.query<{ inserted: boolean }>(
-          `INSERT INTO contacts (${CONTACT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $10)
-             ON CONFLICT (audience_id, email) DO UPDATE SET
-               name = CASE WHEN $8 THEN excluded.name ELSE contacts.name END,
-               unsubscribed = CASE WHEN $9 THEN excluded.unsubscribed ELSE contacts.unsubscribed END,
-               data = contacts.data || excluded.data,
-               updated_at = excluded.updated_at
-             RETURNING (xmax = 0) AS inserted`,
-          [
-            r.id,
-            tenantId,
-            audienceId,
-            r.email,
-            r.name ?? null,
-            JSON.stringify(r.data),
-            r.unsubscribed ?? false,
-            r.name !== undefined,
-            r.unsubscribed !== undefined,
-            at,
-          ],
-        );
-        if (result.rows[0]?.inserted) added++;
-      }
-      return { added, updated: rows.length - added };
+      const updated = await client.query(
+        `UPDATE contacts c SET
+           name = CASE WHEN r.has_name THEN r.name ELSE c.name END,
+           unsubscribed = CASE WHEN r.has_unsubscribed THEN r.unsubscribed ELSE c.unsubscribed END,
+           data = c.data || r.data,
+           updated_at = $4
+         FROM ${recordset}
+         WHERE c.audience_id = $2 AND c.tenant_id = $1 AND c.email = r.email`,
+        [tenantId, audienceId, batch, now()],
+      );
+      const added = await client.query(
+        `INSERT INTO contacts (${CONTACT_COLUMNS})
+           SELECT r.id, $1, $2, r.email, r.name, r.data, r.unsubscribed, $4, $4 FROM ${recordset}
+         ON CONFLICT (audience_id, email) DO NOTHING`,
+        [tenantId, audienceId, batch, now()],
+      );
+      return { added: added.rowCount ?? 0, updated: updated.rowCount ?? 0 };
     });
   }
 
