@@ -105,6 +105,15 @@ describe('importContacts', () => {
     expect(await all(audience)).toEqual([]);
   });
 
+  it('refuses a file of more rows than it takes whole', async () => {
+    const audience = await newAudience();
+    const csv = 'email\n' + Array.from({ length: 4 }, (_, i) => `p${i}@example.com\n`).join('');
+    const error = await refusedWith(importContacts(catalog, 'ten_import', audience, Readable.from([csv]), 3));
+    expect(error.message).toMatch(/more than 3 rows/);
+    expect(await all(audience)).toEqual([]);
+    expect(await importContacts(catalog, 'ten_import', audience, Readable.from([csv]), 4)).toMatchObject({ added: 4 });
+  });
+
   it('refuses a 10 MB line whole, naming its row, without reading the rest', async () => {
     const audience = await newAudience();
     const long = `x${'y'.repeat(10 * 1024 * 1024)}@example.com,Long\n`;

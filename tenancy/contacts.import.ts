@@ -21,6 +21,8 @@ import type { Catalog, ContactUpsert } from '../store/catalog.port.ts';
 export const MAX_RECORD_BYTES = 64 * 1024;
 /** The refused rows a report lists; all are counted. */
 export const MAX_REFUSED_LISTED = 100;
+/** The most data rows one file may have: the emails seen are kept to refuse a repeat, so this bounds them. */
+export const MAX_IMPORT_ROWS = 1_000_000;
 const IMPORT_BATCH = 1000;
 
 export interface RefusedRow {
@@ -95,7 +97,7 @@ function parseProblem(error: CsvError): string {
 }
 
 /** Parses and checks `body`, spooling the rows to apply as JSON lines; refuses an unparseable file whole. */
-async function check(body: Readable, spool: string, report: ImportReport): Promise<void> {
+async function check(body: Readable, spool: string, report: ImportReport, maxRows: number): Promise<void> {
   let header = false;
   const columns = (cells: string[]) => {
     header = true;
@@ -112,9 +114,13 @@ async function check(body: Readable, spool: string, report: ImportReport): Promi
   body.pipe(parser);
   // A client that stops sending ends the parse as an error.
   body.once('error', (error) => parser.destroy(error));
+  body.once('close', () => {
+    if (!body.readableEnded) parser.destroy(new Error('The request ended before its body did.'));
+  });
   try {
     for await (const record of parser as AsyncIterable<Record<string, string>>) {
       row++;
+      if (row - 1 > maxRows) throw csvInvalid(`The file has more than ${maxRows} rows; split it.`, row);
       const contact = contactOfRow(record);
       if (typeof contact === 'string') {
         refuse(record[EMAIL] ?? '', contact);
@@ -164,12 +170,13 @@ export async function importContacts(
   tenantId: string,
   audienceId: string,
   body: Readable,
+  maxRows = MAX_IMPORT_ROWS,
 ): Promise<ImportReport> {
   const report: ImportReport = { added: 0, updated: 0, refused_count: 0, refused: [] };
   const dir = await mkdtemp(join(tmpdir(), 'gatepost-import-'));
   try {
     const spool = join(dir, 'rows.ndjson');
-    await check(body, spool, report);
+    await check(body, spool, report, maxRows);
     await apply(catalog, tenantId, audienceId, spool, report);
     return report;
   } finally {
