@@ -35,6 +35,7 @@ export const errorCatalog = {
     smtp: [554, '5.6.0'],
     message: 'This tenant already has an inbound route with that match.',
   },
+  contact_exists: { status: 409, smtp: [554, '5.6.0'], message: 'The audience already has a contact with that email.' },
   webhook_disabled: { status: 409, smtp: [554, '5.6.0'], message: 'The webhook endpoint is disabled.' },
   webhook_delivery_not_failed: {
     status: 409,
@@ -71,6 +72,11 @@ export const errorCatalog = {
     status: 422,
     smtp: [554, '5.5.0'],
     message: 'This idempotency key was already used with a different request.',
+  },
+  csv_invalid: {
+    status: 422,
+    smtp: [554, '5.6.0'],
+    message: 'The CSV file cannot be read; nothing was imported.',
   },
   webhook_url_refused: {
     status: 422,

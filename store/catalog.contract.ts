@@ -1264,6 +1264,111 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
       });
     });
 
+    describe('audiences and contacts', () => {
+      const contact = (tenant_id: string, audience_id: string, email: string) => ({
+        id: unique('con'),
+        tenant_id,
+        audience_id,
+        email,
+        name: 'Ann',
+        data: { plan: 'pro', visits: 3 },
+        unsubscribed: false,
+      });
+
+      it('creates, reads, lists and deletes audiences, each tenant seeing only its own, with their contacts counted', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const created = await catalog.createAudience({ id: unique('aud'), tenant_id: a.id, name: 'Newsletter' });
+        expect(created).toEqual({
+          id: created.id,
+          tenant_id: a.id,
+          name: 'Newsletter',
+          contacts: 0,
+          created_at: expect.stringMatching(ISO),
+        });
+        const second = await catalog.createAudience({ id: unique('aud'), tenant_id: a.id, name: 'Customers' });
+        await catalog.createContact(contact(a.id, created.id, 'ann@example.com'));
+        expect(await catalog.getAudience(a.id, created.id)).toEqual({ ...created, contacts: 1 });
+        expect(await catalog.getAudience(b.id, created.id)).toBeNull();
+        expect((await catalog.listAudiences(a.id)).map((x) => [x.id, x.contacts])).toEqual(
+          [created, second].sort(byCreation).map((x) => [x.id, x.id === created.id ? 1 : 0]),
+        );
+        expect(await catalog.listAudiences(b.id)).toEqual([]);
+        expect(await catalog.deleteAudience(b.id, created.id)).toBe(false);
+        expect(await catalog.deleteAudience(a.id, created.id)).toBe(true);
+        expect(await catalog.getAudience(a.id, created.id)).toBeNull();
+        expect(await catalog.getContact(a.id, created.id, 'ann@example.com')).toBeNull();
+      });
+
+      it('adds, gets by id or email, updates, pages and removes contacts; an email is one contact per audience', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const aud = await catalog.createAudience({ id: unique('aud'), tenant_id: a.id, name: 'News' });
+        const ann = await catalog.createContact(contact(a.id, aud.id, 'ann@example.com'));
+        expect(ann).toEqual({
+          ...contact(a.id, aud.id, 'ann@example.com'),
+          id: ann.id,
+          created_at: expect.stringMatching(ISO),
+          updated_at: ann.created_at,
+        });
+        expect(await catalog.getContact(a.id, aud.id, ann.id)).toEqual(ann);
+        expect(await catalog.getContact(a.id, aud.id, 'ANN@example.com')).toEqual(ann);
+        expect(await catalog.getContact(b.id, aud.id, ann.id)).toBeNull();
+        await expectError(catalog.createContact(contact(a.id, aud.id, 'ann@example.com')), 'contact_exists');
+
+        const bob = await catalog.createContact(contact(a.id, aud.id, 'bob@example.com'));
+        await expectError(catalog.updateContact(a.id, aud.id, bob.id, { email: 'ann@example.com' }), 'contact_exists');
+        const changed = await catalog.updateContact(a.id, aud.id, bob.id, { unsubscribed: true, data: { plan: 'free' } });
+        expect(changed).toEqual({ ...bob, unsubscribed: true, data: { plan: 'free' }, updated_at: expect.stringMatching(ISO) });
+        expect(await catalog.getContact(a.id, aud.id, bob.id)).toEqual(changed);
+        expect(await catalog.updateContact(b.id, aud.id, bob.id, { name: 'x' })).toBeNull();
+
+        for (let i = 0; i < 5; i++) await catalog.createContact(contact(a.id, aud.id, `p${i}@example.com`));
+        const pages = await allPages((cursor) => catalog.listContacts(a.id, aud.id, { limit: 3, cursor }));
+        expect(pages.map((p) => p.length)).toEqual([3, 3, 1]);
+        const ids = pages.flat().map((c) => c.id);
+        expect(ids).toEqual([...ids].sort());
+        expect(ids).toContain(ann.id);
+        expect((await catalog.listContacts(b.id, aud.id, { limit: 10 })).data).toEqual([]);
+        for (const cursor of BAD_CURSORS)
+          await expectError(catalog.listContacts(a.id, aud.id, { limit: 3, cursor }), 'invalid_request');
+
+        expect(await catalog.deleteContact(b.id, aud.id, ann.id)).toBe(false);
+        expect(await catalog.deleteContact(a.id, aud.id, ann.id)).toBe(true);
+        expect(await catalog.getContact(a.id, aud.id, ann.id)).toBeNull();
+      });
+
+      it('upserts by email: new ones added, known ones updated with their data merged, counted apart', async () => {
+        const a = await newTenant();
+        const aud = await catalog.createAudience({ id: unique('aud'), tenant_id: a.id, name: 'News' });
+        const ann = await catalog.createContact({ ...contact(a.id, aud.id, 'ann@example.com'), unsubscribed: true });
+        const result = await catalog.upsertContacts(a.id, aud.id, [
+          { id: unique('con'), email: 'ann@example.com', data: { visits: 4, city: 'Oslo' } },
+          { id: unique('con'), email: 'cy@example.com', name: 'Cy', data: { city: 'Rome' } },
+        ]);
+        expect(result).toEqual({ added: 1, updated: 1 });
+        // Absent fields keep what the contact had; data is merged key by key.
+        expect(await catalog.getContact(a.id, aud.id, ann.id)).toEqual({
+          ...ann,
+          data: { plan: 'pro', visits: 4, city: 'Oslo' },
+          updated_at: expect.stringMatching(ISO),
+        });
+        expect(await catalog.getContact(a.id, aud.id, 'cy@example.com')).toMatchObject({
+          name: 'Cy',
+          data: { city: 'Rome' },
+          unsubscribed: false,
+        });
+        expect(
+          await catalog.upsertContacts(a.id, aud.id, [
+            { id: unique('con'), email: 'ann@example.com', name: null, data: {}, unsubscribed: false },
+          ]),
+        ).toEqual({
+          added: 0,
+          updated: 1,
+        });
+        expect(await catalog.getContact(a.id, aud.id, ann.id)).toMatchObject({ name: null, unsubscribed: false });
+        expect((await catalog.getAudience(a.id, aud.id))!.contacts).toBe(2);
+      });
+    });
+
     describe('receipt keys', () => {
       const newKey = (n: number) => ({
         kid: unique(`kid${n}`),

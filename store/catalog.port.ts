@@ -301,6 +301,49 @@ export interface InboundMessage {
 }
 export type InboundMessageCreate = Omit<InboundMessage, 'size'> & { raw: Buffer; attachments: InboundAttachment[] };
 
+/** A list of contacts a broadcast fans out to (docs/broadcasts.md). */
+export interface Audience {
+  /** `aud_…` */
+  id: string;
+  tenant_id: string;
+  name: string;
+  /** How many contacts it holds, unsubscribed ones included. */
+  contacts: number;
+  created_at: string;
+}
+
+/** A person in an audience: what a broadcast (and, later, an automation run) keys on is its id and audience. */
+export interface Contact {
+  /** `con_…` */
+  id: string;
+  tenant_id: string;
+  audience_id: string;
+  /** Normalized (mail/address.ts `normalizeAddress`): one contact per address per audience. */
+  email: string;
+  name: string | null;
+  /** Merge variables a broadcast renders with, beside `email` and `name`. */
+  data: Record<string, unknown>;
+  /** Set, the contact is skipped by every broadcast to the audience. */
+  unsubscribed: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ContactCreate = Pick<Contact, 'id' | 'tenant_id' | 'audience_id' | 'email' | 'name' | 'data' | 'unsubscribed'>;
+export type ContactPatch = Partial<Pick<Contact, 'email' | 'name' | 'data' | 'unsubscribed'>>;
+
+/**
+ * A contact to add or update by its email (CSV import): `id` is used when it is new; on an
+ * existing contact a name or unsubscribed flag given replaces its own, and `data` is merged key by key.
+ */
+export interface ContactUpsert {
+  id: string;
+  email: string;
+  name?: string | null;
+  data: Record<string, unknown>;
+  unsubscribed?: boolean;
+}
+
 export interface Page<T> {
   data: T[];
   /** Pass as `cursor` to get the next page; null on the last page. */
@@ -403,6 +446,24 @@ export interface Catalog {
 
   /** The verified domain with this name, whichever tenant holds it (one at most does). */
   verifiedDomainByName(name: string): Promise<SendingDomain | null>;
+  createAudience(a: Pick<Audience, 'id' | 'tenant_id' | 'name'>): Promise<Audience>;
+  getAudience(tenantId: string, id: string): Promise<Audience | null>;
+  /** Every audience of the tenant, oldest first (then by id). */
+  listAudiences(tenantId: string): Promise<Audience[]>;
+  /** Deletes the audience and its contacts. */
+  deleteAudience(tenantId: string, id: string): Promise<boolean>;
+  /** Refuses `contact_exists` when the audience has the email already. */
+  createContact(c: ContactCreate): Promise<Contact>;
+  /** Adds or updates each row by email, all in one transaction; answers how many were added and updated. */
+  upsertContacts(tenantId: string, audienceId: string, rows: ContactUpsert[]): Promise<{ added: number; updated: number }>;
+  /** By id (`con_…`) or by email. */
+  getContact(tenantId: string, audienceId: string, idOrEmail: string): Promise<Contact | null>;
+  /** Refuses `contact_exists` when a new email is another contact's; null when there is no such contact. */
+  updateContact(tenantId: string, audienceId: string, id: string, patch: ContactPatch): Promise<Contact | null>;
+  deleteContact(tenantId: string, audienceId: string, id: string): Promise<boolean>;
+  /** The audience's contacts by id: the order a broadcast walks them in, so a cursor resumes a walk. */
+  listContacts(tenantId: string, audienceId: string, opts: { limit: number; cursor?: string }): Promise<Page<Contact>>;
+
   createInboundRoute(r: InboundRouteCreate): Promise<InboundRoute>;
   getInboundRoute(tenantId: string, id: string): Promise<InboundRoute | null>;
   /** Every route of the tenant, oldest first (then by id). */

@@ -4,8 +4,7 @@ import type { InboundRoute, InboundRouteCreate, InboundRoutePatch } from './cata
 
 export const ROUTE_COLUMNS = 'id, tenant_id, match, domain, action, endpoint_id, created_at, updated_at';
 /** Everything of a message but its raw bytes. */
-export const INBOUND_MESSAGE_COLUMNS =
-  'id, tenant_id, route_id, mail_from, rcpt_to, remote_address, received_at, payload, size';
+export const INBOUND_MESSAGE_COLUMNS = 'id, tenant_id, route_id, mail_from, rcpt_to, remote_address, received_at, payload, size';
 
 export const routeExists = (match: string) =>
   new GatepostError('inbound_route_exists', `This tenant already has an inbound route matching "${match}".`);

@@ -61,9 +61,22 @@ describe('permissions', () => {
     const sending = { kind: 'live', scope: 'sending_access' } as const;
     const sandbox = { kind: 'sandbox', scope: 'sending_access' } as const;
     const pub = { kind: 'public', scope: 'sending_access' } as const;
-    expect([...permissionsOf(full)].sort()).toEqual(['manage', 'read_captures', 'read_events', 'read_messages', 'read_templates', 'send']);
+    expect([...permissionsOf(full)].sort()).toEqual([
+      'manage',
+      'read_captures',
+      'read_events',
+      'read_messages',
+      'read_templates',
+      'send',
+    ]);
     expect([...permissionsOf(sending)].sort()).toEqual(['read_messages', 'send']);
-    expect([...permissionsOf(sandbox)].sort()).toEqual(['read_captures', 'read_events', 'read_messages', 'read_templates', 'send']);
+    expect([...permissionsOf(sandbox)].sort()).toEqual([
+      'read_captures',
+      'read_events',
+      'read_messages',
+      'read_templates',
+      'send',
+    ]);
     expect([...permissionsOf(pub)]).toEqual([]);
     expect(refusal(() => requirePermission(sandbox, 'manage'))).toBe('insufficient_scope');
     expect(refusal(() => requirePermission(sending, 'read_templates'))).toBe('insufficient_scope');

@@ -201,6 +201,19 @@ const domain = {
 
 const RTE = 'rte_06gz7d9k3m2q8r4t6v8x0y2a4m';
 const INM = 'inm_06gz7d9k3m2q8r4t6v8x0y2a4n';
+const AUD = 'aud_06gz7d9k3m2q8r4t6v8x0y2a4p';
+const CON = 'con_06gz7d9k3m2q8r4t6v8x0y2a4q';
+const audience = { id: AUD, name: 'Newsletter', contacts: 2480, created_at: AT };
+const contact = {
+  id: CON,
+  audience_id: AUD,
+  email: 'ann@example.com',
+  name: 'Ann',
+  data: { plan: 'pro', city: 'Oslo' },
+  unsubscribed: false,
+  created_at: AT,
+  updated_at: AT,
+};
 const inboundRoute = {
   id: RTE,
   match: 'support+*@shop.example',
@@ -488,6 +501,34 @@ export const operationExamples: Record<string, OperationExamples> = {
   },
   deleteV1DomainsId: { params: { id: DOM } },
   postV1DomainsIdVerify: { params: { id: DOM }, answer: domain },
+
+  postV1Audiences: { body: { name: 'Newsletter' }, answer: { ...audience, contacts: 0 } },
+  getV1Audiences: { answer: { data: [audience] } },
+  getV1AudiencesId: { params: { id: AUD }, answer: audience },
+  deleteV1AudiencesId: { params: { id: AUD } },
+  postV1AudiencesIdContacts: {
+    params: { id: AUD },
+    body: { email: 'ann@example.com', name: 'Ann', data: { plan: 'pro', city: 'Oslo' } },
+    answer: contact,
+  },
+  getV1AudiencesIdContacts: { params: { id: AUD }, answer: { data: [contact], next_cursor: null } },
+  getV1AudiencesIdContactsContact: { params: { id: AUD, contact: 'ann@example.com' }, answer: contact },
+  patchV1AudiencesIdContactsContact: {
+    params: { id: AUD, contact: CON },
+    body: { unsubscribed: true },
+    answer: { ...contact, unsubscribed: true, updated_at: LATER },
+  },
+  deleteV1AudiencesIdContactsContact: { params: { id: AUD, contact: CON } },
+  postV1AudiencesIdContactsImport: {
+    params: { id: AUD },
+    body: 'email,name,plan\nann@example.com,Ann,pro\nbob@example,Bob,free\ncy@example.com,Cy,free\n',
+    answer: {
+      added: 1,
+      updated: 1,
+      refused_count: 1,
+      refused: [{ row: 3, email: 'bob@example', reason: 'not a valid email address' }],
+    },
+  },
 
   postV1InboundRoutes: { body: { match: 'support+*@shop.example' }, answer: inboundRoute },
   getV1InboundRoutes: { answer: { data: [inboundRoute] } },

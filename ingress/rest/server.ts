@@ -15,6 +15,7 @@ import { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { adminRoutes } from './admin.route.ts';
 import { domainAdminRoutes, domainRoutes } from './domains.route.ts';
 import { inboundRoutes } from './inbound.route.ts';
+import { audienceRoutes } from './audiences.route.ts';
 import type { InboundRoutes } from '../../tenancy/inbound.routes.ts';
 import { emailRoutes } from './emails.route.ts';
 import { eventRoutes } from './events.route.ts';
@@ -225,6 +226,8 @@ export function restServer(deps: RestDeps): RestServer {
     reputationRoutes(scope, breakers);
     queueRoutes(scope, deps.queue ?? null);
     validateRoutes(scope, deps.gate, deps.mailHost);
+    // In a scope of their own: their text/csv parser hands the import its request stream.
+    keyed.register(async (audiences) => audienceRoutes(withZod(audiences), deps.catalog));
     if (deps.inbound) inboundRoutes(scope, { ...deps.inbound, catalog: deps.catalog });
     if (deps.events) eventRoutes(scope, deps.events);
     webhookRoutes(scope, { invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard ?? new SsrfGuard() });

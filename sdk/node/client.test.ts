@@ -1,6 +1,10 @@
 // The client against a real Gatepost process: sends with the sandbox key, the message and its
 // timeline, following it to its end, the coded errors, idempotency, each resource's calls, the
 // event feed; and the operation table held against the served /openapi.json.
+import { openAsBlob } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startGatepost, type GatepostProcess } from '../../test/harness/gatepost.harness.ts';
 import { Gatepost, GatepostError, OPERATIONS, type Event } from './index.ts';
@@ -195,5 +199,41 @@ describe('the event feed', () => {
       expect.objectContaining({ type: 'email.sent', data: expect.objectContaining({ message_id: sent.id }) }),
     ]);
     expect(page.cursor).not.toBe(cursor);
+  });
+});
+
+describe('audiences', () => {
+  it('creates an audience, imports a CSV file streamed from disk, and reads, updates and removes its contacts', async () => {
+    const audience = await live.audiences.create('Newsletter');
+    expect(audience).toMatchObject({ id: expect.stringMatching(/^aud_/), name: 'Newsletter', contacts: 0 });
+    const dir = await mkdtemp(join(tmpdir(), 'gatepost-sdk-csv-'));
+    try {
+      const file = join(dir, 'contacts.csv');
+      await writeFile(file, 'email,name,plan\nann@example.com,Ann,pro\nbob@example,Bob,free\ncy@example.com,Cy,free\n');
+      expect(await live.audiences.importContacts(audience.id, await openAsBlob(file))).toEqual({
+        added: 2,
+        updated: 0,
+        refused_count: 1,
+        refused: [{ row: 3, email: 'bob@example', reason: 'not a valid email address' }],
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const ann = await live.audiences.getContact(audience.id, 'ann@example.com');
+    expect(ann).toMatchObject({ name: 'Ann', data: { plan: 'pro' }, unsubscribed: false });
+    expect(await live.audiences.updateContact(audience.id, ann.id, { unsubscribed: true })).toMatchObject({ unsubscribed: true });
+    const added = await live.audiences.addContact(audience.id, { email: 'dee@example.com', data: { plan: 'free' } });
+    const again = await gatepostErrorOf(live.audiences.addContact(audience.id, { email: 'dee@example.com' }));
+    expect([again.status, again.code]).toEqual([409, 'contact_exists']);
+    expect((await live.audiences.listContacts(audience.id, { limit: 10 })).data.map((c) => c.email).sort()).toEqual([
+      'ann@example.com',
+      'cy@example.com',
+      'dee@example.com',
+    ]);
+    await live.audiences.removeContact(audience.id, added.id);
+    expect((await live.audiences.get(audience.id)).contacts).toBe(2);
+    expect((await live.audiences.list()).map((a) => a.id)).toContain(audience.id);
+    await live.audiences.delete(audience.id);
+    expect((await gatepostErrorOf(live.audiences.get(audience.id))).code).toBe('not_found');
   });
 });

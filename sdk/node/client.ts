@@ -5,7 +5,11 @@ import type { GatepostError } from './errors.ts';
 import { verifyReceipt, type ReceiptClaims } from './receipts.ts';
 import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
 import type {
+  Audience,
   BatchResult,
+  Contact,
+  ContactFields,
+  ImportReport,
   CapturedMessage,
   Domain,
   Event,
@@ -199,6 +203,38 @@ export class Gatepost {
     delete: async (id: string, opts?: CallOptions): Promise<void> => {
       await this.http.call('deleteDomain', { ...opts, params: { id } });
     },
+  };
+
+  readonly audiences = {
+    create: async (name: string, opts?: CallOptions): Promise<Audience> =>
+      (await this.http.call<Audience>('createAudience', { ...opts, body: { name } })).body,
+    list: async (opts?: CallOptions): Promise<Audience[]> =>
+      (await this.http.call<{ data: Audience[] }>('listAudiences', opts)).body.data,
+    get: async (id: string, opts?: CallOptions): Promise<Audience> =>
+      (await this.http.call<Audience>('getAudience', { ...opts, params: { id } })).body,
+    /** Deletes the audience and its contacts. */
+    delete: async (id: string, opts?: CallOptions): Promise<void> => {
+      await this.http.call('deleteAudience', { ...opts, params: { id } });
+    },
+    /** Refused with 409 `contact_exists` when the audience has the email already. */
+    addContact: async (id: string, c: ContactFields, opts?: CallOptions): Promise<Contact> =>
+      (await this.http.call<Contact>('addContact', { ...opts, params: { id }, body: c })).body,
+    listContacts: async (id: string, page: PageOptions = {}, opts?: CallOptions): Promise<Page<Contact>> =>
+      (await this.http.call<Page<Contact>>('listContacts', { ...opts, params: { id }, query: { ...page } })).body,
+    /** By the contact's id (`con_…`) or its email. */
+    getContact: async (id: string, contact: string, opts?: CallOptions): Promise<Contact> =>
+      (await this.http.call<Contact>('getContact', { ...opts, params: { id, contact } })).body,
+    updateContact: async (id: string, contact: string, changes: Partial<ContactFields>, opts?: CallOptions): Promise<Contact> =>
+      (await this.http.call<Contact>('updateContact', { ...opts, params: { id, contact }, body: changes })).body,
+    removeContact: async (id: string, contact: string, opts?: CallOptions): Promise<void> => {
+      await this.http.call('removeContact', { ...opts, params: { id, contact } });
+    },
+    /**
+     * Imports a CSV file (a header row naming `email`, then `name`, `unsubscribed` and any data
+     * columns). Pass a Blob from `fs.openAsBlob(path)` to stream a large file from disk.
+     */
+    importContacts: async (id: string, csv: string | Blob, opts?: CallOptions): Promise<ImportReport> =>
+      (await this.http.call<ImportReport>('importContacts', { ...opts, params: { id }, csv })).body,
   };
 
   /** The capture inbox: what sandbox keys sent, rendered, newest first. */

@@ -67,6 +67,17 @@ export const OPERATIONS = {
   verifyDomain: op('POST', '/v1/domains/{id}/verify', true),
   deleteDomain: op('DELETE', '/v1/domains/{id}'),
 
+  createAudience: op('POST', '/v1/audiences'),
+  listAudiences: op('GET', '/v1/audiences'),
+  getAudience: op('GET', '/v1/audiences/{id}'),
+  deleteAudience: op('DELETE', '/v1/audiences/{id}'),
+  addContact: op('POST', '/v1/audiences/{id}/contacts'),
+  listContacts: op('GET', '/v1/audiences/{id}/contacts'),
+  getContact: op('GET', '/v1/audiences/{id}/contacts/{contact}'),
+  updateContact: op('PATCH', '/v1/audiences/{id}/contacts/{contact}'),
+  removeContact: op('DELETE', '/v1/audiences/{id}/contacts/{contact}'),
+  importContacts: op('POST', '/v1/audiences/{id}/contacts/import'),
+
   listCaptures: op('GET', '/v1/sandbox/messages'),
   getCapture: op('GET', '/v1/sandbox/messages/{id}'),
 } as const satisfies Record<string, Operation>;

@@ -33,6 +33,8 @@ interface Call extends CallOptions {
   params?: Record<string, string>;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
+  /** A CSV file sent as it is (text/csv) instead of a JSON body; a Blob (`fs.openAsBlob`) is streamed from disk. */
+  csv?: string | Blob;
 }
 
 export interface Answer<T> {
@@ -128,9 +130,10 @@ export class Transport {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     if (call.body !== undefined) headers['content-type'] = 'application/json';
+    if (call.csv !== undefined) headers['content-type'] = 'text/csv';
     // Sends carry a key, the same on every attempt: a retry after a lost answer sends nothing twice.
     if (op.idempotent) headers['idempotency-key'] = call.idempotencyKey ?? crypto.randomUUID();
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const body = call.csv ?? (call.body === undefined ? undefined : JSON.stringify(call.body));
     const timeoutMs = call.timeoutMs ?? this.timeoutMs;
     const maxRetries = call.maxRetries ?? this.maxRetries;
 

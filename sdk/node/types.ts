@@ -277,3 +277,43 @@ export interface EventFeedPage {
   /** Give it as `after` to get the events that follow. */
   cursor: string;
 }
+
+/** A list of contacts broadcasts go to. */
+export interface Audience {
+  /** `aud_…` */
+  id: string;
+  name: string;
+  /** Its contacts, unsubscribed ones included. */
+  contacts: number;
+  created_at: string;
+}
+
+export interface Contact {
+  /** `con_…` */
+  id: string;
+  audience_id: string;
+  /** Lower case. */
+  email: string;
+  name: string | null;
+  /** Merge variables. */
+  data: Record<string, unknown>;
+  /** Set, broadcasts skip the contact. */
+  unsubscribed: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ContactFields {
+  email: string;
+  name?: string | null;
+  data?: Record<string, unknown>;
+  unsubscribed?: boolean;
+}
+
+/** What a CSV import did: rows added and updated (by email), and those refused, with why (the first 100 listed). */
+export interface ImportReport {
+  added: number;
+  updated: number;
+  refused_count: number;
+  refused: { row: number; email: string; reason: string }[];
+}

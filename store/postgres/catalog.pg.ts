@@ -7,6 +7,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
+  Audience,
+  Contact,
+  ContactCreate,
+  ContactPatch,
+  ContactUpsert,
   InboundAttachment,
   InboundMessage,
   InboundMessageCreate,
@@ -38,6 +43,8 @@ import type {
   WebhookPatch,
   ReceivedReport,
 } from '../catalog.port.ts';
+import { AUDIENCE_COLUMNS, CONTACT_COLUMNS, contactExists, contactOf, isContactId, type ContactRow } from '../audiences.rows.ts';
+import { normalizeAddress } from '../../mail/address.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { htmlWords } from '../../mail/content.ts';
 import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
@@ -787,6 +794,144 @@ export class PgCatalog implements Catalog {
 
   async verifiedDomainByName(name: string): Promise<SendingDomain | null> {
     return (await this.domainWhere("name = $1 AND status = 'verified'", [name]))[0] ?? null;
+  }
+
+  async createAudience(a: Pick<Audience, 'id' | 'tenant_id' | 'name'>): Promise<Audience> {
+    const audience: Audience = { ...a, contacts: 0, created_at: now() };
+    await this.query('INSERT INTO audiences (id, tenant_id, name, created_at) VALUES ($1, $2, $3, $4)', [
+      a.id,
+      a.tenant_id,
+      a.name,
+      audience.created_at,
+    ]);
+    return audience;
+  }
+
+  async getAudience(tenantId: string, id: string): Promise<Audience | null> {
+    const [row] = await this.query<Audience>(`SELECT ${AUDIENCE_COLUMNS} FROM audiences a WHERE a.tenant_id = $1 AND a.id = $2`, [
+      tenantId,
+      id,
+    ]);
+    return row ?? null;
+  }
+
+  async listAudiences(tenantId: string): Promise<Audience[]> {
+    return this.query<Audience>(
+      `SELECT ${AUDIENCE_COLUMNS} FROM audiences a WHERE a.tenant_id = $1 ORDER BY a.created_at, a.id`,
+      [tenantId],
+    );
+  }
+
+  async deleteAudience(tenantId: string, id: string): Promise<boolean> {
+    // The contacts go with it (ON DELETE CASCADE).
+    const result = await this.pool.query('DELETE FROM audiences WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async createContact(c: ContactCreate): Promise<Contact> {
+    const at = now();
+    try {
+      await this.query(`INSERT INTO contacts (${CONTACT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`, [
+        c.id,
+        c.tenant_id,
+        c.audience_id,
+        c.email,
+        c.name,
+        JSON.stringify(c.data),
+        c.unsubscribed,
+        at,
+      ]);
+    } catch (error) {
+      throw (error as { code?: string }).code === '23505' ? contactExists(c.email) : error;
+    }
+    return { ...c, created_at: at, updated_at: at };
+  }
+
+  async upsertContacts(tenantId: string, audienceId: string, rows: ContactUpsert[]): Promise<{ added: number; updated: number }> {
+    if (rows.length === 0) return { added: 0, updated: 0 };
+    // Two statements over the whole batch (its emails are distinct: the import refuses a repeat):
+    // the known emails updated, then the rest inserted.
+    const batch = JSON.stringify(
+      rows.map((r) => ({
+        id: r.id,
+        email: r.email,
+        name: r.name ?? null,
+        data: r.data,
+        unsubscribed: r.unsubscribed ?? false,
+        has_name: r.name !== undefined,
+        has_unsubscribed: r.unsubscribed !== undefined,
+      })),
+    );
+    const recordset = `jsonb_to_recordset($3::jsonb)
+      AS r(id text, email text, name text, data jsonb, unsubscribed boolean, has_name boolean, has_unsubscribed boolean)`;
+    return inTransaction(this.pool, async (client) => {
+      const updated = await client.query(
+        `UPDATE contacts c SET
+           name = CASE WHEN r.has_name THEN r.name ELSE c.name END,
+           unsubscribed = CASE WHEN r.has_unsubscribed THEN r.unsubscribed ELSE c.unsubscribed END,
+           data = c.data || r.data,
+           updated_at = $4
+         FROM ${recordset}
+         WHERE c.audience_id = $2 AND c.tenant_id = $1 AND c.email = r.email`,
+        [tenantId, audienceId, batch, now()],
+      );
+      const added = await client.query(
+        `INSERT INTO contacts (${CONTACT_COLUMNS})
+           SELECT r.id, $1, $2, r.email, r.name, r.data, r.unsubscribed, $4, $4 FROM ${recordset}
+         ON CONFLICT (audience_id, email) DO NOTHING`,
+        [tenantId, audienceId, batch, now()],
+      );
+      return { added: added.rowCount ?? 0, updated: updated.rowCount ?? 0 };
+    });
+  }
+
+  async getContact(tenantId: string, audienceId: string, idOrEmail: string): Promise<Contact | null> {
+    const byId = isContactId(idOrEmail);
+    const [row] = await this.query<ContactRow>(
+      `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE tenant_id = $1 AND audience_id = $2 AND ${byId ? 'id' : 'email'} = $3`,
+      [tenantId, audienceId, byId ? idOrEmail : normalizeAddress(idOrEmail)],
+    );
+    return row ? contactOf(row) : null;
+  }
+
+  async updateContact(tenantId: string, audienceId: string, id: string, patch: ContactPatch): Promise<Contact | null> {
+    const current = await this.getContact(tenantId, audienceId, id);
+    if (!current) return null;
+    const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    const next: Contact = { ...current, ...defined, updated_at: now() };
+    try {
+      await this.query('UPDATE contacts SET email = $1, name = $2, data = $3, unsubscribed = $4, updated_at = $5 WHERE id = $6', [
+        next.email,
+        next.name,
+        JSON.stringify(next.data),
+        next.unsubscribed,
+        next.updated_at,
+        id,
+      ]);
+    } catch (error) {
+      throw (error as { code?: string }).code === '23505' ? contactExists(next.email) : error;
+    }
+    return next;
+  }
+
+  async deleteContact(tenantId: string, audienceId: string, id: string): Promise<boolean> {
+    const result = await this.pool.query('DELETE FROM contacts WHERE tenant_id = $1 AND audience_id = $2 AND id = $3', [
+      tenantId,
+      audienceId,
+      id,
+    ]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async listContacts(tenantId: string, audienceId: string, opts: { limit: number; cursor?: string }): Promise<Page<Contact>> {
+    const after = decodeCursor(opts.cursor, 1)?.[0] ?? '';
+    const rows = await this.query<ContactRow>(
+      `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE audience_id = $1 AND tenant_id = $2 AND id > $3 ORDER BY id LIMIT $4`,
+      [audienceId, tenantId, after, opts.limit + 1],
+    );
+    const data = rows.slice(0, opts.limit).map(contactOf);
+    const last = data[data.length - 1];
+    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.id]) : null };
   }
 
   async createInboundRoute(r: InboundRouteCreate): Promise<InboundRoute> {

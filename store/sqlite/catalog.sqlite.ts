@@ -7,6 +7,11 @@ import { GroupCommitter } from '../../lib/committer.ts';
 import { moduleBeside } from '../../lib/worker.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
+  Audience,
+  Contact,
+  ContactCreate,
+  ContactPatch,
+  ContactUpsert,
   InboundAttachment,
   InboundMessage,
   InboundMessageCreate,
@@ -60,6 +65,8 @@ import {
   newDomain,
   type DomainRow,
 } from '../domains.rows.ts';
+import { AUDIENCE_COLUMNS, CONTACT_COLUMNS, contactExists, contactOf, isContactId, type ContactRow } from '../audiences.rows.ts';
+import { normalizeAddress } from '../../mail/address.ts';
 import { INBOUND_MESSAGE_COLUMNS, ROUTE_COLUMNS, newRoute, patchedRoute, routeExists } from '../inbound.rows.ts';
 import { openedReceiptKey, publicReceiptKey, storedReceiptKey, type ReceiptKeyRow } from '../receipt.keys.stored.ts';
 
@@ -683,6 +690,133 @@ export class SqliteCatalog implements Catalog {
 
   async verifiedDomainByName(name: string): Promise<SendingDomain | null> {
     return this.domainWhere("name = ? AND status = 'verified'", name)[0] ?? null;
+  }
+
+  async createAudience(a: Pick<Audience, 'id' | 'tenant_id' | 'name'>): Promise<Audience> {
+    const audience: Audience = { ...a, contacts: 0, created_at: now() };
+    this.sql('INSERT INTO audiences (id, tenant_id, name, created_at) VALUES (?, ?, ?, ?)').run(
+      a.id,
+      a.tenant_id,
+      a.name,
+      audience.created_at,
+    );
+    return audience;
+  }
+
+  async getAudience(tenantId: string, id: string): Promise<Audience | null> {
+    const row = this.sql(`SELECT ${AUDIENCE_COLUMNS} FROM audiences a WHERE a.tenant_id = ? AND a.id = ?`).get(tenantId, id);
+    return (row as Audience | undefined) ?? null;
+  }
+
+  async listAudiences(tenantId: string): Promise<Audience[]> {
+    return this.sql(`SELECT ${AUDIENCE_COLUMNS} FROM audiences a WHERE a.tenant_id = ? ORDER BY a.created_at, a.id`).all(
+      tenantId,
+    ) as Audience[];
+  }
+
+  async deleteAudience(tenantId: string, id: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      const deleted = this.sql('DELETE FROM audiences WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
+      if (deleted) this.sql('DELETE FROM contacts WHERE audience_id = ?').run(id);
+      return deleted;
+    })();
+  }
+
+  async createContact(c: ContactCreate): Promise<Contact> {
+    const at = now();
+    const contact: Contact = { ...c, created_at: at, updated_at: at };
+    try {
+      this.sql(`INSERT INTO contacts (${CONTACT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+        c.id,
+        c.tenant_id,
+        c.audience_id,
+        c.email,
+        c.name,
+        JSON.stringify(c.data),
+        c.unsubscribed ? 1 : 0,
+        at,
+        at,
+      );
+    } catch (error) {
+      throw (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? contactExists(c.email) : error;
+    }
+    return contact;
+  }
+
+  async upsertContacts(tenantId: string, audienceId: string, rows: ContactUpsert[]): Promise<{ added: number; updated: number }> {
+    const at = now();
+    const exists = this.sql('SELECT 1 FROM contacts WHERE audience_id = ? AND email = ?');
+    const upsert = this.sql(
+      `INSERT INTO contacts (${CONTACT_COLUMNS}) VALUES (@id, @tenant_id, @audience_id, @email, @name, @data, @unsubscribed, @at, @at)
+         ON CONFLICT (audience_id, email) DO UPDATE SET
+           name = CASE WHEN @has_name THEN excluded.name ELSE name END,
+           unsubscribed = CASE WHEN @has_unsubscribed THEN excluded.unsubscribed ELSE unsubscribed END,
+           data = json_patch(data, excluded.data),
+           updated_at = excluded.updated_at`,
+    );
+    return this.db.transaction(() => {
+      let added = 0;
+      for (const r of rows) {
+        if (!exists.get(audienceId, r.email)) added++;
+        upsert.run({
+          id: r.id,
+          tenant_id: tenantId,
+          audience_id: audienceId,
+          email: r.email,
+          name: r.name ?? null,
+          data: JSON.stringify(r.data),
+          unsubscribed: r.unsubscribed ? 1 : 0,
+          has_name: r.name === undefined ? 0 : 1,
+          has_unsubscribed: r.unsubscribed === undefined ? 0 : 1,
+          at,
+        });
+      }
+      return { added, updated: rows.length - added };
+    })();
+  }
+
+  async getContact(tenantId: string, audienceId: string, idOrEmail: string): Promise<Contact | null> {
+    const row = this.sql(
+      `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE tenant_id = ? AND audience_id = ? AND ${isContactId(idOrEmail) ? 'id' : 'email'} = ?`,
+    ).get(tenantId, audienceId, isContactId(idOrEmail) ? idOrEmail : normalizeAddress(idOrEmail)) as ContactRow | undefined;
+    return row ? contactOf(row) : null;
+  }
+
+  async updateContact(tenantId: string, audienceId: string, id: string, patch: ContactPatch): Promise<Contact | null> {
+    const current = await this.getContact(tenantId, audienceId, id);
+    if (!current) return null;
+    const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    const next: Contact = { ...current, ...defined, updated_at: now() };
+    try {
+      this.sql('UPDATE contacts SET email = ?, name = ?, data = ?, unsubscribed = ?, updated_at = ? WHERE id = ?').run(
+        next.email,
+        next.name,
+        JSON.stringify(next.data),
+        next.unsubscribed ? 1 : 0,
+        next.updated_at,
+        id,
+      );
+    } catch (error) {
+      throw (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? contactExists(next.email) : error;
+    }
+    return next;
+  }
+
+  async deleteContact(tenantId: string, audienceId: string, id: string): Promise<boolean> {
+    return (
+      this.sql('DELETE FROM contacts WHERE tenant_id = ? AND audience_id = ? AND id = ?').run(tenantId, audienceId, id).changes >
+      0
+    );
+  }
+
+  async listContacts(tenantId: string, audienceId: string, opts: { limit: number; cursor?: string }): Promise<Page<Contact>> {
+    const after = decodeCursor(opts.cursor, 1)?.[0] ?? '';
+    const rows = this.sql(
+      `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE audience_id = ? AND tenant_id = ? AND id > ? ORDER BY id LIMIT ?`,
+    ).all(audienceId, tenantId, after, opts.limit + 1) as ContactRow[];
+    const data = rows.slice(0, opts.limit).map(contactOf);
+    const last = data[data.length - 1];
+    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.id]) : null };
   }
 
   async createInboundRoute(r: InboundRouteCreate): Promise<InboundRoute> {

@@ -32,6 +32,8 @@ const table: Record<ErrorCode, Answer> = {
   domain_taken: { status: 400 },
   // The webhook API is native only: these never reach this ingress, but every code has a row.
   inbound_route_exists: { status: 409 },
+  contact_exists: { status: 409 },
+  csv_invalid: { status: 422 },
   webhook_disabled: { status: 409 },
   webhook_delivery_not_failed: { status: 409 },
   webhook_url_refused: { status: 400 },
