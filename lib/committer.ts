@@ -16,7 +16,7 @@ import { Fifo } from './fifo.ts';
 import { startWorker } from './worker.ts';
 
 /** One group's writes, as the writer thread is posted them: a flat array (cheap to clone) its applier reads. */
-export type EncodedWrites = (string | number | null)[];
+export type EncodedWrites = (string | number | null | Uint8Array)[];
 
 /** What an applier module exports. */
 export type Applier = (db: Db) => (writes: EncodedWrites) => void;

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { fileURLToPath } from 'node:url';
 import { openSqlite, type Db } from '../../lib/sqlite.ts';
-import { GroupCommitter } from '../../lib/committer.ts';
+import { GroupCommitter, type EncodedWrites } from '../../lib/committer.ts';
 import { moduleBeside } from '../../lib/worker.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
@@ -45,7 +45,7 @@ import type {
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
-import { captureWrites } from './captures.apply.ts';
+import { captureWrites, inboundWrites } from './catalog.apply.ts';
 import { plainSealer, type Sealer } from '../../lib/sealed.ts';
 import {
   applyWebhookPatch,
@@ -139,8 +139,8 @@ const MAX_CACHED_TENANTS = 10_000;
 export class SqliteCatalog implements Catalog {
   private readonly db: Db;
   private readonly statements = new Map<string, Database.Statement>();
-  /** The capture inbox's writer, started on the first capture: most catalogs (tests, live keys) never write one. */
-  private captures: GroupCommitter | null = null;
+  /** The writer of captures and received messages, started on the first: most catalogs (tests, live keys) never write one. */
+  private writer: GroupCommitter | null = null;
   /**
    * Each tenant's enabled endpoints, as `webhooksFor` answers them for every lifecycle event.
    * Only this process writes the embedded catalog, so a change here is the only way they change;
@@ -347,19 +347,24 @@ export class SqliteCatalog implements Catalog {
 
   /** Durable once it resolves; captures arriving together share one commit, on the writer's thread. */
   putCapture(c: CapturedMessage): Promise<void> {
-    const writer = this.captureWriter();
-    return writer.durable(writer.enqueue(captureWrites(c)));
+    return this.written(captureWrites(c));
   }
 
-  private captureWriter(): GroupCommitter {
-    if (this.captures) return this.captures;
-    const writer = new GroupCommitter(this.file, moduleBeside(import.meta.url, 'captures.apply'), () => {
-      // The captures of the failed commit are refused (their callers retry); the next capture
-      // starts a new writer.
-      if (this.captures === writer) this.captures = null;
+  /** The catalog's writes made once per message under load go through the group-commit writer (catalog.apply.ts). */
+  private written(writes: EncodedWrites): Promise<void> {
+    const writer = this.groupWriter();
+    return writer.durable(writer.enqueue(writes));
+  }
+
+  private groupWriter(): GroupCommitter {
+    if (this.writer) return this.writer;
+    const writer = new GroupCommitter(this.file, moduleBeside(import.meta.url, 'catalog.apply'), () => {
+      // The writes of the failed commit are refused (their callers retry); the next write starts
+      // a new writer.
+      if (this.writer === writer) this.writer = null;
       void writer.close();
     });
-    this.captures = writer;
+    this.writer = writer;
     return writer;
   }
 
@@ -437,7 +442,7 @@ export class SqliteCatalog implements Catalog {
   private async deleteCapturesWhere(match: { tenant_id: string; message_id?: string; key_id?: string }): Promise<number> {
     // Captures are written on the writer's thread: wait for those enqueued, so none lands after
     // its delete. (A failed commit refused its captures already: they are not there to delete.)
-    await this.captures?.durable().catch(() => undefined);
+    await this.writer?.durable().catch(() => undefined);
     const where = Object.keys(match)
       .map((column) => `${column} = ?`)
       .join(' AND ');
@@ -864,28 +869,9 @@ export class SqliteCatalog implements Catalog {
     return this.sql('DELETE FROM inbound_routes WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
   }
 
-  async putInboundMessage(m: InboundMessageCreate): Promise<void> {
-    this.db.transaction(() => {
-      const inserted = this.sql(
-        `INSERT INTO inbound_messages (${INBOUND_MESSAGE_COLUMNS}, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      ).run(
-        m.id,
-        m.tenant_id,
-        m.route_id,
-        m.mail_from,
-        JSON.stringify(m.rcpt_to),
-        m.remote_address,
-        m.received_at,
-        JSON.stringify(m.payload),
-        m.raw.length,
-        m.raw,
-      );
-      if (inserted.changes === 0) return;
-      const attach = this.sql(
-        'INSERT INTO inbound_attachments (message_id, n, filename, content_type, size, content_id, content) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      );
-      m.attachments.forEach((a, n) => attach.run(m.id, n, a.filename, a.content_type, a.size, a.content_id, a.content));
-    })();
+  /** Durable once it resolves, with its attachments; received messages arriving together share one commit. */
+  putInboundMessage(m: InboundMessageCreate): Promise<void> {
+    return this.written(inboundWrites(m));
   }
 
   async getInboundMessage(tenantId: string, id: string): Promise<InboundMessage | null> {
@@ -927,8 +913,8 @@ export class SqliteCatalog implements Catalog {
   }
 
   async close(): Promise<void> {
-    await this.captures?.close();
-    this.captures = null;
+    await this.writer?.close();
+    this.writer = null;
     this.db.close();
   }
 }
