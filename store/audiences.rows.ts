@@ -1,6 +1,6 @@
 // Audiences and contacts as both catalogs store them: one refusal, one row shape, one id-or-email rule.
 import { GatepostError } from '../errors/errors.catalog.ts';
-import type { Contact } from './catalog.port.ts';
+import type { Contact, ContactPatch } from './catalog.port.ts';
 
 /** An audience with its count of contacts (the audience aliased `a`). */
 export const AUDIENCE_COLUMNS =
@@ -25,3 +25,9 @@ export const contactOf = (row: ContactRow): Contact => ({
   data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
   unsubscribed: Boolean(row.unsubscribed),
 });
+
+/** The contact with the patch's given fields applied, as both stores write it. */
+export function patchedContact(c: Contact, patch: ContactPatch, at: string): Contact {
+  const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+  return { ...c, ...defined, updated_at: at };
+}

@@ -170,21 +170,33 @@ type Signed = Outgoing | { failure: DeliveryReport };
 type Signers = DeliveryDeps['signers'];
 
 /**
+ * The DKIM signer of the message's From domain, asked once an attempt or capture: null when that
+ * is not a verified domain of its tenant; `error` when its keys cannot be had now (a sealed key).
+ */
+type FromSigner = { signer: DkimSigner | null; domain: string | null } | { error: unknown };
+
+async function fromSigner(signers: Signers, record: MessageRecord, content: RenderedContent): Promise<FromSigner> {
+  const from = parseMailbox(content.from)?.address;
+  if (!from) return { signer: null, domain: null };
+  const domain = domainOf(from).toLowerCase();
+  try {
+    const signer = await signers.signerFor(record.tenant_id, domain);
+    return { signer, domain: signer ? domain : null };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/**
  * The message as it leaves: composed, and DKIM-signed when its From domain is a verified domain
  * of its tenant. Mail from a verified domain never leaves unsigned (a sealed key that cannot be
  * opened, say): it waits. A sandbox capture is made by the same steps (`capturedSource`).
  */
-async function outgoing(signers: Signers, record: MessageRecord, content: RenderedContent): Promise<Signed> {
-  const from = parseMailbox(content.from)?.address;
-  let signer: DkimSigner | null;
-  try {
-    signer = from ? await signers.signerFor(record.tenant_id, domainOf(from)) : null;
-  } catch (error) {
-    return { failure: unanswered('transient', `DKIM signing failed: ${String(error)}`) };
-  }
+async function outgoing(found: FromSigner, record: MessageRecord, content: RenderedContent): Promise<Signed> {
+  if ('error' in found) return { failure: unanswered('transient', `DKIM signing failed: ${String(found.error)}`) };
   const at = { messageId: record.message_id_header, date: new Date(record.created_at) };
   try {
-    return await outgoingBytes(content, at, signer);
+    return await outgoingBytes(content, at, found.signer);
   } catch (error) {
     if (error instanceof OutgoingFailed && error.stage === 'sign') {
       return { failure: unanswered('transient', `DKIM signing failed: ${error.message}`) };
@@ -194,16 +206,6 @@ async function outgoing(signers: Signers, record: MessageRecord, content: Render
 }
 
 export function deliveryActor(deps: DeliveryDeps) {
-  /** The verified sending domain the message's From is on (its breaker and warmup), or null. */
-  async function sendingDomainOf(record: MessageRecord, content: RenderedContent): Promise<string | null> {
-    const from = parseMailbox(content.from)?.address;
-    if (!from) return null;
-    const domain = domainOf(from).toLowerCase();
-    // A signer that cannot be had now (a sealed key) is outgoing()'s to report; the mail waits there.
-    const signer = await deps.signers.signerFor(record.tenant_id, domain).catch(() => null);
-    return signer ? domain : null;
-  }
-
   /**
    * One live attempt, step by step: the bytes, then each transaction still to do (the
    * envelope, the hand-over, what it came to, the receipt of an acceptance). Answers each
@@ -215,10 +217,11 @@ export function deliveryActor(deps: DeliveryDeps) {
     content: RenderedContent,
     attempt: number,
     pending: string[][],
+    found: FromSigner,
   ): Promise<AttemptOutcome[]> {
     // Signed between the bytes and the hand-over, so both signatures cover exactly what is sent,
     // and the receipt's hash is of the signed bytes.
-    const signed = await outgoing(deps.signers, record, content);
+    const signed = await outgoing(found, record, content);
     const from = returnPath(record, content, 'failure' in signed ? null : signed.dkim);
     const due = Date.parse(record.send_at ?? record.created_at);
     const policy = { schedule: deps.retrySchedule, horizon: due + deps.horizonMs };
@@ -335,7 +338,10 @@ export function deliveryActor(deps: DeliveryDeps) {
         // Whether the message may go now is decided here, before it is built: an open breaker
         // (the tenant's or its sending domain's) or the domain's warmup cap holds it (on the retry
         // reminder) for later, never refuses it.
-        const sendingDomain = await sendingDomainOf(record, content);
+        // The verified sending domain (its breaker and warmup); a signer that cannot be had now is
+        // outgoing()'s to report, and the mail waits there.
+        const found = await fromSigner(deps.signers, record, content);
+        const sendingDomain = 'domain' in found ? found.domain : null;
         const held = await actor(turn, tenantActor, record.tenant_id).admitDelivery({
           stream: record.stream,
           domain: sendingDomain,
@@ -354,7 +360,7 @@ export function deliveryActor(deps: DeliveryDeps) {
         }
         const all = envelopeRecipients(content);
         const pending = deps.transport.transactions(all.filter((to) => !done[to]));
-        const outcomes = await deliver(turn, record, content, attempt, pending);
+        const outcomes = await deliver(turn, record, content, attempt, pending, found);
         if (sendingDomain) for (const o of outcomes) o.sending_domain = sendingDomain;
         for (const o of outcomes) {
           if (o.result === 'deferred') continue;
@@ -455,14 +461,10 @@ async function capturedSource(
   record: MessageRecord,
   content: RenderedContent,
 ): Promise<{ signed: Outgoing | null; note: string }> {
-  const from = parseMailbox(content.from)?.address;
   const unsigned = (why: string) => ({ signed: null, note: `${CAPTURED} Unsigned: ${why}.` });
-  let signer: DkimSigner | null;
-  try {
-    signer = from ? await signers.signerFor(record.tenant_id, domainOf(from)) : null;
-  } catch (error) {
-    return unsigned(`DKIM signing failed: ${String(error)}`);
-  }
+  const found = await fromSigner(signers, record, content);
+  if ('error' in found) return unsigned(`DKIM signing failed: ${String(found.error)}`);
+  const { signer } = found;
   if (!signer) return unsigned('the From domain is not a verified sending domain of the tenant');
   const at = { messageId: record.message_id_header, date: new Date(record.created_at) };
   try {

@@ -43,7 +43,15 @@ import type {
   WebhookPatch,
   ReceivedReport,
 } from '../catalog.port.ts';
-import { AUDIENCE_COLUMNS, CONTACT_COLUMNS, contactExists, contactOf, isContactId, type ContactRow } from '../audiences.rows.ts';
+import {
+  AUDIENCE_COLUMNS,
+  CONTACT_COLUMNS,
+  contactExists,
+  patchedContact,
+  contactOf,
+  isContactId,
+  type ContactRow,
+} from '../audiences.rows.ts';
 import { normalizeAddress } from '../../mail/address.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { htmlWords } from '../../mail/content.ts';
@@ -856,7 +864,9 @@ export class PgCatalog implements Catalog {
     const kinds = new Map<string, ContactUpsert[]>();
     for (const r of rows) {
       const kind = `${r.name !== undefined} ${r.unsubscribed !== undefined}`;
-      kinds.set(kind, [...(kinds.get(kind) ?? []), r]);
+      const group = kinds.get(kind);
+      if (group) group.push(r);
+      else kinds.set(kind, [r]);
     }
     return inTransaction(this.pool, async (client) => {
       let added = 0;
@@ -869,7 +879,13 @@ export class PgCatalog implements Catalog {
           ...(group[0]!.unsubscribed !== undefined ? ['unsubscribed = EXCLUDED.unsubscribed'] : []),
         ];
         const batch = JSON.stringify(
-          group.map((r) => ({ id: r.id, email: r.email, name: r.name ?? null, data: r.data, unsubscribed: r.unsubscribed ?? false })),
+          group.map((r) => ({
+            id: r.id,
+            email: r.email,
+            name: r.name ?? null,
+            data: r.data,
+            unsubscribed: r.unsubscribed ?? false,
+          })),
         );
         const { rows: done } = await client.query<{ inserted: boolean }>(
           `INSERT INTO contacts (${CONTACT_COLUMNS})
@@ -900,8 +916,7 @@ export class PgCatalog implements Catalog {
   async updateContact(tenantId: string, audienceId: string, id: string, patch: ContactPatch): Promise<Contact | null> {
     const current = await this.getContact(tenantId, audienceId, id);
     if (!current) return null;
-    const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-    const next: Contact = { ...current, ...defined, updated_at: now() };
+    const next = patchedContact(current, patch, now());
     try {
       await this.query('UPDATE contacts SET email = $1, name = $2, data = $3, unsubscribed = $4, updated_at = $5 WHERE id = $6', [
         next.email,

@@ -65,7 +65,15 @@ import {
   newDomain,
   type DomainRow,
 } from '../domains.rows.ts';
-import { AUDIENCE_COLUMNS, CONTACT_COLUMNS, contactExists, contactOf, isContactId, type ContactRow } from '../audiences.rows.ts';
+import {
+  AUDIENCE_COLUMNS,
+  CONTACT_COLUMNS,
+  contactExists,
+  patchedContact,
+  contactOf,
+  isContactId,
+  type ContactRow,
+} from '../audiences.rows.ts';
 import { normalizeAddress } from '../../mail/address.ts';
 import { INBOUND_MESSAGE_COLUMNS, ROUTE_COLUMNS, newRoute, patchedRoute, routeExists } from '../inbound.rows.ts';
 import { openedReceiptKey, publicReceiptKey, storedReceiptKey, type ReceiptKeyRow } from '../receipt.keys.stored.ts';
@@ -790,8 +798,7 @@ export class SqliteCatalog implements Catalog {
   async updateContact(tenantId: string, audienceId: string, id: string, patch: ContactPatch): Promise<Contact | null> {
     const current = await this.getContact(tenantId, audienceId, id);
     if (!current) return null;
-    const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-    const next: Contact = { ...current, ...defined, updated_at: now() };
+    const next = patchedContact(current, patch, now());
     try {
       this.sql('UPDATE contacts SET email = ?, name = ?, data = ?, unsubscribed = ?, updated_at = ? WHERE id = ?').run(
         next.email,
