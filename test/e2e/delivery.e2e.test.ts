@@ -10,6 +10,18 @@ const suite = gatepostWithRelay();
 const send = (to: string) =>
   suite.gp.request('POST', '/v1/emails', { key: suite.tenant.live, body: { to, subject: 'Delivery', html: '<p>d</p>' } });
 const timeline = async (id: string) => (await suite.gp.request('GET', `/v1/messages/${id}`, { key: suite.tenant.live })).body;
+/** The message's timeline once its status is `status`. */
+const timelineAt = (id: string, status: string) =>
+  eventually(async () => {
+    const x = await timeline(id);
+    return x.status === status ? x : undefined;
+  });
+/** A Style P (Postmark) send: it takes a Cc, where the native API takes one recipient. */
+const postmark = (To: string, Cc: string, Subject: string) =>
+  suite.gp.request('POST', '/email', {
+    body: { From: 'app@sender.example', To, Cc, Subject, HtmlBody: '<p>d</p>' },
+    headers: { 'x-postmark-server-token': suite.tenant.live, accept: 'application/json' },
+  });
 const types = (t: { events: { type: string }[] }) => t.events.map((e) => e.type);
 
 describe('delivery outcomes', () => {
@@ -25,10 +37,7 @@ describe('delivery outcomes', () => {
     suite.relay.verdict = (rcpt) => (rcpt === 'nobody@example.com' ? 'reject' : 'accept');
     const res = await send('nobody@example.com');
     expect(res.status).toBe(202);
-    const t = await eventually(async () => {
-      const x = await timeline(res.body.id);
-      return x.status === 'bounced' ? x : undefined;
-    });
+    const t = await timelineAt(res.body.id, 'bounced');
     expect(types(t)).toEqual(['message.accepted', 'message.queued', 'email.bounced']);
     expect(t.events[2].data).toMatchObject({ smtp_code: 550, bounce_type: 'hard' });
     expect(t.events[2].data.response).toContain('No such user');
@@ -50,10 +59,7 @@ describe('delivery outcomes', () => {
     let refusals = 0;
     suite.relay.verdict = (rcpt) => (rcpt === 'busy@example.com' && refusals++ < 2 ? 'defer' : 'accept');
     const res = await send('busy@example.com');
-    const t = await eventually(async () => {
-      const x = await timeline(res.body.id);
-      return x.status === 'sent' ? x : undefined;
-    });
+    const t = await timelineAt(res.body.id, 'sent');
     expect(types(t)).toEqual(['message.accepted', 'message.queued', 'message.deferred', 'message.deferred', 'email.sent']);
     const deferred = t.events[2];
     expect(deferred.data).toMatchObject({ smtp_code: 451, attempt: 1 });
@@ -67,10 +73,7 @@ describe('delivery outcomes', () => {
   it('soft-bounces when the retries run out, without suppressing', async () => {
     suite.relay.verdict = (rcpt) => (rcpt === 'always-busy@example.com' ? 'defer' : 'accept');
     const res = await send('always-busy@example.com');
-    const t = await eventually(async () => {
-      const x = await timeline(res.body.id);
-      return x.status === 'bounced' ? x : undefined;
-    });
+    const t = await timelineAt(res.body.id, 'bounced');
     // The test schedule is three 1 s waits: four attempts in all.
     expect(t.events.filter((e: { type: string }) => e.type === 'message.deferred')).toHaveLength(3);
     expect(t.events.at(-1).data).toMatchObject({ bounce_type: 'soft', attempt: 4 });
@@ -84,23 +87,10 @@ describe('several recipient domains through the relay', () => {
   it('the relay gets one copy for every recipient, in one transaction; a retry only for the one it deferred', async () => {
     let refusals = 0;
     suite.relay.verdict = (rcpt) => (rcpt === 'cat@c.example' && refusals++ < 1 ? 'defer' : 'accept');
-    // The native API takes one recipient; Style P (Postmark) takes a Cc.
-    const res = await suite.gp.request('POST', '/email', {
-      body: {
-        From: 'app@sender.example',
-        To: 'ann@a.example',
-        Cc: 'bob@b.example, cat@c.example',
-        Subject: 'Three domains',
-        HtmlBody: '<p>d</p>',
-      },
-      headers: { 'x-postmark-server-token': suite.tenant.live, accept: 'application/json' },
-    });
+    const res = await postmark('ann@a.example', 'bob@b.example, cat@c.example', 'Three domains');
     expect(res.status).toBe(200);
     const id: string = res.body.MessageID;
-    const t = await eventually(async () => {
-      const x = await timeline(id);
-      return x.status === 'sent' ? x : undefined;
-    });
+    const t = await timelineAt(id, 'sent');
     const outcomes = t.events.filter((e: { data: { attempt?: number } }) => e.data.attempt !== undefined);
     expect(
       outcomes.map((e: { type: string; data: Record<string, unknown> }) => [
@@ -123,21 +113,9 @@ describe('several recipient domains through the relay', () => {
     let deferrals = 0;
     suite.relay.verdict = (rcpt) =>
       rcpt === 'gone@e.example' ? 'reject' : rcpt === 'wait@f.example' && deferrals++ < 1 ? 'defer' : 'accept';
-    const res = await suite.gp.request('POST', '/email', {
-      body: {
-        From: 'app@sender.example',
-        To: 'wait@f.example',
-        Cc: 'gone@e.example',
-        Subject: 'Both refused',
-        HtmlBody: '<p>d</p>',
-      },
-      headers: { 'x-postmark-server-token': suite.tenant.live, accept: 'application/json' },
-    });
+    const res = await postmark('wait@f.example', 'gone@e.example', 'Both refused');
     expect(res.status).toBe(200);
-    const t = await eventually(async () => {
-      const x = await timeline(res.body.MessageID);
-      return x.status === 'bounced' ? x : undefined;
-    });
+    const t = await timelineAt(res.body.MessageID, 'bounced');
     const outcomes = t.events.filter((e: { data: { attempt?: number } }) => e.data.attempt !== undefined);
     expect(
       outcomes.map((e: { type: string; data: Record<string, unknown> }) => [
