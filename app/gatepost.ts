@@ -49,6 +49,7 @@ import type { EventLog, Metrics } from '../ops/metrics.port.ts';
 import { promMetrics } from '../ops/metrics.prom.ts';
 import { gatepostLog, type Logger } from '../ops/log.ts';
 import { embeddedQueue } from './queue.embedded.ts';
+import { clusterQueue, tellQueue } from './queue.shared.ts';
 import { opsServer } from './ops.server.ts';
 
 export interface Gatepost {
@@ -272,6 +273,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
       })
     : null;
   fairQueue = actors?.queue ?? null;
+  const told = config.runtime === 'dapr' && actors ? tellQueue(catalog, () => actors.queue.rows(), report) : null;
 
   const keys = new KeyRing(catalog);
   // Without GATEPOST_PUBLIC_URL, links point at the API's own address, known once it listens.
@@ -300,7 +302,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         webhookGuard: guard,
         events: feed,
         adminToken: config.adminToken,
-        queue: actors ? () => actors.queue.rows() : null,
+        queue: config.runtime === 'dapr' ? clusterQueue(catalog) : () => actors?.queue.rows() ?? [],
         captures,
         http: config.http,
         ready: () => ready,
@@ -370,6 +372,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         ready = false;
         await Promise.all([rest?.drain(), smtp?.drain(), inbound?.drain()]);
         await actors?.drain();
+        await told?.stop();
         await ops?.close();
         await runtime.stop();
         queue?.close();

@@ -9,6 +9,7 @@
 //
 // It lives in memory, one per process: what makes it durable is the delivery actor's (a reminder
 // per queued message brings it back after a crash, at its place by `queuedAt`).
+import type { QueueRow } from '../store/catalog.port.ts';
 
 export type Stream = 'transactional' | 'broadcast';
 
@@ -22,16 +23,6 @@ export interface Ticket {
   queuedAt: number;
   /** The tenant's weight (> 0), as read when the ticket was made: the newest one pushed counts. */
   weight: number;
-}
-
-/** The queue as GET /v1/admin/queue and the metrics show it: one row per tenant and destination. */
-export interface QueueRow {
-  tenant_id: string;
-  destination: string;
-  waiting: number;
-  in_flight: number;
-  /** When the oldest waiting message came to the queue (ms since epoch); null when none waits. */
-  oldest_queued_at: number | null;
 }
 
 /** A tenant's line for one destination, ordered by `queuedAt`: appended to, or put back in place after a restart. */

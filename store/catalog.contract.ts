@@ -1369,6 +1369,34 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
       });
     });
 
+    describe('queue snapshots', () => {
+      const row = (tenant: string, waiting: number) => ({
+        tenant_id: tenant,
+        destination: 'example.com',
+        waiting,
+        in_flight: 1,
+        oldest_queued_at: 1_700_000_000_000,
+      });
+
+      it("keeps one snapshot per host, the newest, and answers every host's rows", async () => {
+        await catalog.putQueueSnapshot('host-a', [row('ten_a', 5)]);
+        await catalog.putQueueSnapshot('host-b', [row('ten_b', 2), row('ten_c', 0)]);
+        await catalog.putQueueSnapshot('host-a', [row('ten_a', 3)]);
+        const rows = await catalog.queueSnapshotRows(60_000);
+        expect(rows.sort((x, y) => x.tenant_id.localeCompare(y.tenant_id))).toEqual([
+          row('ten_a', 3),
+          row('ten_b', 2),
+          row('ten_c', 0),
+        ]);
+
+        await catalog.deleteQueueSnapshot('host-b');
+        expect(await catalog.queueSnapshotRows(60_000)).toEqual([row('ten_a', 3)]);
+        // A host with nothing queued tells so: its rows go, its snapshot stays.
+        await catalog.putQueueSnapshot('host-a', []);
+        expect(await catalog.queueSnapshotRows(60_000)).toEqual([]);
+      });
+    });
+
     describe('receipt keys', () => {
       const newKey = (n: number) => ({
         kid: unique(`kid${n}`),

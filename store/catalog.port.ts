@@ -344,6 +344,16 @@ export interface ContactUpsert {
   unsubscribed?: boolean;
 }
 
+/** One tenant's mail for one destination in a fair queue (mta/fair.queue.ts), as GET /v1/queue shows it. */
+export interface QueueRow {
+  tenant_id: string;
+  destination: string;
+  waiting: number;
+  in_flight: number;
+  /** When the oldest waiting message came to the queue (ms since epoch); null when none waits. */
+  oldest_queued_at: number | null;
+}
+
 export interface Page<T> {
   data: T[];
   /** Pass as `cursor` to get the next page; null on the last page. */
@@ -480,5 +490,12 @@ export interface Catalog {
   inboundRaw(tenantId: string, id: string): Promise<Buffer | null>;
   /** Attachment `n` (from 0, in the payload's order) of a received message. */
   inboundAttachment(tenantId: string, id: string, n: number): Promise<InboundAttachment | null>;
+
+  /** Replaces what the actor host `hostId`'s fair queue holds (app/queue.shared.ts), stamped with the catalog's clock. */
+  putQueueSnapshot(hostId: string, rows: QueueRow[]): Promise<void>;
+  /** The rows of every host that told within the last `maxAgeMs`: a cluster's queue. */
+  queueSnapshotRows(maxAgeMs: number): Promise<QueueRow[]>;
+  /** A host that stops takes its rows away. */
+  deleteQueueSnapshot(hostId: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,7 +1,8 @@
 // The fair queue in front of delivery (docs/deliverability.md#the-fair-queue): the tenant reads
-// its own rows, the operator every tenant's. It is the queue of the process that answers: on Dapr
-// each actor host runs its own, and an API process that hosts no actors has none to show.
+// its own rows, the operator every tenant's. Embedded, the process's own queue; on Dapr, every
+// actor host's, as each last told the catalog (app/queue.shared.ts).
 import { z } from 'zod';
+import type { QueueRow } from '../../store/catalog.port.ts';
 import { senderOf } from './auth.hooks.ts';
 import { answer, type ZodApp } from './schema.http.ts';
 import { listOf } from './schemas.ts';
@@ -16,18 +17,8 @@ export const QueueView = z.object({
     .meta({ description: 'Seconds since the oldest waiting message came to the queue; 0 when none waits.' }),
 });
 
-/** One tenant's messages for one destination, as the fair queue (mta/fair.queue.ts's `rows`) tells them. */
-interface QueueRow {
-  tenant_id: string;
-  destination: string;
-  waiting: number;
-  in_flight: number;
-  /** ms since epoch; null when none waits. */
-  oldest_queued_at: number | null;
-}
-
-/** What the routes read: the rows of this process's queue, or none where it hosts no actors. */
-export type QueueSource = (() => QueueRow[]) | null;
+/** What the routes read: the queue's rows (a promise: on Dapr they come from the catalog). */
+export type QueueSource = () => QueueRow[] | Promise<QueueRow[]>;
 
 function viewsOf(rows: QueueRow[], now: number): z.infer<typeof QueueView>[] {
   return rows
@@ -55,7 +46,7 @@ export function queueRoutes(app: ZodApp, queue: QueueSource): void {
     },
     async (request, reply) => {
       const tenant = senderOf(request).tenant.id;
-      const rows = (queue?.() ?? []).filter((r) => r.tenant_id === tenant);
+      const rows = (await queue()).filter((r) => r.tenant_id === tenant);
       return reply.code(200).send({ data: viewsOf(rows, Date.now()) });
     },
   );
@@ -73,6 +64,6 @@ export function queueAdminRoutes(app: ZodApp, queue: QueueSource): void {
         response: { 200: answer('Every row, by tenant then destination.', listOf(QueueView)) },
       },
     },
-    async (_request, reply) => reply.code(200).send({ data: viewsOf(queue?.() ?? [], Date.now()) }),
+    async (_request, reply) => reply.code(200).send({ data: viewsOf(await queue(), Date.now()) }),
   );
 }

@@ -54,6 +54,9 @@ import type { EventEmitter } from 'node:events';
 /** How long a drain waits for requests under way before it closes their connections anyway. */
 const DRAIN_MS = 30_000;
 
+/** A server given no queue (route tests) shows an empty one. */
+const noQueue: QueueSource = () => [];
+
 /** Request bodies larger than this are refused with 413 before they are parsed. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -83,7 +86,7 @@ export interface RestDeps {
   /** Checks webhook URLs (GATEPOST_WEBHOOK_ALLOW, GATEPOST_DNS_SERVERS); by default nothing non-public is allowed. */
   webhookGuard?: SsrfGuard;
   adminToken: string | null;
-  /** The fair queue of this process, where it hosts actors: GET /v1/queue and /v1/admin/queue show it. */
+  /** The fair queue GET /v1/queue and /v1/admin/queue show (app/queue.shared.ts); empty when not given. */
   queue?: QueueSource;
   /** Emits a tenant's id when this process captures a sandbox message of it (the inbox's live updates). */
   captures?: EventEmitter;
@@ -224,7 +227,7 @@ export function restServer(deps: RestDeps): RestServer {
     sandboxRoutes(scope, deps.catalog);
     domainRoutes(scope, deps.domains, breakers);
     reputationRoutes(scope, breakers);
-    queueRoutes(scope, deps.queue ?? null);
+    queueRoutes(scope, deps.queue ?? noQueue);
     validateRoutes(scope, deps.gate, deps.mailHost);
     // In a scope of their own: their text/csv parser hands the import its request stream.
     keyed.register(async (audiences) => audienceRoutes(withZod(audiences), deps.catalog));
@@ -243,7 +246,7 @@ export function restServer(deps: RestDeps): RestServer {
       receiptAdminRoutes(withZod(admin), deps.receiptKeys);
       reputationAdminRoutes(withZod(admin), breakers, deps.catalog);
       domainAdminRoutes(withZod(admin), breakers, deps.catalog);
-      queueAdminRoutes(withZod(admin), deps.queue ?? null);
+      queueAdminRoutes(withZod(admin), deps.queue ?? noQueue);
     });
   }
   // The hosted capture inbox: a web UI signed in to with a sandbox key, then a session cookie.

@@ -29,6 +29,7 @@ import type {
   NewReceiptKey,
   InboxSession,
   Page,
+  QueueRow,
   Quota,
   SendingDomain,
   ReceiptKey,
@@ -717,6 +718,26 @@ export class PgCatalog implements Catalog {
       [name],
     );
     return rows[0]?.tenant_id ?? null;
+  }
+
+  async putQueueSnapshot(hostId: string, rows: QueueRow[]): Promise<void> {
+    await this.query(
+      `INSERT INTO queue_snapshots (host_id, rows) VALUES ($1, $2)
+       ON CONFLICT (host_id) DO UPDATE SET rows = excluded.rows, taken_at = now()`,
+      [hostId, JSON.stringify(rows)],
+    );
+  }
+
+  async queueSnapshotRows(maxAgeMs: number): Promise<QueueRow[]> {
+    const kept = await this.query<{ rows: QueueRow[] }>(
+      `SELECT rows FROM queue_snapshots WHERE taken_at >= now() - make_interval(secs => $1 / 1000.0)`,
+      [maxAgeMs],
+    );
+    return kept.flatMap((k) => k.rows);
+  }
+
+  async deleteQueueSnapshot(hostId: string): Promise<void> {
+    await this.query('DELETE FROM queue_snapshots WHERE host_id = $1', [hostId]);
   }
 
   async putReport(r: ReceivedReport): Promise<void> {

@@ -29,6 +29,7 @@ import type {
   NewReceiptKey,
   InboxSession,
   Page,
+  QueueRow,
   Quota,
   ReceivedReport,
   SendingDomain,
@@ -650,6 +651,22 @@ export class SqliteCatalog implements Catalog {
     const row = this.sql("SELECT tenant_id FROM domains WHERE name = ? AND status = 'verified'").get(name) as
       { tenant_id: string } | undefined;
     return row?.tenant_id ?? null;
+  }
+
+  async putQueueSnapshot(hostId: string, rows: QueueRow[]): Promise<void> {
+    this.sql(
+      `INSERT INTO queue_snapshots (host_id, rows, taken_at) VALUES (?, ?, ?)
+       ON CONFLICT (host_id) DO UPDATE SET rows = excluded.rows, taken_at = excluded.taken_at`,
+    ).run(hostId, JSON.stringify(rows), Date.now());
+  }
+
+  async queueSnapshotRows(maxAgeMs: number): Promise<QueueRow[]> {
+    const kept = this.sql('SELECT rows FROM queue_snapshots WHERE taken_at >= ?').all(Date.now() - maxAgeMs) as { rows: string }[];
+    return kept.flatMap((k) => JSON.parse(k.rows) as QueueRow[]);
+  }
+
+  async deleteQueueSnapshot(hostId: string): Promise<void> {
+    this.sql('DELETE FROM queue_snapshots WHERE host_id = ?').run(hostId);
   }
 
   async putReport(r: ReceivedReport): Promise<void> {

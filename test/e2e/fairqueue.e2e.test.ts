@@ -10,9 +10,9 @@ import { ADMIN_TOKEN, eventually, startGatepost, TEST_RUNTIME, type GatepostProc
 import { startDns, type DnsServer } from '../harness/dns.harness.ts';
 import { freePort, startMx, type MxHost } from '../harness/mx.harness.ts';
 
-// On Dapr the queue lives in the actor host, whose GET /v1/admin/queue and /metrics this harness
-// does not reach (the ingress answers for its own process, which hosts no actors): the test that
-// waits on the queue's state runs on the embedded runtime only.
+// On Dapr the queue lives in the actor host, which tells it to the catalog for the ingress's
+// GET /v1/queue and /v1/admin/queue (app/queue.shared.ts); its /metrics, which this harness does
+// not reach, is the actor host's own: the gauges' test runs on the embedded runtime only.
 const embedded = TEST_RUNTIME === 'embedded';
 const BACKLOG = 20;
 
@@ -75,7 +75,7 @@ const adminQueue = async (): Promise<Row[]> => (await gp.admin<{ data: Row[] }>(
 const rowOf = async (t: Tenant) => (await adminQueue()).find((r) => r.tenant_id === t.id && r.destination === 'busy.test');
 
 describe('the fair queue', () => {
-  it.runIf(embedded)(
+  it(
     'a quiet tenant’s message goes out beside a backlog, within the bound, long before the backlog drains',
     async () => {
       const noisy = await sender();
@@ -113,7 +113,7 @@ describe('the fair queue', () => {
     },
   );
 
-  it.runIf(embedded)(
+  it(
     'a backlog waiting in the queue survives a SIGKILL: each message goes out after the restart',
     async () => {
       const t = await sender();

@@ -1,0 +1,43 @@
+// The fair queue of a cluster, for GET /v1/queue and /v1/admin/queue. On Dapr each actor host
+// runs a fair queue of its own (mta/fair.queue.ts, in memory), and the processes that answer the
+// API may host no actors at all: each actor host writes its queue's rows to the catalog every
+// second (one row per host, replaced), and the API reads the rows of every host that told within
+// the last few seconds, so a host that died leaves the view within FRESH_MS. The embedded runtime,
+// one process, reads its own queue and writes nothing.
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Catalog, QueueRow } from '../store/catalog.port.ts';
+
+const TELL_EVERY_MS = 1000;
+/** Five missed ticks: a host that stopped without taking its rows away (killed) is forgotten after this. */
+const FRESH_MS = 5 * TELL_EVERY_MS;
+
+/** Writes `rows()` under a name of this process's own every second, until `stop` takes them away. */
+export function tellQueue(
+  catalog: Pick<Catalog, 'putQueueSnapshot' | 'deleteQueueSnapshot'>,
+  rows: () => QueueRow[],
+  log: (message: string, error: unknown) => void,
+): { stop(): Promise<void> } {
+  const hostId = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  // One write at a time: a slow catalog skips ticks rather than piling writes up.
+  let writing: Promise<void> | null = null;
+  const tick = () => {
+    writing ??= catalog
+      .putQueueSnapshot(hostId, rows())
+      .catch((error: unknown) => log('the fair queue could not be told to the catalog', error))
+      .finally(() => (writing = null));
+  };
+  tick();
+  const timer = setInterval(tick, TELL_EVERY_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await writing;
+      await catalog.deleteQueueSnapshot(hostId);
+    },
+  };
+}
+
+/** Every live host's rows. */
+export const clusterQueue = (catalog: Pick<Catalog, 'queueSnapshotRows'>) => () => catalog.queueSnapshotRows(FRESH_MS);
