@@ -149,3 +149,33 @@ def test_domains_round_trip_with_their_dns_records(live: Gatepost) -> None:
     live.delete_domain(made["id"])
     with pytest.raises(NotFoundError):
         live.get_domain(made["id"])
+
+
+def test_a_tracking_host_is_named_at_creation_then_changed(live: Gatepost) -> None:
+    name = f"py-{uuid.uuid4().hex[:8]}.example"
+    made = live.create_domain(name, tracking_host=f"track.{name}")
+    assert made["tracking_host"] == f"track.{name}"
+    assert [r["type"] for r in made["records"] if r["purpose"] == "tracking"] == ["CNAME"]
+    with pytest.raises(UnprocessableError) as elsewhere:
+        live.set_tracking_host(made["id"], "track.elsewhere.example")
+    assert elsewhere.value.code == "tracking_host_invalid"
+    cleared = live.set_tracking_host(made["id"], None)
+    assert cleared["tracking_host"] is None and "tracking" not in [r["purpose"] for r in cleared["records"]]
+    live.delete_domain(made["id"])
+
+
+def test_follow_yields_the_timeline_to_its_end_and_the_feed_answers_after_a_cursor(sandbox: Gatepost) -> None:
+    start = sandbox.list_events()
+    assert start["data"] == []
+    sent = sandbox.send({"to": "feed@example.com", "subject": "Feed", "html": "<p>f</p>"})
+    followed = [e["type"] for e in sandbox.follow(sent["id"], interval=0.1)]
+    assert followed[0] == "message.accepted" and followed[-1] == "email.sent"
+    cursor = start["cursor"]
+
+    def sent_in_feed() -> object:
+        nonlocal cursor
+        page = sandbox.list_events(after=cursor, wait=5)
+        cursor = page["cursor"]
+        return next((e for e in page["data"] if e["data"].get("message_id") == sent["id"]), None)
+
+    assert eventually(sent_in_feed)["type"] == "email.sent"

@@ -34,6 +34,7 @@ OPERATIONS: dict[str, Operation] = {
     "list_domains": Operation("GET", "/v1/domains"),
     "get_domain": Operation("GET", "/v1/domains/{id}"),
     "verify_domain": Operation("POST", "/v1/domains/{id}/verify"),
+    "update_domain": Operation("PATCH", "/v1/domains/{id}"),
     "delete_domain": Operation("DELETE", "/v1/domains/{id}"),
     "create_webhook": Operation("POST", "/v1/webhooks"),
     "list_webhooks": Operation("GET", "/v1/webhooks"),
@@ -46,6 +47,17 @@ OPERATIONS: dict[str, Operation] = {
     "retry_webhook_delivery": Operation("POST", "/v1/webhooks/{id}/deliveries/{evt}/retry"),
     "list_sandbox_messages": Operation("GET", "/v1/sandbox/messages"),
     "get_sandbox_message": Operation("GET", "/v1/sandbox/messages/{id}"),
+    "list_events": Operation("GET", "/v1/events"),
+    "create_audience": Operation("POST", "/v1/audiences"),
+    "list_audiences": Operation("GET", "/v1/audiences"),
+    "get_audience": Operation("GET", "/v1/audiences/{id}"),
+    "delete_audience": Operation("DELETE", "/v1/audiences/{id}"),
+    "add_contact": Operation("POST", "/v1/audiences/{id}/contacts"),
+    "list_contacts": Operation("GET", "/v1/audiences/{id}/contacts"),
+    "get_contact": Operation("GET", "/v1/audiences/{id}/contacts/{contact}"),
+    "update_contact": Operation("PATCH", "/v1/audiences/{id}/contacts/{contact}"),
+    "remove_contact": Operation("DELETE", "/v1/audiences/{id}/contacts/{contact}"),
+    "import_contacts": Operation("POST", "/v1/audiences/{id}/contacts/import"),
 }
 
 
