@@ -44,7 +44,19 @@ final class Operations
         'domains.list' => ['GET', '/v1/domains'],
         'domains.get' => ['GET', '/v1/domains/{id}'],
         'domains.verify' => ['POST', '/v1/domains/{id}/verify'],
+        'domains.update' => ['PATCH', '/v1/domains/{id}'],
         'domains.delete' => ['DELETE', '/v1/domains/{id}'],
+        'events.list' => ['GET', '/v1/events'],
+        'audiences.create' => ['POST', '/v1/audiences'],
+        'audiences.list' => ['GET', '/v1/audiences'],
+        'audiences.get' => ['GET', '/v1/audiences/{id}'],
+        'audiences.delete' => ['DELETE', '/v1/audiences/{id}'],
+        'contacts.add' => ['POST', '/v1/audiences/{id}/contacts'],
+        'contacts.list' => ['GET', '/v1/audiences/{id}/contacts'],
+        'contacts.get' => ['GET', '/v1/audiences/{id}/contacts/{contact}'],
+        'contacts.update' => ['PATCH', '/v1/audiences/{id}/contacts/{contact}'],
+        'contacts.remove' => ['DELETE', '/v1/audiences/{id}/contacts/{contact}'],
+        'contacts.import' => ['POST', '/v1/audiences/{id}/contacts/import'],
     ];
 
     /** @return list<array{name: string, method: string, path: string}> */

@@ -99,4 +99,17 @@ final class RetryTest extends TestCase
             $this->assertSame(ConnectionException::TIMEOUT, $e->errorCode);
         }
     }
+
+    public function testACsvStreamIsSentAgainWholeAfterA429(): void
+    {
+        $server = $this->serve('rate-limited-import');
+        $csv = fopen('php://memory', 'w+b');
+        fwrite($csv, "email\nann@example.com\n");
+        rewind($csv);
+        $report = (new Client('gp_live_x', $server->url, backoffMs: 1))->importContacts('aud_1', $csv);
+        $this->assertSame(1, $report->added);
+        $requests = $server->requests();
+        $this->assertSame(["email\nann@example.com\n", "email\nann@example.com\n"], array_column($requests, 'body'));
+        $this->assertSame(['text/csv', 'text/csv'], array_map(static fn (array $r) => $r['headers']['Content-Type'], $requests));
+    }
 }
