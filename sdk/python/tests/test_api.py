@@ -179,3 +179,25 @@ def test_follow_yields_the_timeline_to_its_end_and_the_feed_answers_after_a_curs
         return next((e for e in page["data"] if e["data"].get("message_id") == sent["id"]), None)
 
     assert eventually(sent_in_feed)["type"] == "email.sent"
+
+
+def test_a_fresh_tenant_has_a_closed_breaker_an_empty_queue_and_no_reports(live: Gatepost) -> None:
+    reputation = live.get_reputation()
+    assert (reputation["status"], reputation["window"]["sample"]) == ("closed", 0)
+    assert live.get_queue() == []
+    assert live.list_reports(limit=10) == {"data": [], "next_cursor": None}
+
+
+def test_inbound_routes_need_a_verified_domain_and_unknown_ones_are_not_found(live: Gatepost) -> None:
+    with pytest.raises(UnprocessableError) as unverified:
+        live.create_inbound_route("support@not-verified.example", action="store")
+    assert unverified.value.code == "inbound_domain_not_verified"
+    assert live.list_inbound_routes() == []
+    with pytest.raises(NotFoundError):
+        live.get_inbound_route("rte_nope")
+    with pytest.raises(NotFoundError):
+        live.update_inbound_route("rte_nope", {"action": "store"})
+    assert live.list_inbound_messages()["data"] == []
+    with pytest.raises(NotFoundError) as missing:
+        live.get_inbound_message("inm_nope")
+    assert missing.value.code == "not_found"

@@ -20,7 +20,11 @@ from .models import (
     Event,
     EventFeedPage,
     ImportReport,
+    InboundRoute,
+    InboundRouteFields,
     Message,
+    QueueEntry,
+    Reputation,
     Page,
     Receipt,
     SandboxMessage,
@@ -246,6 +250,52 @@ class Gatepost:
 
     def get_sandbox_message(self, message_id: str) -> SandboxMessage:
         return cast(SandboxMessage, self._call("get_sandbox_message", {"id": message_id}))
+
+    # Deliverability: reports received, the reputation breakers, the queue
+
+    def list_reports(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page:
+        """Bounces and complaints received at the return-path domains, newest first: one page."""
+        return cast(Page, self._call("list_reports", query={"limit": limit, "cursor": cursor}))
+
+    def get_reputation(self) -> Reputation:
+        """The tenant's reputation breaker and each sending domain's, with the rates of the window."""
+        return cast(Reputation, self._call("get_reputation"))
+
+    def get_queue(self) -> List[QueueEntry]:
+        """The tenant's mail in the fair queue, per destination."""
+        return cast(List[QueueEntry], self._call("get_queue")["data"])
+
+    # Inbound mail (docs/inbound.md)
+
+    def create_inbound_route(
+        self, match: str, *, action: Optional[str] = None, endpoint_id: Optional[str] = None
+    ) -> InboundRoute:
+        """Routes mail to ``match`` on a verified domain of the tenant (UnprocessableError
+        ``inbound_domain_not_verified`` otherwise): posted as ``email.inbound`` (action
+        ``webhook``, the default) or only kept (``store``)."""
+        fields = {"match": match, "action": action, "endpoint_id": endpoint_id}
+        body = {k: v for k, v in fields.items() if v is not None}
+        return cast(InboundRoute, self._call("create_inbound_route", body=body))
+
+    def list_inbound_routes(self) -> List[InboundRoute]:
+        return cast(List[InboundRoute], self._call("list_inbound_routes")["data"])
+
+    def get_inbound_route(self, route_id: str) -> InboundRoute:
+        return cast(InboundRoute, self._call("get_inbound_route", {"id": route_id}))
+
+    def update_inbound_route(self, route_id: str, changes: InboundRouteFields) -> InboundRoute:
+        return cast(InboundRoute, self._call("update_inbound_route", {"id": route_id}, body=changes))
+
+    def delete_inbound_route(self, route_id: str) -> None:
+        self._call("delete_inbound_route", {"id": route_id})
+
+    def list_inbound_messages(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page:
+        """Mail the inbound MX received for the tenant, newest first: one page."""
+        return cast(Page, self._call("list_inbound_messages", query={"limit": limit, "cursor": cursor}))
+
+    def get_inbound_message(self, message_id: str) -> Dict[str, Any]:
+        """A received message: its envelope and every field of its ``email.inbound`` payload."""
+        return cast(Dict[str, Any], self._call("get_inbound_message", {"id": message_id}))
 
     # Audiences and their contacts (docs/broadcasts.md)
 

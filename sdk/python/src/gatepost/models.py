@@ -255,3 +255,63 @@ class ImportReport(TypedDict):
     #: Every row refused; ``refused`` lists the first 100.
     refused_count: int
     refused: List[RefusedRow]
+
+
+class InboundRoute(TypedDict):
+    """Where mail to a match goes (docs/inbound.md)."""
+
+    #: ``rte_…``
+    id: str
+    #: ``user@domain``, ``*@domain`` or a local part with ``*`` wildcards; lower case.
+    match: str
+    domain: str
+    action: Literal["webhook", "store"]
+    #: The one endpoint posted to; None: every endpoint subscribed to ``email.inbound``.
+    endpoint_id: Optional[str]
+    created_at: str
+    updated_at: str
+
+
+class InboundRouteFields(TypedDict, total=False):
+    match: str
+    action: Literal["webhook", "store"]
+    endpoint_id: Optional[str]
+
+
+class BreakerWindow(TypedDict):
+    sample: int
+    sent: int
+    hard_bounces: int
+    blocks: int
+    complaints: int
+    bounce_rate: float
+    complaint_rate: float
+    block_rate: float
+
+
+class Breaker(TypedDict):
+    status: Literal["closed", "warning", "open", "half_open"]
+    since: str
+    reason: Optional[str]
+    window: BreakerWindow
+    half_open_at: Optional[str]
+
+
+class DomainBreaker(Breaker):
+    domain: str
+
+
+class Reputation(Breaker):
+    """The tenant's reputation breaker, and each sending domain's (docs/reputation.md)."""
+
+    domains: List[DomainBreaker]
+
+
+class QueueEntry(TypedDict):
+    """The tenant's mail waiting for one destination's delivery slots."""
+
+    tenant_id: str
+    destination: str
+    waiting: int
+    in_flight: int
+    oldest_age_seconds: float
