@@ -153,4 +153,24 @@ class ApiTest < Minitest::Test
     end
     assert_equal "email.sent", found["type"]
   end
+
+  def test_a_tenant_without_bounces_has_a_closed_breaker_and_no_reports
+    # Other tests send live mail first or not (the order is random): none bounces or complains.
+    reputation = live.get_reputation
+    assert_equal ["closed", 0, 0], [reputation["status"], *reputation["window"].values_at("hard_bounces", "complaints")]
+    assert_kind_of Array, reputation["domains"]
+    # The tenant's own mail alone, per destination.
+    assert_equal [], live.get_queue.reject { |entry| entry["destination"].is_a?(String) && entry["waiting"] >= 0 }
+    assert_equal({ "data" => [], "next_cursor" => nil }, live.list_reports(limit: 10))
+  end
+
+  def test_inbound_routes_need_a_verified_domain_and_unknown_ones_are_not_found
+    unverified = assert_raises(Gatepost::UnprocessableError) { live.create_inbound_route("support@not-verified.example", action: "store") }
+    assert_equal "inbound_domain_not_verified", unverified.code
+    assert_equal [], live.list_inbound_routes
+    assert_raises(Gatepost::NotFoundError) { live.get_inbound_route("rte_nope") }
+    assert_raises(Gatepost::NotFoundError) { live.update_inbound_route("rte_nope", { action: "store" }) }
+    assert_equal [], live.list_inbound_messages["data"]
+    assert_equal "not_found", assert_raises(Gatepost::NotFoundError) { live.get_inbound_message("inm_nope") }.code
+  end
 end

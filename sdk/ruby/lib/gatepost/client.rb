@@ -153,6 +153,34 @@ module Gatepost
     def list_sandbox_messages(limit: nil, cursor: nil) = call(:list_sandbox_messages, query: { limit: limit, cursor: cursor })
     def get_sandbox_message(id) = call(:get_sandbox_message, id: id)
 
+    # Deliverability: reports received, the reputation breakers, the queue
+
+    # Bounces and complaints received at the return-path domains, newest first: one page.
+    def list_reports(limit: nil, cursor: nil) = call(:list_reports, query: { limit: limit, cursor: cursor })
+    # The tenant's reputation breaker and each sending domain's ("domains"), with the rates of the window.
+    def get_reputation = call(:get_reputation)
+    # The tenant's mail in the fair queue, per destination.
+    def get_queue = call(:get_queue).fetch("data")
+
+    # Inbound mail (docs/inbound.md)
+
+    # Routes mail to `match` on a verified domain of the tenant (UnprocessableError
+    # "inbound_domain_not_verified" otherwise): posted as email.inbound (action "webhook", the
+    # default) or only kept ("store").
+    def create_inbound_route(match, action: nil, endpoint_id: nil)
+      call(:create_inbound_route, body: { match: match, action: action, endpoint_id: endpoint_id }.compact)
+    end
+
+    def list_inbound_routes = call(:list_inbound_routes).fetch("data")
+    def get_inbound_route(id) = call(:get_inbound_route, id: id)
+    # changes: match, action, endpoint_id (nil: every endpoint subscribed to email.inbound).
+    def update_inbound_route(id, changes) = call(:update_inbound_route, id: id, body: changes)
+    def delete_inbound_route(id) = call(:delete_inbound_route, id: id)
+    # Mail the inbound MX received for the tenant, newest first: one page.
+    def list_inbound_messages(limit: nil, cursor: nil) = call(:list_inbound_messages, query: { limit: limit, cursor: cursor })
+    # A received message: its envelope and every field of its email.inbound payload.
+    def get_inbound_message(id) = call(:get_inbound_message, id: id)
+
     # Audiences and their contacts (docs/broadcasts.md)
 
     def create_audience(name) = call(:create_audience, body: { name: name })
