@@ -330,6 +330,71 @@ final class Client
         $this->call('domains.delete', [$id]);
     }
 
+    // --- deliverability: reports received, the reputation breakers, the queue ------------------
+
+    /** Bounces and complaints received at the return-path domains, newest first: {data, next_cursor}. */
+    public function listReports(?int $limit = null, ?string $cursor = null): array
+    {
+        return $this->call('reports.list', [], null, self::page($limit, $cursor));
+    }
+
+    /** The tenant's reputation breaker and each sending domain's (`domains`), with the rates of the window. */
+    public function getReputation(): array
+    {
+        return $this->call('reputation.get');
+    }
+
+    /** The tenant's mail in the fair queue, per destination: [{destination, waiting, in_flight, oldest_age_seconds}]. */
+    public function getQueue(): array
+    {
+        return $this->call('queue.get')['data'];
+    }
+
+    // --- inbound mail (docs/inbound.md) -----------------------------------------------------
+
+    /**
+     * Routes mail to $match on a verified domain of the tenant (422 inbound_domain_not_verified
+     * otherwise): posted as email.inbound ($action webhook, the default) or only kept (store).
+     */
+    public function createInboundRoute(string $match, ?string $action = null, ?string $endpointId = null): array
+    {
+        $route = ['match' => $match, 'action' => $action, 'endpoint_id' => $endpointId];
+        return $this->call('inbound.routes.create', [], array_filter($route, static fn ($v) => $v !== null));
+    }
+
+    public function listInboundRoutes(): array
+    {
+        return $this->call('inbound.routes.list')['data'];
+    }
+
+    public function getInboundRoute(string $id): array
+    {
+        return $this->call('inbound.routes.get', [$id]);
+    }
+
+    /** @param array<string, mixed> $changes match, action, endpoint_id (null: every endpoint subscribed to email.inbound) */
+    public function updateInboundRoute(string $id, array $changes): array
+    {
+        return $this->call('inbound.routes.update', [$id], $changes);
+    }
+
+    public function deleteInboundRoute(string $id): void
+    {
+        $this->call('inbound.routes.delete', [$id]);
+    }
+
+    /** Mail the inbound MX received for the tenant, newest first: {data, next_cursor}. */
+    public function listInboundMessages(?int $limit = null, ?string $cursor = null): array
+    {
+        return $this->call('inbound.messages.list', [], null, self::page($limit, $cursor));
+    }
+
+    /** A received message: its envelope and every field of its email.inbound payload. */
+    public function getInboundMessage(string $id): array
+    {
+        return $this->call('inbound.messages.get', [$id]);
+    }
+
     // --- audiences and their contacts (docs/broadcasts.md) -------------------------------------
 
     /** A new audience: {id, name, contacts, created_at}. */

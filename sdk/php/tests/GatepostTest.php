@@ -258,4 +258,26 @@ final class GatepostTest extends LiveTestCase
         }
         $this->fail('the receipt was accepted');
     }
+
+    public function testATenantWithoutBouncesHasAClosedBreakerAndNoReports(): void
+    {
+        // Other tests send live mail (before this one or not): none bounces or complains.
+        $reputation = $this->live->getReputation();
+        $this->assertSame(['closed', 0, 0], [$reputation['status'], $reputation['window']['hard_bounces'], $reputation['window']['complaints']]);
+        $this->assertIsArray($reputation['domains']);
+        foreach ($this->live->getQueue() as $entry) {
+            $this->assertIsString($entry['destination']);
+        }
+        $this->assertSame(['data' => [], 'next_cursor' => null], $this->live->listReports(10));
+    }
+
+    public function testInboundRoutesNeedAVerifiedDomainAndUnknownOnesAreNotFound(): void
+    {
+        $this->refusal(422, 'inbound_domain_not_verified', fn () => $this->live->createInboundRoute('support@not-verified.example', 'store'));
+        $this->assertSame([], $this->live->listInboundRoutes());
+        $this->refusal(404, 'not_found', fn () => $this->live->getInboundRoute('rte_nope'));
+        $this->refusal(404, 'not_found', fn () => $this->live->updateInboundRoute('rte_nope', ['action' => 'store']));
+        $this->assertSame([], $this->live->listInboundMessages()['data']);
+        $this->refusal(404, 'not_found', fn () => $this->live->getInboundMessage('inm_nope'));
+    }
 }
