@@ -1,8 +1,8 @@
 // Package gatepost is the Go client of Gatepost's native API: sending, messages and their
 // timelines, the event feed, delivery receipts, templates, suppressions, webhooks, sending
-// domains, audiences and their contacts; and, offline, the verification of webhook deliveries
-// (VerifyWebhook) and of signed delivery receipts (VerifyReceipt). It uses the standard library
-// alone.
+// domains, inbound routes and received mail, reputation, the queue, audiences and their
+// contacts; and, offline, the verification of webhook deliveries (VerifyWebhook) and of signed
+// delivery receipts (VerifyReceipt). It uses the standard library alone.
 package gatepost
 
 import (
