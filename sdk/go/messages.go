@@ -172,3 +172,17 @@ func (c *Client) JWKS(ctx context.Context) (*JWKS, error) {
 	}
 	return &out, nil
 }
+
+// VerifyMessageReceipt fetches the message's latest receipt and the operator's public keys, and
+// verifies it (VerifyReceipt).
+func (c *Client) VerifyMessageReceipt(ctx context.Context, messageID string) (*ReceiptClaims, error) {
+	receipt, err := c.GetReceipt(ctx, messageID)
+	if err != nil {
+		return nil, err
+	}
+	jwks, err := c.JWKS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return VerifyReceipt(receipt.JWS, jwks)
+}

@@ -151,6 +151,12 @@ final class Client
         return $this->call('receipts.jwks');
     }
 
+    /** Fetches the message's latest receipt and the operator's public keys, and verifies it (Receipt::verify): its claims. */
+    public function verifyMessageReceipt(string $messageId): array
+    {
+        return Receipt::verify($this->getReceipt($messageId)['jws'], $this->jwks());
+    }
+
     /** A page of the sandbox inbox, newest first: {data, next_cursor}. */
     public function listCaptured(?int $limit = null, ?string $cursor = null): array
     {

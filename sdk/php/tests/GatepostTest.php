@@ -204,6 +204,7 @@ final class GatepostTest extends LiveTestCase
         $receipt = $this->live->getReceipt($sent['id']);
         $jwks = $this->live->jwks();
         $claims = Receipt::verify($receipt['jws'], $jwks);
+        $this->assertSame($claims, $this->live->verifyMessageReceipt($sent['id']));
         $this->assertSame([$receipt['id'], $sent['id'], 250], [$claims['id'], $claims['message_id'], $claims['reply']['code']]);
         $this->assertSame($receipt['jws'], $event['data']['receipt']['jws']);
         // One changed byte of the payload: the signature no longer matches.

@@ -8,6 +8,7 @@ import urllib.parse
 from typing import IO, Any, Dict, Iterator, List, Optional, Union, cast
 
 from .version import __version__
+from .receipts import verify_receipt
 from .table import OPERATIONS
 from .transport import RetryPolicy, Transport, Upload
 from .models import (
@@ -140,6 +141,11 @@ class Gatepost:
     def get_jwks(self) -> Dict[str, Any]:
         """The operator's public keys (a JWK Set), which verify receipts."""
         return cast(Dict[str, Any], self._call("get_jwks"))
+
+    def verify_message_receipt(self, message_id: str) -> Dict[str, Any]:
+        """Fetches the message's latest receipt and the operator's public keys, and verifies it
+        (verify_receipt): answers its claims."""
+        return verify_receipt(self.get_receipt(message_id)["jws"], self.get_jwks())
 
     # Templates
 

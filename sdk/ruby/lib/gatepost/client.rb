@@ -87,6 +87,10 @@ module Gatepost
     # The operator's public keys (a JWK Set), which verify receipts.
     def get_jwks = call(:get_jwks)
 
+    # Fetches the message's latest receipt and the operator's public keys, and verifies it
+    # (Gatepost.verify_receipt): answers its claims.
+    def verify_message_receipt(id) = Receipts.verify(get_receipt(id).fetch("jws"), get_jwks)
+
     # Address validation (docs/validate.md): an invalid address is a verdict, not an error.
 
     # The verdict on one address: "result", "reasons", "checks", "suggestion".
