@@ -112,4 +112,16 @@ final class RetryTest extends TestCase
         $this->assertSame(["email\nann@example.com\n", "email\nann@example.com\n"], array_column($requests, 'body'));
         $this->assertSame(['text/csv', 'text/csv'], array_map(static fn (array $r) => $r['headers']['Content-Type'], $requests));
     }
+
+    public function testACsvThatIsNoFileIsRefusedBeforeAnyRequest(): void
+    {
+        $server = $this->serve('unavailable');
+        try {
+            (new Client('gp_live_x', $server->url))->importContacts('aud_1', 42);
+            $this->fail('no exception');
+        } catch (\InvalidArgumentException $e) {
+            $this->assertSame('A CSV is a string or a stream resource.', $e->getMessage());
+        }
+        $this->assertSame([], $server->requests());
+    }
 }

@@ -103,3 +103,10 @@ def test_a_csv_file_is_sent_again_whole_after_a_429() -> None:
         assert Gatepost("k", base_url=url).import_contacts("aud_1", csv) == report
     assert [r.body for r in received] == [b"email\nann@example.com\n"] * 2
     assert {r.headers["content-type"] for r in received} == {"text/csv"}
+
+
+def test_a_csv_that_is_no_file_is_refused_before_any_request() -> None:
+    with local_server(lambda r, n: Answer(500)) as (url, received):
+        with pytest.raises(TypeError, match="csv is a path, bytes or a binary file"):
+            Gatepost("k", base_url=url).import_contacts("aud_1", 42)  # type: ignore[arg-type]
+    assert received == []

@@ -83,4 +83,12 @@ class RetriesTest < Minitest::Test
       assert_equal ["text/csv"] * 2, server.received.map { |r| r.headers["content-type"] }
     end
   end
+
+  def test_a_csv_that_is_no_file_is_refused_before_any_request
+    LocalServer.open(->(_r, _n) { answer(500) }) do |server|
+      error = assert_raises(ArgumentError) { client(server).import_contacts("aud_1", 42) }
+      assert_match(/String or an IO, not Integer/, error.message)
+      assert_empty server.received
+    end
+  end
 end

@@ -366,4 +366,6 @@ class Gatepost:
         if isinstance(csv, (str, os.PathLike)):
             with open(csv, "rb") as file:
                 return self.import_contacts(audience_id, file)
+        if not isinstance(csv, bytes) and not callable(getattr(csv, "read", None)):
+            raise TypeError(f"csv is a path, bytes or a binary file, not {type(csv).__name__}")
         return cast(ImportReport, self._call("import_contacts", {"id": audience_id}, body=Upload("text/csv", csv)))

@@ -20,6 +20,8 @@ module Gatepost
   # IO that can seek is rewound for a retry; one that cannot (a pipe) is sent once, chunked.
   class Upload
     def initialize(content_type, data)
+      raise ArgumentError, "a body is a String or an IO, not #{data.class}" unless data.is_a?(String) || data.respond_to?(:read)
+
       @content_type = content_type
       @data = data
       @start = data.pos if !data.is_a?(String) && seekable?(data)
