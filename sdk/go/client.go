@@ -1,11 +1,11 @@
 // Package gatepost is the Go client of Gatepost's native API: sending, messages and their
-// timelines, delivery receipts, templates, suppressions, webhooks and sending domains; and,
-// offline, the verification of webhook deliveries (VerifyWebhook) and of signed delivery
-// receipts (VerifyReceipt). It uses the standard library alone.
+// timelines, the event feed, delivery receipts, templates, suppressions, webhooks, sending
+// domains, inbound routes and received mail, reputation, the queue, audiences and their
+// contacts; and, offline, the verification of webhook deliveries (VerifyWebhook) and of signed
+// delivery receipts (VerifyReceipt). It uses the standard library alone.
 package gatepost
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -94,6 +94,8 @@ type RequestOption func(*requestOptions)
 
 type requestOptions struct {
 	idempotencyKey string
+	// minTimeout lengthens the attempt's deadline for a request the server holds open (the event feed).
+	minTimeout time.Duration
 }
 
 // WithIdempotencyKey sends the Idempotency-Key header: a repeat of the call with the same key
@@ -121,14 +123,12 @@ func (c *Client) call(ctx context.Context, name string, params []string, body an
 	if len(query) > 0 {
 		target += "?" + query.Encode()
 	}
-	var payload []byte
-	if body != nil {
-		if payload, err = json.Marshal(body); err != nil {
-			return fmt.Errorf("gatepost: encoding the request: %w", err)
-		}
+	p, err := payloadOf(body)
+	if err != nil {
+		return err
 	}
 	for attempt := 1; ; attempt++ {
-		status, header, answer, err := c.once(ctx, op.Method, target, payload, ro.idempotencyKey)
+		status, header, answer, err := c.once(ctx, op.Method, target, p, ro)
 		if err == nil && status >= 200 && status < 300 {
 			if out == nil || status == http.StatusNoContent {
 				return nil
@@ -144,7 +144,7 @@ func (c *Client) call(ctx context.Context, name string, params []string, body an
 			return ctx.Err()
 		}
 		wait, retry := c.retryWait(op.Method, ro.idempotencyKey != "", status, header, attempt)
-		if !retry {
+		if !retry || !p.replayable {
 			return err
 		}
 		timer := time.NewTimer(wait)
@@ -158,25 +158,32 @@ func (c *Client) call(ctx context.Context, name string, params []string, body an
 }
 
 // once makes one attempt; err is a transport error (no answer). The answer is read whole.
-func (c *Client) once(ctx context.Context, method, target string, payload []byte, idempotencyKey string) (int, http.Header, []byte, error) {
-	var reader io.Reader
-	if payload != nil {
-		reader = bytes.NewReader(payload)
+func (c *Client) once(ctx context.Context, method, target string, p payload, ro requestOptions) (int, http.Header, []byte, error) {
+	reader, length, err := p.open()
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("gatepost: reading the request body: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, target, reader)
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("gatepost: %w", err)
 	}
+	req.ContentLength = length
 	req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
-	if payload != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if p.contentType != "" {
+		req.Header.Set("Content-Type", p.contentType)
 	}
-	if idempotencyKey != "" {
-		req.Header.Set("Idempotency-Key", idempotencyKey)
+	if ro.idempotencyKey != "" {
+		req.Header.Set("Idempotency-Key", ro.idempotencyKey)
 	}
-	res, err := c.http.Do(req)
+	client := c.http
+	if ro.minTimeout > client.Timeout && client.Timeout != 0 {
+		longer := *client
+		longer.Timeout = ro.minTimeout
+		client = &longer
+	}
+	res, err := client.Do(req)
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("gatepost: %s %s: %w", method, target, err)
 	}

@@ -17,14 +17,16 @@ type DNSRecord struct {
 
 // Domain is a sending domain and its DNS records.
 type Domain struct {
-	ID         string      `json:"id"`
-	Name       string      `json:"name"`
-	Status     string      `json:"status"`
-	Records    []DNSRecord `json:"records"`
-	CheckedAt  *string     `json:"checked_at"`
-	VerifiedAt *string     `json:"verified_at"`
-	CreatedAt  string      `json:"created_at"`
-	UpdatedAt  string      `json:"updated_at"`
+	ID      string      `json:"id"`
+	Name    string      `json:"name"`
+	Status  string      `json:"status"`
+	Records []DNSRecord `json:"records"`
+	// TrackingHost is the host its tracked links use once its CNAME is verified; nil: none.
+	TrackingHost *string `json:"tracking_host"`
+	CheckedAt    *string `json:"checked_at"`
+	VerifiedAt   *string `json:"verified_at"`
+	CreatedAt    string  `json:"created_at"`
+	UpdatedAt    string  `json:"updated_at"`
 }
 
 // CreateDomain adds a sending domain, pending, with the DNS records to publish.
@@ -34,6 +36,20 @@ func (c *Client) CreateDomain(ctx context.Context, name string) (*Domain, error)
 		Name string `json:"name"`
 	}{name}
 	if err := c.call(ctx, "domains.create", nil, body, nil, &out, nil); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetTrackingHost names the host the domain's tracked links use (a host under the domain), or
+// none (nil); its CNAME record is pending until the next verification. A host elsewhere is Code
+// "tracking_host_invalid" (422).
+func (c *Client) SetTrackingHost(ctx context.Context, id string, host *string) (*Domain, error) {
+	var out Domain
+	body := struct {
+		TrackingHost *string `json:"tracking_host"`
+	}{host}
+	if err := c.call(ctx, "domains.update", []string{id}, body, nil, &out, nil); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -419,6 +420,9 @@ func TestALiveSendsWebhookAndReceiptVerify(t *testing.T) {
 	claims, err := gatepost.VerifyReceipt(receipt.JWS, jwks)
 	if err != nil || claims.ID != receipt.ID || claims.MessageID != sent.ID || claims.Reply.Code == nil || *claims.Reply.Code != 250 {
 		t.Fatalf("receipt claims %+v, %v", claims, err)
+	}
+	if fetched, err := live.VerifyMessageReceipt(ctx, sent.ID); err != nil || !reflect.DeepEqual(fetched, claims) {
+		t.Fatalf("VerifyMessageReceipt %+v, %v; want %+v", fetched, err, claims)
 	}
 	inEvent := event.Data["receipt"].(map[string]any)
 	if inEvent["jws"] != receipt.JWS {

@@ -6,9 +6,11 @@ package gatepost_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -111,5 +113,34 @@ func TestAnAnswerThatNeverComesTimesOut(t *testing.T) {
 	var netErr net.Error
 	if !errors.As(err, &netErr) || !netErr.Timeout() {
 		t.Fatalf("err %v; want a timeout", err)
+	}
+}
+
+func TestACSVFileIsSentAgainWholeAfterA429(t *testing.T) {
+	var calls int32
+	var bodies [2]string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := atomic.AddInt32(&calls, 1)
+		body, _ := io.ReadAll(r.Body)
+		if n <= 2 {
+			bodies[n-1] = r.Header.Get("Content-Type") + " " + string(body)
+		}
+		if n == 1 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write([]byte(`{"error":{"code":"rate_limited","message":"Slow down."}}`))
+			return
+		}
+		w.Write([]byte(`{"added":1,"updated":0,"refused_count":0,"refused":[]}`))
+	}))
+	defer srv.Close()
+	client := gatepost.New("gp_live_x", gatepost.WithBaseURL(srv.URL), gatepost.WithBackoff(time.Millisecond))
+	report, err := client.ImportContacts(context.Background(), "aud_1", strings.NewReader("email\nann@example.com\n"))
+	if err != nil || report.Added != 1 {
+		t.Fatalf("report %+v, %v", report, err)
+	}
+	want := "text/csv email\nann@example.com\n"
+	if atomic.LoadInt32(&calls) != 2 || bodies[0] != want || bodies[1] != want {
+		t.Fatalf("%d calls with %q; want 2 with %q", calls, bodies, want)
 	}
 }

@@ -202,6 +202,26 @@ describe('the event feed', () => {
   });
 });
 
+describe('inbound and deliverability', () => {
+  it('refuses an inbound route on a domain not verified, and finds no unknown route or message', async () => {
+    const refused = await gatepostErrorOf(live.inbound.createRoute({ match: 'support@not-verified.example', action: 'store' }));
+    expect([refused.status, refused.code]).toEqual([422, 'inbound_domain_not_verified']);
+    expect(await live.inbound.listRoutes()).toEqual([]);
+    expect((await gatepostErrorOf(live.inbound.getRoute('rte_nope'))).code).toBe('not_found');
+    expect((await gatepostErrorOf(live.inbound.updateRoute('rte_nope', { action: 'store' }))).code).toBe('not_found');
+    expect((await live.inbound.listMessages()).data).toEqual([]);
+    expect((await gatepostErrorOf(live.inbound.getMessage('inm_nope'))).code).toBe('not_found');
+  });
+
+  it('reads a closed breaker, the queue and no reports for a tenant whose mail neither bounces nor complains', async () => {
+    const reputation = await live.reputation();
+    expect(reputation).toMatchObject({ status: 'closed', window: { hard_bounces: 0, complaints: 0 } });
+    expect(Array.isArray(reputation.domains)).toBe(true);
+    for (const entry of await live.queue()) expect(entry.destination).toEqual(expect.any(String));
+    expect(await live.reports({ limit: 10 })).toEqual({ data: [], next_cursor: null });
+  });
+});
+
 describe('audiences', () => {
   it('creates an audience, imports a CSV file streamed from disk, and reads, updates and removes its contacts', async () => {
     const audience = await live.audiences.create('Newsletter');

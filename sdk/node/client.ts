@@ -14,6 +14,12 @@ import type {
   Domain,
   Event,
   EventFeedPage,
+  InboundMessage,
+  InboundRoute,
+  InboundRouteFields,
+  QueueEntry,
+  Report,
+  Reputation,
   JsonWebKeySet,
   Message,
   MessageReceipt,
@@ -236,6 +242,42 @@ export class Gatepost {
     importContacts: async (id: string, csv: string | Blob, opts?: CallOptions): Promise<ImportReport> =>
       (await this.http.call<ImportReport>('importContacts', { ...opts, params: { id }, csv })).body,
   };
+
+  /** Inbound routes and the mail the inbound MX received (docs/inbound.md). */
+  readonly inbound = {
+    /** Refused with 422 `inbound_domain_not_verified` unless the domain is a verified domain of the tenant with its inbound MX found. */
+    createRoute: async (route: InboundRouteFields, opts?: CallOptions): Promise<InboundRoute> =>
+      (await this.http.call<InboundRoute>('createInboundRoute', { ...opts, body: route })).body,
+    listRoutes: async (opts?: CallOptions): Promise<InboundRoute[]> =>
+      (await this.http.call<{ data: InboundRoute[] }>('listInboundRoutes', opts)).body.data,
+    getRoute: async (id: string, opts?: CallOptions): Promise<InboundRoute> =>
+      (await this.http.call<InboundRoute>('getInboundRoute', { ...opts, params: { id } })).body,
+    updateRoute: async (id: string, changes: Partial<InboundRouteFields>, opts?: CallOptions): Promise<InboundRoute> =>
+      (await this.http.call<InboundRoute>('updateInboundRoute', { ...opts, params: { id }, body: changes })).body,
+    deleteRoute: async (id: string, opts?: CallOptions): Promise<void> => {
+      await this.http.call('deleteInboundRoute', { ...opts, params: { id } });
+    },
+    /** Newest first. */
+    listMessages: async (page: PageOptions = {}, opts?: CallOptions): Promise<Page<InboundMessage>> =>
+      (await this.http.call<Page<InboundMessage>>('listInboundMessages', { ...opts, query: { ...page } })).body,
+    getMessage: async (id: string, opts?: CallOptions): Promise<InboundMessage> =>
+      (await this.http.call<InboundMessage>('getInboundMessage', { ...opts, params: { id } })).body,
+  };
+
+  /** The tenant's reputation breakers, its own and each sending domain's, with the rates of the window. */
+  async reputation(opts?: CallOptions): Promise<Reputation> {
+    return (await this.http.call<Reputation>('getReputation', opts)).body;
+  }
+
+  /** The tenant's mail in the fair queue, per destination. */
+  async queue(opts?: CallOptions): Promise<QueueEntry[]> {
+    return (await this.http.call<{ data: QueueEntry[] }>('getQueue', opts)).body.data;
+  }
+
+  /** Bounces and complaints received at the return-path domains, newest first. */
+  async reports(page: PageOptions = {}, opts?: CallOptions): Promise<Page<Report>> {
+    return (await this.http.call<Page<Report>>('listReports', { ...opts, query: { ...page } })).body;
+  }
 
   /** The capture inbox: what sandbox keys sent, rendered, newest first. */
   readonly sandbox = {

@@ -78,6 +78,18 @@ export const OPERATIONS = {
   removeContact: op('DELETE', '/v1/audiences/{id}/contacts/{contact}'),
   importContacts: op('POST', '/v1/audiences/{id}/contacts/import'),
 
+  createInboundRoute: op('POST', '/v1/inbound/routes'),
+  listInboundRoutes: op('GET', '/v1/inbound/routes'),
+  getInboundRoute: op('GET', '/v1/inbound/routes/{id}'),
+  updateInboundRoute: op('PATCH', '/v1/inbound/routes/{id}'),
+  deleteInboundRoute: op('DELETE', '/v1/inbound/routes/{id}'),
+  listInboundMessages: op('GET', '/v1/inbound/messages'),
+  getInboundMessage: op('GET', '/v1/inbound/messages/{id}'),
+
+  getReputation: op('GET', '/v1/reputation'),
+  getQueue: op('GET', '/v1/queue'),
+  listReports: op('GET', '/v1/reports'),
+
   listCaptures: op('GET', '/v1/sandbox/messages'),
   getCapture: op('GET', '/v1/sandbox/messages/{id}'),
 } as const satisfies Record<string, Operation>;

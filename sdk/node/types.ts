@@ -317,3 +317,88 @@ export interface ImportReport {
   refused_count: number;
   refused: { row: number; email: string; reason: string }[];
 }
+
+/** Where mail to a match goes (docs/inbound.md). */
+export interface InboundRoute {
+  /** `rte_…` */
+  id: string;
+  /** `user@domain`, `*@domain` or a local part with `*` wildcards; lower case. */
+  match: string;
+  domain: string;
+  action: 'webhook' | 'store';
+  /** The one endpoint posted to; null: every endpoint subscribed to `email.inbound`. */
+  endpoint_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InboundRouteFields {
+  match: string;
+  /** Default webhook: post `email.inbound`; store: keep the message only. */
+  action?: 'webhook' | 'store';
+  endpoint_id?: string | null;
+}
+
+/** A message the inbound MX received: its envelope, and every field of its `email.inbound` payload. */
+export interface InboundMessage extends Record<string, unknown> {
+  /** `inm_…` */
+  id: string;
+  route_id: string;
+  /** The envelope sender; '' for the null sender. */
+  mail_from: string;
+  rcpt_to: string[];
+  remote_address: string;
+  received_at: string;
+  size: number;
+}
+
+export interface BreakerWindow {
+  sample: number;
+  sent: number;
+  hard_bounces: number;
+  blocks: number;
+  complaints: number;
+  bounce_rate: number;
+  complaint_rate: number;
+  block_rate: number;
+}
+
+/** A reputation breaker: closed (mail goes as usual), warning, open (broadcasts wait, transactional mail trickles) or half_open. */
+export interface Breaker {
+  status: 'closed' | 'warning' | 'open' | 'half_open';
+  since: string;
+  reason: string | null;
+  window: BreakerWindow;
+  half_open_at: string | null;
+}
+
+/** The tenant's breaker, and each sending domain's. */
+export interface Reputation extends Breaker {
+  domains: Array<Breaker & { domain: string }>;
+}
+
+/** The tenant's mail waiting for one destination's delivery slots. */
+export interface QueueEntry {
+  tenant_id: string;
+  destination: string;
+  waiting: number;
+  in_flight: number;
+  oldest_age_seconds: number;
+}
+
+/** A bounce or complaint received at a return-path domain, recognised or not. */
+export interface Report {
+  /** `rpt_…` */
+  id: string;
+  rcpt: string;
+  mail_from: string;
+  remote_address: string;
+  received_at: string;
+  kind: 'dsn' | 'arf' | 'plain' | 'unknown';
+  outcome: 'recorded' | 'repeat' | 'unrecognised';
+  message_id: string | null;
+  reason: string | null;
+  findings: Record<string, unknown>;
+  excerpt: string | null;
+  size: number;
+}

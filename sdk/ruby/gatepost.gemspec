@@ -6,8 +6,8 @@ Gem::Specification.new do |spec|
   spec.name = "gatepost"
   spec.version = Gatepost::VERSION
   spec.summary = "Client for Gatepost, the self-hostable transactional email service"
-  spec.description = "Send email, read a message's timeline, manage templates, suppressions, webhooks and " \
-                     "sending domains, and verify webhook deliveries and signed delivery receipts offline."
+  spec.description = "Send email, read a message's timeline, manage templates, suppressions, webhooks, " \
+                     "sending domains, audiences and contacts, and verify webhook deliveries and signed delivery receipts offline."
   spec.authors = ["Gatepost"]
   spec.license = "MIT"
   spec.files = Dir["lib/**/*.rb", "README.md"]

@@ -17,6 +17,9 @@ final class Client
 {
     public const VERSION = '0.1.0';
 
+    /** A message in one of these has had its last delivery outcome. */
+    public const FINAL_STATUSES = ['sent', 'bounced'];
+
     private readonly string $baseUrl;
 
     public function __construct(
@@ -100,6 +103,42 @@ final class Client
         }
     }
 
+    /**
+     * Each event of the message's timeline as it comes, the ones so far first, until the message
+     * is sent or bounced (FINAL_STATUSES), the timeline read every $everyMs.
+     *
+     * @return \Generator<int, array<string, mixed>>
+     */
+    public function follow(string $id, int $everyMs = 1000): \Generator
+    {
+        $seen = [];
+        for (;;) {
+            $message = $this->getMessage($id);
+            foreach ($message['events'] as $event) {
+                if (!isset($seen[$event['id']])) {
+                    $seen[$event['id']] = true;
+                    yield $event;
+                }
+            }
+            if (in_array($message['status'], self::FINAL_STATUSES, true)) {
+                return;
+            }
+            usleep($everyMs * 1000);
+        }
+    }
+
+    /**
+     * The tenant's lifecycle events after $after (an earlier page's `cursor`; null: only what
+     * comes next): {data, cursor}. With $wait (seconds, up to 25) Gatepost holds the request until
+     * an event comes or the wait ends.
+     */
+    public function listEvents(?string $after = null, ?int $wait = null, ?int $limit = null): array
+    {
+        $query = array_filter(['after' => $after, 'wait' => $wait, 'limit' => $limit], static fn ($v) => $v !== null);
+        // The wait is the server's: the attempt's deadline must outlast it.
+        return $this->call('events.list', [], null, $query, null, max($this->timeout, ($wait ?? 0) + 10));
+    }
+
     /** The message's latest delivery receipt {id, jws} and all of them (`receipts`); 404 receipt_not_found before any. */
     public function getReceipt(string $messageId): array
     {
@@ -110,6 +149,12 @@ final class Client
     public function jwks(): array
     {
         return $this->call('receipts.jwks');
+    }
+
+    /** Fetches the message's latest receipt and the operator's public keys, and verifies it (Receipt::verify): its claims. */
+    public function verifyMessageReceipt(string $messageId): array
+    {
+        return Receipt::verify($this->getReceipt($messageId)['jws'], $this->jwks());
     }
 
     /** A page of the sandbox inbox, newest first: {data, next_cursor}. */
@@ -258,10 +303,16 @@ final class Client
 
     // --- domains ---------------------------------------------------------------------------
 
-    /** Adds a sending domain: pending, with the DNS `records` to publish. */
-    public function createDomain(string $name): array
+    /** Adds a sending domain: pending, with the DNS `records` to publish (and a tracking host's CNAME, if one is named). */
+    public function createDomain(string $name, ?string $trackingHost = null): array
     {
-        return $this->call('domains.create', [], ['name' => $name]);
+        return $this->call('domains.create', [], array_filter(['name' => $name, 'tracking_host' => $trackingHost], static fn ($v) => $v !== null));
+    }
+
+    /** Names the host the domain's tracked links use, or none (null); its CNAME is pending until the next verification. */
+    public function setTrackingHost(string $id, ?string $trackingHost): array
+    {
+        return $this->call('domains.update', [$id], ['tracking_host' => $trackingHost]);
     }
 
     public function listDomains(): array
@@ -285,6 +336,172 @@ final class Client
         $this->call('domains.delete', [$id]);
     }
 
+    // --- deliverability: reports received, the reputation breakers, the queue ------------------
+
+    /** Bounces and complaints received at the return-path domains, newest first: {data, next_cursor}. */
+    public function listReports(?int $limit = null, ?string $cursor = null): array
+    {
+        return $this->call('reports.list', [], null, self::page($limit, $cursor));
+    }
+
+    /** The tenant's reputation breaker and each sending domain's (`domains`), with the rates of the window. */
+    public function getReputation(): array
+    {
+        return $this->call('reputation.get');
+    }
+
+    /** The tenant's mail in the fair queue, per destination: [{destination, waiting, in_flight, oldest_age_seconds}]. */
+    public function getQueue(): array
+    {
+        return $this->call('queue.get')['data'];
+    }
+
+    // --- inbound mail (docs/inbound.md) -----------------------------------------------------
+
+    /**
+     * Routes mail to $match on a verified domain of the tenant (422 inbound_domain_not_verified
+     * otherwise): posted as email.inbound ($action webhook, the default) or only kept (store).
+     */
+    public function createInboundRoute(string $match, ?string $action = null, ?string $endpointId = null): array
+    {
+        $route = ['match' => $match, 'action' => $action, 'endpoint_id' => $endpointId];
+        return $this->call('inbound.routes.create', [], array_filter($route, static fn ($v) => $v !== null));
+    }
+
+    public function listInboundRoutes(): array
+    {
+        return $this->call('inbound.routes.list')['data'];
+    }
+
+    public function getInboundRoute(string $id): array
+    {
+        return $this->call('inbound.routes.get', [$id]);
+    }
+
+    /** @param array<string, mixed> $changes match, action, endpoint_id (null: every endpoint subscribed to email.inbound) */
+    public function updateInboundRoute(string $id, array $changes): array
+    {
+        return $this->call('inbound.routes.update', [$id], $changes);
+    }
+
+    public function deleteInboundRoute(string $id): void
+    {
+        $this->call('inbound.routes.delete', [$id]);
+    }
+
+    /** Mail the inbound MX received for the tenant, newest first: {data, next_cursor}. */
+    public function listInboundMessages(?int $limit = null, ?string $cursor = null): array
+    {
+        return $this->call('inbound.messages.list', [], null, self::page($limit, $cursor));
+    }
+
+    /** A received message: its envelope and every field of its email.inbound payload. */
+    public function getInboundMessage(string $id): array
+    {
+        return $this->call('inbound.messages.get', [$id]);
+    }
+
+    // --- audiences and their contacts (docs/broadcasts.md) -------------------------------------
+
+    /** A new audience: {id, name, contacts, created_at}. */
+    public function createAudience(string $name): array
+    {
+        return $this->call('audiences.create', [], ['name' => $name]);
+    }
+
+    /** The tenant's audiences, oldest first. */
+    public function listAudiences(): array
+    {
+        return $this->call('audiences.list')['data'];
+    }
+
+    public function getAudience(string $id): array
+    {
+        return $this->call('audiences.get', [$id]);
+    }
+
+    /** Deletes the audience and its contacts. */
+    public function deleteAudience(string $id): void
+    {
+        $this->call('audiences.delete', [$id]);
+    }
+
+    /**
+     * Adds a contact; 409 contact_exists when the audience has the email already.
+     *
+     * @param array<string, mixed> $data merge variables
+     */
+    public function addContact(string $audienceId, string $email, ?string $name = null, array $data = [], ?bool $unsubscribed = null): array
+    {
+        $contact = ['email' => $email, 'name' => $name, 'data' => $data === [] ? null : $data, 'unsubscribed' => $unsubscribed];
+        return $this->call('contacts.add', [$audienceId], array_filter($contact, static fn ($v) => $v !== null));
+    }
+
+    /** A page of the audience's contacts (up to 1,000), by id: {data, next_cursor}. */
+    public function listContacts(string $audienceId, ?int $limit = null, ?string $cursor = null): array
+    {
+        return $this->call('contacts.list', [$audienceId], null, self::page($limit, $cursor));
+    }
+
+    /**
+     * Every contact of the audience, by id, a page of $pageSize read at a time.
+     *
+     * @return \Generator<int, array<string, mixed>>
+     */
+    public function contacts(string $audienceId, ?int $pageSize = null): \Generator
+    {
+        $cursor = null;
+        do {
+            $page = $this->listContacts($audienceId, $pageSize, $cursor);
+            yield from $page['data'];
+            $cursor = $page['next_cursor'];
+        } while ($cursor !== null);
+    }
+
+    /** A contact, by its id (con_…) or its email. */
+    public function getContact(string $audienceId, string $contact): array
+    {
+        return $this->call('contacts.get', [$audienceId, $contact]);
+    }
+
+    /** @param array<string, mixed> $changes email, name (null clears it), data (replaced whole), unsubscribed */
+    public function updateContact(string $audienceId, string $contact, array $changes): array
+    {
+        return $this->call('contacts.update', [$audienceId, $contact], self::objects($changes));
+    }
+
+    public function removeContact(string $audienceId, string $contact): void
+    {
+        $this->call('contacts.remove', [$audienceId, $contact]);
+    }
+
+    /**
+     * Imports a CSV file: a header row naming email, then name, unsubscribed and any data columns.
+     * $csv is the file's content or a stream (fopen's); a stream that can seek is sent again whole
+     * after a 429, one that cannot (a pipe) is sent once. Bad rows are refused one by one in the
+     * report; a file that cannot be read is 422 csv_invalid, and nothing of it is imported.
+     *
+     * @param string|resource $csv
+     */
+    public function importContacts(string $audienceId, mixed $csv): ImportReport
+    {
+        return ImportReport::fromAnswer($this->call('contacts.import', [$audienceId], new Upload('text/csv', $csv)));
+    }
+
+    /** Imports the CSV file at $path, streamed from disk (see importContacts). */
+    public function importContactsFile(string $audienceId, string $path): ImportReport
+    {
+        $file = @fopen($path, 'rb');
+        if ($file === false) {
+            throw new \InvalidArgumentException("Cannot open $path.");
+        }
+        try {
+            return $this->importContacts($audienceId, $file);
+        } finally {
+            fclose($file);
+        }
+    }
+
     // --- the wire --------------------------------------------------------------------------
 
     /**
@@ -294,28 +511,40 @@ final class Client
      * @param list<string> $params
      * @param array<string, scalar> $query
      */
-    private function call(string $name, array $params = [], mixed $body = null, array $query = [], ?string $idempotencyKey = null): array
-    {
+    private function call(
+        string $name,
+        array $params = [],
+        mixed $body = null,
+        array $query = [],
+        ?string $idempotencyKey = null,
+        ?float $timeout = null,
+    ): array {
         [$method, $template] = Operations::TABLE[$name];
         $url = $this->baseUrl . self::fillPath($template, $params) . ($query ? '?' . http_build_query($query) : '');
-        $payload = $body === null ? null : json_encode($body, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES);
+        $payload = $body === null || $body instanceof Upload
+            ? $body
+            : new Upload('application/json', json_encode($body, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES));
         $headers = [
             'Authorization: Bearer ' . $this->apiKey,
             'Accept: application/json',
             'User-Agent: gatepost-php/' . self::VERSION,
+            // curl asks a large upload's server to say "100 Continue" first: a round trip for nothing.
+            'Expect:',
         ];
         if ($payload !== null) {
-            $headers[] = 'Content-Type: application/json';
+            $headers[] = 'Content-Type: ' . $payload->contentType;
         }
         if ($idempotencyKey !== null) {
             $headers[] = 'Idempotency-Key: ' . $idempotencyKey;
         }
         $safe = $method !== 'POST' || $idempotencyKey !== null;
+        // A stream read once (a pipe) cannot be sent again.
+        $maxAttempts = $payload === null || $payload->replayable() ? $this->maxAttempts : 1;
         for ($attempt = 1; ; $attempt++) {
             try {
-                [$status, $retryAfter, $answer] = $this->once($method, $url, $headers, $payload);
+                [$status, $retryAfter, $answer] = $this->once($method, $url, $headers, $payload, $timeout ?? $this->timeout);
             } catch (ConnectionException $e) {
-                if ($attempt >= $this->maxAttempts || !$safe) {
+                if ($attempt >= $maxAttempts || !$safe) {
                     throw $e;
                 }
                 usleep($this->backoff($attempt) * 1000);
@@ -326,7 +555,7 @@ final class Client
             }
             $error = self::errorOf($status, $retryAfter, $answer);
             $retryable = $status === 429 || ($status >= 500 && $safe);
-            if (!$retryable || $attempt >= $this->maxAttempts || ($retryAfter ?? 0) > $this->maxRetryWait) {
+            if (!$retryable || $attempt >= $maxAttempts || ($retryAfter ?? 0) > $this->maxRetryWait) {
                 throw $error;
             }
             $waitMs = max($this->backoff($attempt), ($retryAfter ?? 0) * 1000);
@@ -340,7 +569,7 @@ final class Client
      * @param list<string> $headers
      * @return array{int, ?int, string}
      */
-    private function once(string $method, string $url, array $headers, ?string $payload): array
+    private function once(string $method, string $url, array $headers, ?Upload $payload, float $timeout): array
     {
         $retryAfter = null;
         $curl = curl_init($url);
@@ -349,8 +578,8 @@ final class Client
             CURLOPT_HTTPHEADER => $headers,
             CURLOPT_RETURNTRANSFER => true,
             CURLOPT_FOLLOWLOCATION => false,
-            CURLOPT_CONNECTTIMEOUT_MS => (int) min($this->timeout * 1000, 10_000),
-            CURLOPT_TIMEOUT_MS => (int) ($this->timeout * 1000),
+            CURLOPT_CONNECTTIMEOUT_MS => (int) min($timeout * 1000, 10_000),
+            CURLOPT_TIMEOUT_MS => (int) ($timeout * 1000),
             CURLOPT_HEADERFUNCTION => static function ($curl, string $line) use (&$retryAfter): int {
                 if (preg_match('/^Retry-After:\s*(.+?)\s*$/i', $line, $m)) {
                     $retryAfter = self::retryAfterSeconds($m[1]);
@@ -359,7 +588,7 @@ final class Client
             },
         ]);
         if ($payload !== null) {
-            curl_setopt($curl, CURLOPT_POSTFIELDS, $payload);
+            curl_setopt_array($curl, $payload->curlOptions());
         }
         $answer = curl_exec($curl);
         if ($answer === false) {

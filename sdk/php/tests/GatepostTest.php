@@ -5,59 +5,22 @@ declare(strict_types=1);
 namespace Gatepost\Tests;
 
 use Gatepost\Client;
-use Gatepost\GatepostException;
 use Gatepost\Receipt;
 use Gatepost\ReceiptVerificationException;
 use Gatepost\Webhook;
 use Gatepost\WebhookVerificationException;
-use PHPUnit\Framework\TestCase;
 
 /**
- * The client against a running Gatepost: GATEPOST_URL, GATEPOST_LIVE_KEY and
- * GATEPOST_SANDBOX_KEY name it (sdk/php/php.sdk.test.ts starts one with an SMTP relay and sets
- * them). Webhook deliveries reach a receiver this test runs on loopback, so that Gatepost must let
+ * The client against a running Gatepost (LiveTestCase). Webhook deliveries reach a receiver this test runs on loopback, so that Gatepost must let
  * loopback through its SSRF guard (GATEPOST_WEBHOOK_ALLOW=127.0.0.0/8).
  */
-final class GatepostTest extends TestCase
+final class GatepostTest extends LiveTestCase
 {
-    private static string $url;
-    private Client $live;
-    private Client $sandbox;
     private ?LocalServer $receiver = null;
-
-    protected function setUp(): void
-    {
-        $url = getenv('GATEPOST_URL');
-        $live = getenv('GATEPOST_LIVE_KEY');
-        $sandbox = getenv('GATEPOST_SANDBOX_KEY');
-        if (!$url || !$live || !$sandbox) {
-            $this->fail('Set GATEPOST_URL, GATEPOST_LIVE_KEY and GATEPOST_SANDBOX_KEY to a running Gatepost and a tenant\'s keys.');
-        }
-        self::$url = $url;
-        $this->live = new Client($live, $url);
-        $this->sandbox = new Client($sandbox, $url);
-    }
 
     protected function tearDown(): void
     {
         $this->receiver?->stop();
-    }
-
-    private static function unique(string $prefix): string
-    {
-        return $prefix . bin2hex(random_bytes(6));
-    }
-
-    /** Runs $call and answers the GatepostException it throws, having checked its status and code. */
-    private function refusal(int $status, string $code, callable $call): GatepostException
-    {
-        try {
-            $call();
-        } catch (GatepostException $e) {
-            $this->assertSame([$status, $code], [$e->status, $e->errorCode], $e->getMessage());
-            return $e;
-        }
-        $this->fail("no $status $code");
     }
 
     public function testASandboxSendIsAcceptedThenOnItsTimeline(): void
@@ -241,6 +204,7 @@ final class GatepostTest extends TestCase
         $receipt = $this->live->getReceipt($sent['id']);
         $jwks = $this->live->jwks();
         $claims = Receipt::verify($receipt['jws'], $jwks);
+        $this->assertSame($claims, $this->live->verifyMessageReceipt($sent['id']));
         $this->assertSame([$receipt['id'], $sent['id'], 250], [$claims['id'], $claims['message_id'], $claims['reply']['code']]);
         $this->assertSame($receipt['jws'], $event['data']['receipt']['jws']);
         // One changed byte of the payload: the signature no longer matches.
@@ -294,5 +258,27 @@ final class GatepostTest extends TestCase
             return $e->reason;
         }
         $this->fail('the receipt was accepted');
+    }
+
+    public function testATenantWithoutBouncesHasAClosedBreakerAndNoReports(): void
+    {
+        // Other tests send live mail (before this one or not): none bounces or complains.
+        $reputation = $this->live->getReputation();
+        $this->assertSame(['closed', 0, 0], [$reputation['status'], $reputation['window']['hard_bounces'], $reputation['window']['complaints']]);
+        $this->assertIsArray($reputation['domains']);
+        foreach ($this->live->getQueue() as $entry) {
+            $this->assertIsString($entry['destination']);
+        }
+        $this->assertSame(['data' => [], 'next_cursor' => null], $this->live->listReports(10));
+    }
+
+    public function testInboundRoutesNeedAVerifiedDomainAndUnknownOnesAreNotFound(): void
+    {
+        $this->refusal(422, 'inbound_domain_not_verified', fn () => $this->live->createInboundRoute('support@not-verified.example', 'store'));
+        $this->assertSame([], $this->live->listInboundRoutes());
+        $this->refusal(404, 'not_found', fn () => $this->live->getInboundRoute('rte_nope'));
+        $this->refusal(404, 'not_found', fn () => $this->live->updateInboundRoute('rte_nope', ['action' => 'store']));
+        $this->assertSame([], $this->live->listInboundMessages()['data']);
+        $this->refusal(404, 'not_found', fn () => $this->live->getInboundMessage('inm_nope'));
     }
 }

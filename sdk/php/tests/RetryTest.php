@@ -99,4 +99,29 @@ final class RetryTest extends TestCase
             $this->assertSame(ConnectionException::TIMEOUT, $e->errorCode);
         }
     }
+
+    public function testACsvStreamIsSentAgainWholeAfterA429(): void
+    {
+        $server = $this->serve('rate-limited-import');
+        $csv = fopen('php://memory', 'w+b');
+        fwrite($csv, "email\nann@example.com\n");
+        rewind($csv);
+        $report = (new Client('gp_live_x', $server->url, backoffMs: 1))->importContacts('aud_1', $csv);
+        $this->assertSame(1, $report->added);
+        $requests = $server->requests();
+        $this->assertSame(["email\nann@example.com\n", "email\nann@example.com\n"], array_column($requests, 'body'));
+        $this->assertSame(['text/csv', 'text/csv'], array_map(static fn (array $r) => $r['headers']['Content-Type'], $requests));
+    }
+
+    public function testACsvThatIsNoFileIsRefusedBeforeAnyRequest(): void
+    {
+        $server = $this->serve('unavailable');
+        try {
+            (new Client('gp_live_x', $server->url))->importContacts('aud_1', 42);
+            $this->fail('no exception');
+        } catch (\InvalidArgumentException $e) {
+            $this->assertSame('A CSV is a string or a stream resource.', $e->getMessage());
+        }
+        $this->assertSame([], $server->requests());
+    }
 }

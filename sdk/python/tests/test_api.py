@@ -149,3 +149,58 @@ def test_domains_round_trip_with_their_dns_records(live: Gatepost) -> None:
     live.delete_domain(made["id"])
     with pytest.raises(NotFoundError):
         live.get_domain(made["id"])
+
+
+def test_a_tracking_host_is_named_at_creation_then_changed(live: Gatepost) -> None:
+    name = f"py-{uuid.uuid4().hex[:8]}.example"
+    made = live.create_domain(name, tracking_host=f"track.{name}")
+    assert made["tracking_host"] == f"track.{name}"
+    assert [r["type"] for r in made["records"] if r["purpose"] == "tracking"] == ["CNAME"]
+    with pytest.raises(UnprocessableError) as elsewhere:
+        live.set_tracking_host(made["id"], "track.elsewhere.example")
+    assert elsewhere.value.code == "tracking_host_invalid"
+    cleared = live.set_tracking_host(made["id"], None)
+    assert cleared["tracking_host"] is None and "tracking" not in [r["purpose"] for r in cleared["records"]]
+    live.delete_domain(made["id"])
+
+
+def test_follow_yields_the_timeline_to_its_end_and_the_feed_answers_after_a_cursor(sandbox: Gatepost) -> None:
+    start = sandbox.list_events()
+    assert start["data"] == []
+    sent = sandbox.send({"to": "feed@example.com", "subject": "Feed", "html": "<p>f</p>"})
+    followed = [e["type"] for e in sandbox.follow(sent["id"], interval=0.1)]
+    assert followed[0] == "message.accepted" and followed[-1] == "email.sent"
+    cursor = start["cursor"]
+
+    def sent_in_feed() -> object:
+        nonlocal cursor
+        page = sandbox.list_events(after=cursor, wait=5)
+        cursor = page["cursor"]
+        return next((e for e in page["data"] if e["data"].get("message_id") == sent["id"]), None)
+
+    assert eventually(sent_in_feed)["type"] == "email.sent"
+
+
+def test_a_tenant_without_bounces_has_a_closed_breaker_and_no_reports(live: Gatepost) -> None:
+    # Other tests send live mail (before this one or not): none bounces or complains.
+    reputation = live.get_reputation()
+    window = reputation["window"]
+    assert (reputation["status"], window["hard_bounces"], window["complaints"]) == ("closed", 0, 0)
+    assert isinstance(reputation["domains"], list)
+    assert all(isinstance(e["destination"], str) and e["waiting"] >= 0 for e in live.get_queue())
+    assert live.list_reports(limit=10) == {"data": [], "next_cursor": None}
+
+
+def test_inbound_routes_need_a_verified_domain_and_unknown_ones_are_not_found(live: Gatepost) -> None:
+    with pytest.raises(UnprocessableError) as unverified:
+        live.create_inbound_route("support@not-verified.example", action="store")
+    assert unverified.value.code == "inbound_domain_not_verified"
+    assert live.list_inbound_routes() == []
+    with pytest.raises(NotFoundError):
+        live.get_inbound_route("rte_nope")
+    with pytest.raises(NotFoundError):
+        live.update_inbound_route("rte_nope", {"action": "store"})
+    assert live.list_inbound_messages()["data"] == []
+    with pytest.raises(NotFoundError) as missing:
+        live.get_inbound_message("inm_nope")
+    assert missing.value.code == "not_found"

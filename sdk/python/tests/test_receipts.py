@@ -28,6 +28,7 @@ def test_a_real_receipt_verifies_and_a_changed_one_does_not(live: Gatepost) -> N
     jwks = live.get_jwks()
     first, second = live.get_receipt(first_id), live.get_receipt(second_id)
     claims = verify_receipt(first["jws"], jwks)
+    assert live.verify_message_receipt(first_id) == claims
     message = live.get_message(first_id)
     assert (claims["id"], claims["message_id"], claims["message_id_header"]) == (
         first["id"],

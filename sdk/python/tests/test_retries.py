@@ -1,4 +1,5 @@
 # Retries, timeouts and bad answers, against tiny servers of the test's own.
+import io
 import json
 import socket
 
@@ -87,3 +88,25 @@ def test_a_server_that_is_down_or_silent_is_an_error_not_a_hang() -> None:
             Gatepost("k", base_url=f"http://127.0.0.1:{silent.getsockname()[1]}", timeout=0.3, max_attempts=2).get_message("m")
     finally:
         silent.close()
+
+
+def test_a_csv_file_is_sent_again_whole_after_a_429() -> None:
+    report = {"added": 1, "updated": 0, "refused_count": 0, "refused": []}
+
+    def respond(request: object, n: int) -> Answer:
+        if n == 0:
+            return Answer(429, LIMITED, {"Retry-After": "0"})
+        return Answer(200, json.dumps(report).encode())
+
+    csv = io.BytesIO(b"email\nann@example.com\n")
+    with local_server(respond) as (url, received):
+        assert Gatepost("k", base_url=url).import_contacts("aud_1", csv) == report
+    assert [r.body for r in received] == [b"email\nann@example.com\n"] * 2
+    assert {r.headers["content-type"] for r in received} == {"text/csv"}
+
+
+def test_a_csv_that_is_no_file_is_refused_before_any_request() -> None:
+    with local_server(lambda r, n: Answer(500)) as (url, received):
+        with pytest.raises(TypeError, match="csv is a path, bytes or a binary file"):
+            Gatepost("k", base_url=url).import_contacts("aud_1", 42)  # type: ignore[arg-type]
+    assert received == []

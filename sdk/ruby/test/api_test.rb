@@ -125,4 +125,52 @@ class ApiTest < Minitest::Test
     live.delete_domain(made["id"])
     assert_raises(Gatepost::NotFoundError) { live.get_domain(made["id"]) }
   end
+
+  def test_a_tracking_host_is_named_at_creation_then_changed
+    name = "rb-#{SecureRandom.hex(4)}.example"
+    made = live.create_domain(name, tracking_host: "track.#{name}")
+    assert_equal "track.#{name}", made["tracking_host"]
+    assert_equal ["CNAME"], made["records"].select { |r| r["purpose"] == "tracking" }.map { |r| r["type"] }
+    elsewhere = assert_raises(Gatepost::UnprocessableError) { live.set_tracking_host(made["id"], "track.elsewhere.example") }
+    assert_equal "tracking_host_invalid", elsewhere.code
+    cleared = live.set_tracking_host(made["id"], nil)
+    assert_nil cleared["tracking_host"]
+    refute_includes cleared["records"].map { |r| r["purpose"] }, "tracking"
+    live.delete_domain(made["id"])
+  end
+
+  def test_follow_yields_the_timeline_to_its_end_and_the_feed_answers_after_a_cursor
+    start = sandbox.list_events
+    assert_empty start["data"]
+    sent = sandbox.send_email({ to: "feed@example.com", subject: "Feed", html: "<p>f</p>" })
+    followed = sandbox.follow(sent["id"], interval: 0.1).map { |e| e["type"] }
+    assert_equal ["message.accepted", "email.sent"], [followed.first, followed.last]
+    cursor = start["cursor"]
+    found = eventually do
+      page = sandbox.list_events(after: cursor, wait: 5)
+      cursor = page["cursor"]
+      page["data"].find { |e| e["data"]["message_id"] == sent["id"] }
+    end
+    assert_equal "email.sent", found["type"]
+  end
+
+  def test_a_tenant_without_bounces_has_a_closed_breaker_and_no_reports
+    # Other tests send live mail first or not (the order is random): none bounces or complains.
+    reputation = live.get_reputation
+    assert_equal ["closed", 0, 0], [reputation["status"], *reputation["window"].values_at("hard_bounces", "complaints")]
+    assert_kind_of Array, reputation["domains"]
+    # The tenant's own mail alone, per destination.
+    assert_equal [], live.get_queue.reject { |entry| entry["destination"].is_a?(String) && entry["waiting"] >= 0 }
+    assert_equal({ "data" => [], "next_cursor" => nil }, live.list_reports(limit: 10))
+  end
+
+  def test_inbound_routes_need_a_verified_domain_and_unknown_ones_are_not_found
+    unverified = assert_raises(Gatepost::UnprocessableError) { live.create_inbound_route("support@not-verified.example", action: "store") }
+    assert_equal "inbound_domain_not_verified", unverified.code
+    assert_equal [], live.list_inbound_routes
+    assert_raises(Gatepost::NotFoundError) { live.get_inbound_route("rte_nope") }
+    assert_raises(Gatepost::NotFoundError) { live.update_inbound_route("rte_nope", { action: "store" }) }
+    assert_equal [], live.list_inbound_messages["data"]
+    assert_equal "not_found", assert_raises(Gatepost::NotFoundError) { live.get_inbound_message("inm_nope") }.code
+  end
 end

@@ -26,6 +26,7 @@ class ReceiptsTest < Minitest::Test
     first = live.get_receipt(first_id)
     second = live.get_receipt(second_id)
     claims = Gatepost.verify_receipt(first["jws"], jwks)
+    assert_equal claims, live.verify_message_receipt(first_id)
     assert_equal [first["id"], first_id, live.get_message(first_id)["message_id_header"]],
                  claims.values_at("id", "message_id", "message_id_header")
     assert_equal ["receipt1@example.com", 250], [claims["envelope"]["to"], claims["reply"]["code"]]

@@ -2,6 +2,7 @@
 
 # Retries, timeouts and bad answers, against tiny servers of the test's own.
 require_relative "test_helper"
+require "stringio"
 
 class RetriesTest < Minitest::Test
   SENT = { "id" => "msg_1", "status" => "queued", "to" => "a@example.com", "created_at" => "x", "send_at" => nil,
@@ -69,6 +70,25 @@ class RetriesTest < Minitest::Test
       assert_raises(Gatepost::TimeoutError) { mute.get_message("msg_1") }
     ensure
       silent.close
+    end
+  end
+
+  def test_a_csv_file_is_sent_again_whole_after_a_429
+    report = { added: 1, updated: 0, refused_count: 0, refused: [] }
+    respond = ->(_r, n) { n.zero? ? answer(429, error_body("rate_limited"), "Retry-After" => "0") : answer(200, JSON.generate(report)) }
+    LocalServer.open(respond) do |server|
+      got = client(server).import_contacts("aud_1", StringIO.new("email\nann@example.com\n"))
+      assert_equal Gatepost::ImportReport.new(**report), got
+      assert_equal ["email\nann@example.com\n"] * 2, server.received.map(&:body)
+      assert_equal ["text/csv"] * 2, server.received.map { |r| r.headers["content-type"] }
+    end
+  end
+
+  def test_a_csv_that_is_no_file_is_refused_before_any_request
+    LocalServer.open(->(_r, _n) { answer(500) }) do |server|
+      error = assert_raises(ArgumentError) { client(server).import_contacts("aud_1", 42) }
+      assert_match(/String or an IO, not Integer/, error.message)
+      assert_empty server.received
     end
   end
 end

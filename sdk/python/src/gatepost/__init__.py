@@ -1,7 +1,7 @@
 """Gatepost's Python SDK: the API client (``Gatepost``) and the offline helpers that check a
 webhook delivery (``verify_webhook``) and a signed delivery receipt (``verify_receipt``)."""
 
-from .client import Gatepost
+from .client import FINAL_STATUSES, Gatepost
 from .errors import (
     ApiConnectionError,
     ApiError,
@@ -29,6 +29,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "ConflictError",
+    "FINAL_STATUSES",
     "Gatepost",
     "GatepostError",
     "MalformedResponseError",

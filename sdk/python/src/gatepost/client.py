@@ -3,17 +3,29 @@
 from __future__ import annotations
 
 import os
+import time
 import urllib.parse
-from typing import Any, Dict, List, Optional, cast
+from typing import IO, Any, Dict, Iterator, List, Optional, Union, cast
 
 from .version import __version__
+from .receipts import verify_receipt
 from .table import OPERATIONS
-from .transport import RetryPolicy, Transport
+from .transport import RetryPolicy, Transport, Upload
 from .models import (
+    Audience,
     BatchResult,
+    Contact,
+    ContactPage,
+    ContactUpdate,
     Domain,
     Event,
+    EventFeedPage,
+    ImportReport,
+    InboundRoute,
+    InboundRouteFields,
     Message,
+    QueueEntry,
+    Reputation,
     Page,
     Receipt,
     SandboxMessage,
@@ -24,6 +36,10 @@ from .models import (
     Validation,
     Webhook,
 )
+
+
+#: A message in one of these has had its last delivery outcome.
+FINAL_STATUSES = frozenset({"sent", "bounced"})
 
 
 class Gatepost:
@@ -56,13 +72,14 @@ class Gatepost:
         body: Any = None,
         query: Optional[Dict[str, Any]] = None,
         headers: Optional[Dict[str, str]] = None,
+        timeout: Optional[float] = None,
     ) -> Any:
         method, template = OPERATIONS[operation]
         path = template.format(**{k: urllib.parse.quote(v, safe="") for k, v in (path_params or {}).items()})
         given = {k: v for k, v in (query or {}).items() if v is not None}
         if given:
             path += "?" + urllib.parse.urlencode(given)
-        return self._transport.request(method, path, body, headers)
+        return self._transport.request(method, path, body, headers, timeout)
 
     @staticmethod
     def _key_header(idempotency_key: Optional[str]) -> Optional[Dict[str, str]]:
@@ -94,6 +111,29 @@ class Gatepost:
         """The events of a message's timeline, oldest first."""
         return self.get_message(message_id)["events"]
 
+    def follow(self, message_id: str, *, interval: float = 1.0) -> Iterator[Event]:
+        """Each event of the message's timeline as it comes, the ones so far first, until the
+        message is sent or bounced (``FINAL_STATUSES``); the timeline is read every ``interval`` s."""
+        seen: set[str] = set()
+        while True:
+            message = self.get_message(message_id)
+            for event in message["events"]:
+                if event["id"] not in seen:
+                    seen.add(event["id"])
+                    yield event
+            if message["status"] in FINAL_STATUSES:
+                return
+            time.sleep(interval)
+
+    def list_events(self, *, after: Optional[str] = None, wait: Optional[int] = None, limit: Optional[int] = None) -> EventFeedPage:
+        """The tenant's lifecycle events after ``after`` (an earlier page's ``cursor``; none: only
+        what comes next). With ``wait`` (seconds, up to 25), Gatepost holds the request until an
+        event comes or the wait ends."""
+        query = {"after": after, "wait": wait, "limit": limit}
+        # The wait is the server's: the read must outlast it.
+        read_timeout = max(self._transport.timeout, (wait or 0) + 10)
+        return cast(EventFeedPage, self._call("list_events", query=query, timeout=read_timeout))
+
     def get_receipt(self, message_id: str) -> Receipt:
         """The signed delivery receipt of a delivered message (verify it with verify_receipt)."""
         return cast(Receipt, self._call("get_receipt", {"id": message_id}))
@@ -101,6 +141,11 @@ class Gatepost:
     def get_jwks(self) -> Dict[str, Any]:
         """The operator's public keys (a JWK Set), which verify receipts."""
         return cast(Dict[str, Any], self._call("get_jwks"))
+
+    def verify_message_receipt(self, message_id: str) -> Dict[str, Any]:
+        """Fetches the message's latest receipt and the operator's public keys, and verifies it
+        (verify_receipt): answers its claims."""
+        return verify_receipt(self.get_receipt(message_id)["jws"], self.get_jwks())
 
     # Templates
 
@@ -138,9 +183,16 @@ class Gatepost:
 
     # Sending domains
 
-    def create_domain(self, name: str) -> Domain:
-        """Adds a sending domain: its ``records`` are what to publish in DNS."""
-        return cast(Domain, self._call("create_domain", body={"name": name}))
+    def create_domain(self, name: str, *, tracking_host: Optional[str] = None) -> Domain:
+        """Adds a sending domain: its ``records`` are what to publish in DNS (with a tracking
+        host's CNAME, when one is named)."""
+        body = {"name": name, **({"tracking_host": tracking_host} if tracking_host else {})}
+        return cast(Domain, self._call("create_domain", body=body))
+
+    def set_tracking_host(self, domain_id: str, tracking_host: Optional[str]) -> Domain:
+        """Names the host the domain's tracked links use, or none (None); its CNAME is pending
+        until the next verification."""
+        return cast(Domain, self._call("update_domain", {"id": domain_id}, body={"tracking_host": tracking_host}))
 
     def list_domains(self) -> List[Domain]:
         return cast(List[Domain], self._call("list_domains")["data"])
@@ -204,3 +256,116 @@ class Gatepost:
 
     def get_sandbox_message(self, message_id: str) -> SandboxMessage:
         return cast(SandboxMessage, self._call("get_sandbox_message", {"id": message_id}))
+
+    # Deliverability: reports received, the reputation breakers, the queue
+
+    def list_reports(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page:
+        """Bounces and complaints received at the return-path domains, newest first: one page."""
+        return cast(Page, self._call("list_reports", query={"limit": limit, "cursor": cursor}))
+
+    def get_reputation(self) -> Reputation:
+        """The tenant's reputation breaker and each sending domain's, with the rates of the window."""
+        return cast(Reputation, self._call("get_reputation"))
+
+    def get_queue(self) -> List[QueueEntry]:
+        """The tenant's mail in the fair queue, per destination."""
+        return cast(List[QueueEntry], self._call("get_queue")["data"])
+
+    # Inbound mail (docs/inbound.md)
+
+    def create_inbound_route(
+        self, match: str, *, action: Optional[str] = None, endpoint_id: Optional[str] = None
+    ) -> InboundRoute:
+        """Routes mail to ``match`` on a verified domain of the tenant (UnprocessableError
+        ``inbound_domain_not_verified`` otherwise): posted as ``email.inbound`` (action
+        ``webhook``, the default) or only kept (``store``)."""
+        fields = {"match": match, "action": action, "endpoint_id": endpoint_id}
+        body = {k: v for k, v in fields.items() if v is not None}
+        return cast(InboundRoute, self._call("create_inbound_route", body=body))
+
+    def list_inbound_routes(self) -> List[InboundRoute]:
+        return cast(List[InboundRoute], self._call("list_inbound_routes")["data"])
+
+    def get_inbound_route(self, route_id: str) -> InboundRoute:
+        return cast(InboundRoute, self._call("get_inbound_route", {"id": route_id}))
+
+    def update_inbound_route(self, route_id: str, changes: InboundRouteFields) -> InboundRoute:
+        return cast(InboundRoute, self._call("update_inbound_route", {"id": route_id}, body=changes))
+
+    def delete_inbound_route(self, route_id: str) -> None:
+        self._call("delete_inbound_route", {"id": route_id})
+
+    def list_inbound_messages(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page:
+        """Mail the inbound MX received for the tenant, newest first: one page."""
+        return cast(Page, self._call("list_inbound_messages", query={"limit": limit, "cursor": cursor}))
+
+    def get_inbound_message(self, message_id: str) -> Dict[str, Any]:
+        """A received message: its envelope and every field of its ``email.inbound`` payload."""
+        return cast(Dict[str, Any], self._call("get_inbound_message", {"id": message_id}))
+
+    # Audiences and their contacts (docs/broadcasts.md)
+
+    def create_audience(self, name: str) -> Audience:
+        return cast(Audience, self._call("create_audience", body={"name": name}))
+
+    def list_audiences(self) -> List[Audience]:
+        return cast(List[Audience], self._call("list_audiences")["data"])
+
+    def get_audience(self, audience_id: str) -> Audience:
+        return cast(Audience, self._call("get_audience", {"id": audience_id}))
+
+    def delete_audience(self, audience_id: str) -> None:
+        """Deletes the audience and its contacts."""
+        self._call("delete_audience", {"id": audience_id})
+
+    def add_contact(
+        self,
+        audience_id: str,
+        email: str,
+        *,
+        name: Optional[str] = None,
+        data: Optional[Dict[str, Any]] = None,
+        unsubscribed: Optional[bool] = None,
+    ) -> Contact:
+        """Adds a contact; ConflictError ``contact_exists`` when the audience has the email already."""
+        fields = {"email": email, "name": name, "data": data, "unsubscribed": unsubscribed}
+        body = {k: v for k, v in fields.items() if v is not None}
+        return cast(Contact, self._call("add_contact", {"id": audience_id}, body=body))
+
+    def list_contacts(self, audience_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> ContactPage:
+        """One page (up to 1,000), by id; pass its ``next_cursor`` back for the next (None after the last)."""
+        query = {"limit": limit, "cursor": cursor}
+        return cast(ContactPage, self._call("list_contacts", {"id": audience_id}, query=query))
+
+    def iter_contacts(self, audience_id: str, *, page_size: Optional[int] = None) -> Iterator[Contact]:
+        """Every contact of the audience, by id, a page of ``page_size`` read at a time."""
+        cursor: Optional[str] = None
+        while True:
+            page = self.list_contacts(audience_id, limit=page_size, cursor=cursor)
+            yield from page["data"]
+            cursor = page["next_cursor"]
+            if cursor is None:
+                return
+
+    def get_contact(self, audience_id: str, contact: str) -> Contact:
+        """By the contact's id (``con_…``) or its email."""
+        return cast(Contact, self._call("get_contact", {"id": audience_id, "contact": contact}))
+
+    def update_contact(self, audience_id: str, contact: str, changes: ContactUpdate) -> Contact:
+        """Changes the fields given: ``name`` None clears it, ``data`` is replaced whole."""
+        return cast(Contact, self._call("update_contact", {"id": audience_id, "contact": contact}, body=changes))
+
+    def remove_contact(self, audience_id: str, contact: str) -> None:
+        self._call("remove_contact", {"id": audience_id, "contact": contact})
+
+    def import_contacts(self, audience_id: str, csv: Union[str, "os.PathLike[str]", bytes, IO[bytes]]) -> ImportReport:
+        """Imports a CSV file: a header row naming ``email``, then ``name``, ``unsubscribed`` and
+        any data columns. ``csv`` is a path (str or Path, streamed from disk), the file's bytes,
+        or a binary file object. Bad rows are refused one by one in the report; a file that cannot
+        be read is UnprocessableError ``csv_invalid``, and nothing is imported."""
+        if isinstance(csv, (str, os.PathLike)):
+            with open(csv, "rb") as file:
+                return self.import_contacts(audience_id, file)
+        if not isinstance(csv, bytes) and not callable(getattr(csv, "read", None)):
+            raise TypeError(f"csv is a path, bytes or a binary file, not {type(csv).__name__}")
+        return cast(ImportReport, self._call("import_contacts", {"id": audience_id}, body=Upload("text/csv", csv)))

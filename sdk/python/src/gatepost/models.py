@@ -150,8 +150,8 @@ class Webhook(TypedDict, total=False):
 
 
 class DnsRecord(TypedDict, total=False):
-    purpose: Literal["dkim", "spf", "dmarc", "return_path", "inbound_mx"]
-    type: Literal["TXT", "MX"]
+    purpose: Literal["dkim", "spf", "dmarc", "return_path", "inbound_mx", "tracking"]
+    type: Literal["TXT", "MX", "CNAME"]
     name: str
     value: str
     priority: int
@@ -167,6 +167,8 @@ class Domain(TypedDict):
     status: Literal["pending", "verified"]
     #: What to publish in DNS, and what the last look-up found.
     records: List[DnsRecord]
+    #: The host its tracked links use once its CNAME is verified; None: none.
+    tracking_host: Optional[str]
     checked_at: Optional[str]
     verified_at: Optional[str]
     created_at: str
@@ -186,3 +188,130 @@ SandboxMessage = TypedDict(
         "captured_at": str,
     },
 )
+
+
+class EventFeedPage(TypedDict):
+    """A page of the tenant's event feed (``list_events``)."""
+
+    #: Oldest first.
+    data: List[Event]
+    #: Give it as ``after`` for the events that follow.
+    cursor: str
+
+
+class Audience(TypedDict):
+    """A list of contacts broadcasts go to (docs/broadcasts.md)."""
+
+    #: ``aud_…``
+    id: str
+    name: str
+    #: Its contacts, unsubscribed ones included.
+    contacts: int
+    created_at: str
+
+
+class Contact(TypedDict):
+    #: ``con_…``
+    id: str
+    audience_id: str
+    #: Lower case.
+    email: str
+    name: Optional[str]
+    #: Merge variables.
+    data: Dict[str, Any]
+    #: Set, broadcasts skip the contact.
+    unsubscribed: bool
+    created_at: str
+    updated_at: str
+
+
+class ContactUpdate(TypedDict, total=False):
+    """The fields to change: ``name`` None clears it; ``data`` is replaced whole."""
+
+    email: str
+    name: Optional[str]
+    data: Dict[str, Any]
+    unsubscribed: bool
+
+
+class ContactPage(TypedDict):
+    data: List[Contact]
+    #: Give it as ``cursor`` for the next page; None on the last.
+    next_cursor: Optional[str]
+
+
+class RefusedRow(TypedDict):
+    #: The header is row 1.
+    row: int
+    email: str
+    reason: str
+
+
+class ImportReport(TypedDict):
+    """What a CSV import did: rows added and updated (by email), and those refused."""
+
+    added: int
+    updated: int
+    #: Every row refused; ``refused`` lists the first 100.
+    refused_count: int
+    refused: List[RefusedRow]
+
+
+class InboundRoute(TypedDict):
+    """Where mail to a match goes (docs/inbound.md)."""
+
+    #: ``rte_…``
+    id: str
+    #: ``user@domain``, ``*@domain`` or a local part with ``*`` wildcards; lower case.
+    match: str
+    domain: str
+    action: Literal["webhook", "store"]
+    #: The one endpoint posted to; None: every endpoint subscribed to ``email.inbound``.
+    endpoint_id: Optional[str]
+    created_at: str
+    updated_at: str
+
+
+class InboundRouteFields(TypedDict, total=False):
+    match: str
+    action: Literal["webhook", "store"]
+    endpoint_id: Optional[str]
+
+
+class BreakerWindow(TypedDict):
+    sample: int
+    sent: int
+    hard_bounces: int
+    blocks: int
+    complaints: int
+    bounce_rate: float
+    complaint_rate: float
+    block_rate: float
+
+
+class Breaker(TypedDict):
+    status: Literal["closed", "warning", "open", "half_open"]
+    since: str
+    reason: Optional[str]
+    window: BreakerWindow
+    half_open_at: Optional[str]
+
+
+class DomainBreaker(Breaker):
+    domain: str
+
+
+class Reputation(Breaker):
+    """The tenant's reputation breaker, and each sending domain's (docs/reputation.md)."""
+
+    domains: List[DomainBreaker]
+
+
+class QueueEntry(TypedDict):
+    """The tenant's mail waiting for one destination's delivery slots."""
+
+    tenant_id: str
+    destination: str
+    waiting: int
+    in_flight: int
+    oldest_age_seconds: float

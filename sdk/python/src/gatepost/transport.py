@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import http.client
+import io
 import json
 import random
 import socket
@@ -19,7 +20,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable, Optional
+from typing import IO, Any, Callable, Optional, Tuple, Union
 
 from .errors import ApiConnectionError, ApiError, ApiTimeoutError, MalformedResponseError, api_error
 
@@ -35,6 +36,42 @@ class RetryPolicy:
     max_backoff: float = 8.0
     #: The longest ``Retry-After`` honoured; a longer one is raised as it is.
     max_retry_wait: float = 60.0
+
+
+@dataclass
+class Upload:
+    """A body sent as it is, not as JSON (a CSV file): bytes, or a binary file read from where it
+    stands. A file that can seek is rewound for a retry; one that cannot (a pipe) is tried once."""
+
+    content_type: str
+    data: Union[bytes, IO[bytes]]
+
+    def span(self) -> Optional[Tuple[int, int]]:
+        """Where a file starts (to rewind it to) and how many bytes are left in it; None for
+        bytes, or a file that cannot seek."""
+        if isinstance(self.data, bytes) or not self.data.seekable():
+            return None
+        start = self.data.tell()
+        end = self.data.seek(0, io.SEEK_END)
+        self.data.seek(start)
+        return start, end - start
+
+
+def _payload(body: Any, headers: dict[str, str]) -> Tuple[Union[None, bytes, IO[bytes]], Optional[Callable[[], Any]]]:
+    """The request's body, its Content-Type (and Content-Length, when known) set in ``headers``,
+    and how to rewind it before each attempt when it is a file that can seek."""
+    if isinstance(body, Upload):
+        headers["Content-Type"] = body.content_type
+        span = body.span()
+        if span is None:
+            return body.data, None
+        # Known, so the file goes with a Content-Length rather than chunked.
+        start, headers["Content-Length"] = span[0], str(span[1])
+        return body.data, lambda: body.data.seek(start)  # type: ignore[union-attr]
+    if body is None:
+        return None, None
+    headers["Content-Type"] = "application/json"
+    return json.dumps(body).encode("utf-8"), None
 
 
 def _retry_after(value: Optional[str]) -> Optional[float]:
@@ -90,21 +127,25 @@ class Transport:
         path: str,
         body: Any = None,
         headers: Optional[dict[str, str]] = None,
+        timeout: Optional[float] = None,
     ) -> Any:
-        """Answers the decoded JSON body (None for 204), or raises a GatepostError."""
+        """Answers the decoded JSON body (None for 204), or raises a GatepostError. ``timeout``
+        replaces the transport's for this request."""
         all_headers = {"Accept": "application/json", "User-Agent": self.user_agent, **(headers or {})}
         if self.api_key:
             all_headers["Authorization"] = f"Bearer {self.api_key}"
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode("utf-8")
-            all_headers["Content-Type"] = "application/json"
+        data, rewind = _payload(body, all_headers)
         repeatable = method in _REPEATABLE or "Idempotency-Key" in all_headers
-        for attempt in range(self.retry.max_attempts):
-            last = attempt == self.retry.max_attempts - 1
+        # A stream read once (a pipe) cannot be sent again.
+        once = isinstance(body, Upload) and not isinstance(data, bytes) and rewind is None
+        attempts = 1 if once else self.retry.max_attempts
+        for attempt in range(attempts):
+            last = attempt == attempts - 1
+            if rewind:
+                rewind()
             req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=all_headers)
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as res:
+                with urllib.request.urlopen(req, timeout=timeout or self.timeout) as res:
                     return self._decode(res.status, res.read())
             except urllib.error.HTTPError as res:
                 raw = res.read()

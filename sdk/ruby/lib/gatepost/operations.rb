@@ -30,6 +30,7 @@ module Gatepost
       list_domains: ["GET", "/v1/domains"],
       get_domain: ["GET", "/v1/domains/{id}"],
       verify_domain: ["POST", "/v1/domains/{id}/verify"],
+      update_domain: ["PATCH", "/v1/domains/{id}"],
       delete_domain: ["DELETE", "/v1/domains/{id}"],
       create_webhook: ["POST", "/v1/webhooks"],
       list_webhooks: ["GET", "/v1/webhooks"],
@@ -41,7 +42,28 @@ module Gatepost
       list_webhook_deliveries: ["GET", "/v1/webhooks/{id}/deliveries"],
       retry_webhook_delivery: ["POST", "/v1/webhooks/{id}/deliveries/{evt}/retry"],
       list_sandbox_messages: ["GET", "/v1/sandbox/messages"],
-      get_sandbox_message: ["GET", "/v1/sandbox/messages/{id}"]
+      get_sandbox_message: ["GET", "/v1/sandbox/messages/{id}"],
+      list_events: ["GET", "/v1/events"],
+      list_reports: ["GET", "/v1/reports"],
+      get_reputation: ["GET", "/v1/reputation"],
+      get_queue: ["GET", "/v1/queue"],
+      create_inbound_route: ["POST", "/v1/inbound/routes"],
+      list_inbound_routes: ["GET", "/v1/inbound/routes"],
+      get_inbound_route: ["GET", "/v1/inbound/routes/{id}"],
+      update_inbound_route: ["PATCH", "/v1/inbound/routes/{id}"],
+      delete_inbound_route: ["DELETE", "/v1/inbound/routes/{id}"],
+      list_inbound_messages: ["GET", "/v1/inbound/messages"],
+      get_inbound_message: ["GET", "/v1/inbound/messages/{id}"],
+      create_audience: ["POST", "/v1/audiences"],
+      list_audiences: ["GET", "/v1/audiences"],
+      get_audience: ["GET", "/v1/audiences/{id}"],
+      delete_audience: ["DELETE", "/v1/audiences/{id}"],
+      add_contact: ["POST", "/v1/audiences/{id}/contacts"],
+      list_contacts: ["GET", "/v1/audiences/{id}/contacts"],
+      get_contact: ["GET", "/v1/audiences/{id}/contacts/{contact}"],
+      update_contact: ["PATCH", "/v1/audiences/{id}/contacts/{contact}"],
+      remove_contact: ["DELETE", "/v1/audiences/{id}/contacts/{contact}"],
+      import_contacts: ["POST", "/v1/audiences/{id}/contacts/import"]
     }.freeze
 
     def self.to_json(*)

@@ -16,6 +16,46 @@ module Gatepost
   # connection that could not be made (nothing reached the server), and, when repeating the
   # request cannot do anything twice (GET, PATCH, DELETE, or a request with an idempotency key),
   # a 5xx and a connection lost or timed out after the request went out.
+  # A request body sent as it is: a String, or an IO read from where it stands (a CSV file). An
+  # IO that can seek is rewound for a retry; one that cannot (a pipe) is sent once, chunked.
+  class Upload
+    def initialize(content_type, data)
+      raise ArgumentError, "a body is a String or an IO, not #{data.class}" unless data.is_a?(String) || data.respond_to?(:read)
+
+      @content_type = content_type
+      @data = data
+      @start = data.pos if !data.is_a?(String) && seekable?(data)
+    end
+
+    def replayable? = @data.is_a?(String) || !@start.nil?
+
+    # Itself, its IO back where it started.
+    def rewound
+      @data.seek(@start) unless @start.nil?
+      self
+    end
+
+    def attach(request)
+      request["Content-Type"] = @content_type
+      return request.body = @data if @data.is_a?(String)
+
+      request.body_stream = @data
+      if @start.nil?
+        request["Transfer-Encoding"] = "chunked"
+      else
+        request["Content-Length"] = (@data.size - @start).to_s
+      end
+    end
+
+    private
+
+    def seekable?(io)
+      io.respond_to?(:seek) && io.respond_to?(:size) && io.pos && true
+    rescue IOError, Errno::ESPIPE
+      false
+    end
+  end
+
   class Transport
     REPEATABLE = %w[GET HEAD PATCH PUT DELETE].freeze
     # Failures before anything was sent: safe to retry whatever the request.
@@ -41,16 +81,17 @@ module Gatepost
       @max_retry_wait = max_retry_wait
     end
 
-    # Answers the decoded JSON body (nil for 204), or raises a Gatepost::Error.
-    def request(method, path, body: nil, headers: {})
+    # Answers the decoded JSON body (nil for 204), or raises a Gatepost::Error. body is JSON's
+    # (a Hash or an Array) or an Upload; timeout replaces the transport's for this request.
+    def request(method, path, body: nil, headers: {}, timeout: @timeout)
       repeatable = REPEATABLE.include?(method) || headers.key?("Idempotency-Key")
-      # net/http gives a POST without a body an empty form body (application/x-www-form-urlencoded),
-      # which the API refuses: a body-less POST (verify, rotate, test) sends an empty JSON object.
-      payload = body.nil? ? (method == "POST" ? "{}" : nil) : JSON.generate(body)
-      @max_attempts.times do |attempt|
-        last = attempt == @max_attempts - 1
+      upload = body.is_a?(Upload) ? body : json_upload(method, body)
+      # A stream read once (a pipe) cannot be sent again.
+      attempts = upload.nil? || upload.replayable? ? @max_attempts : 1
+      attempts.times do |attempt|
+        last = attempt == attempts - 1
         begin
-          res = perform(method, path, payload, headers)
+          res = perform(method, path, upload&.rewound, headers, timeout)
         rescue *FAILURES => e
           sent = NOT_SENT.none? { |klass| e.is_a?(klass) }
           if last || (sent && !repeatable)
@@ -86,21 +127,26 @@ module Gatepost
 
     private
 
-    def perform(method, path, payload, headers)
+    def perform(method, path, upload, headers, timeout)
       request = METHODS.fetch(method).new("#{@base.path}#{path}")
       request["Accept"] = "application/json"
       request["User-Agent"] = "gatepost-ruby/#{VERSION}"
       request["Authorization"] = "Bearer #{@api_key}" if @api_key
       headers.each { |name, value| request[name] = value }
-      if payload
-        request["Content-Type"] = "application/json"
-        request.body = payload
-      end
+      upload&.attach(request)
       Net::HTTP.start(@base.host, @base.port, use_ssl: @base.scheme == "https",
-                                              open_timeout: @timeout, read_timeout: @timeout,
-                                              write_timeout: @timeout, ssl_timeout: @timeout) do |http|
+                                              open_timeout: timeout, read_timeout: timeout,
+                                              write_timeout: timeout, ssl_timeout: timeout) do |http|
         http.request(request)
       end
+    end
+
+    def json_upload(method, body)
+      return Upload.new("application/json", JSON.generate(body)) unless body.nil?
+
+      # net/http gives a POST without a body an empty form body (application/x-www-form-urlencoded),
+      # which the API refuses: a body-less POST (verify, rotate, test) sends an empty JSON object.
+      Upload.new("application/json", "{}") if method == "POST"
     end
 
     def backoff(attempt)
