@@ -39,6 +39,8 @@ export interface CustomEvent {
   data: Record<string, unknown>;
   /** Makes a retried post the same event, which starts nothing twice. */
   idempotency_key?: string;
+  /** Posted with a sandbox key: only automations that capture their sends are started (a sandbox key sends no live mail). */
+  sandboxOnly: boolean;
 }
 
 export interface AutomationTriggers {
@@ -77,9 +79,11 @@ export function automationTriggers(invoker: Invoker, catalog: Catalog): Automati
       }
     },
 
-    async customEvent(tenantId, { name, email, data, idempotency_key }) {
+    async customEvent(tenantId, { name, email, data, idempotency_key, sandboxOnly }) {
       const id = idempotency_key === undefined ? newId('evt') : derivedId('evt', tenantId, 'custom', idempotency_key);
-      const automations = await catalog.automationsTriggeredBy(tenantId, 'custom_event', name);
+      const automations = (await catalog.automationsTriggeredBy(tenantId, 'custom_event', name)).filter(
+        (a) => a.sandbox || !sandboxOnly,
+      );
       const met = await Promise.all(
         automations.map(async (a) => ({ a, contact: await catalog.getContact(tenantId, a.audience_id, email) })),
       );
