@@ -207,6 +207,11 @@ describe('automations', () => {
     const unheard = await gp.request('POST', '/v1/events', { key: live, body: { name: 'never.used', email: 'upgrader@example.com' } });
     expect([unheard.status, unheard.body.error.code]).toEqual([404, 'contact_not_found']);
     expect((await gp.request('GET', `/v1/automations/${id}/runs`, { key: live })).body.data).toHaveLength(1);
+
+    // Disabled, it starts no run: the contact is in the audience of no enabled automation of the event.
+    await gp.request('PATCH', `/v1/automations/${id}`, { key: live, body: { enabled: false } });
+    const off = await gp.request('POST', '/v1/events', { key: live, body: { ...body, idempotency_key: 'u-2' } });
+    expect([off.status, off.body.error.code]).toEqual([404, 'contact_not_found']);
   });
 
   it('starts a run from a lifecycle event of a message to a contact', async () => {
@@ -256,7 +261,7 @@ describe('automations', () => {
     expect(run.timeline.filter((e: { type: string }) => e.type === 'step.sent')).toHaveLength(1);
   });
 
-  it('stops the runs of a disabled automation at their next step, and a disabled one starts none', async () => {
+  it('stops the runs of a disabled automation at their next step', async () => {
     const aud = await audience();
     const id = await automation({
       audience_id: aud,
