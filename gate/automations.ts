@@ -14,7 +14,7 @@ import type { Gate } from './gate.ts';
 export type { RunView };
 
 /** A run's send step through the gate, as the key that made the automation. */
-export function automationSender(gate: Gate, catalog: Catalog): (args: RunSend) => Promise<{ message_id: string }> {
+export function automationSender(gate: Pick<Gate, 'admit'>, catalog: Catalog): (args: RunSend) => Promise<{ message_id: string }> {
   return async ({ tenant_id, key_id, sandbox, run_id, step, contact, data }) => {
     const [tenant, keys] = await Promise.all([catalog.getTenant(tenant_id), catalog.listKeys(tenant_id)]);
     const key = keys.find((k) => k.id === key_id && k.revoked_at === null);
