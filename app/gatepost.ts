@@ -23,6 +23,9 @@ import { batchActor } from '../actors/batch/batch.actor.ts';
 import { webhookActor } from '../actors/webhook/webhook.actor.ts';
 import { EventFeed } from '../events/event.feed.ts';
 import { fanOutWebhooks } from '../actors/webhook/fanout.ts';
+import { automationRunActor, type AutomationRunDeps } from '../actors/automation/automation.actor.ts';
+import { automationListener, mirrorRuns } from '../actors/automation/automation.trigger.ts';
+import { automationSender } from '../gate/automations.ts';
 import { loadConfig } from '../config/config.ts';
 import { SsrfGuard } from '../webhooks/ssrf.guard.ts';
 import { smtpRelay } from '../mta/relay.smtp.ts';
@@ -131,6 +134,8 @@ export function registerActors(
     report?: (message: string, error?: unknown) => void;
     /** Messages in flight at once per destination in the fair queue (GATEPOST_MX_MAX_CONNECTIONS); 5 when not given. */
     queueSlots?: number;
+    /** How automation runs send (the gate's admission, gate/automations.ts); none: this process hosts no runs. */
+    automationSend?: AutomationRunDeps['send'];
   },
 ): { drain(): Promise<void>; queue: FairQueue } {
   const { catalog } = deps;
@@ -153,6 +158,12 @@ export function registerActors(
   runtime.register(batchActor);
   runtime.register(delivery);
   runtime.register(webhookActor({ catalog, ...webhooks }));
+  if (deps.automationSend) {
+    runtime.register(automationRunActor({ catalog, send: deps.automationSend }));
+    mirrorRuns(runtime, catalog);
+  }
+  const reputation = reputationListener(runtime, breaker);
+  const automations = deps.automationSend ? automationListener(runtime, catalog) : null;
 
   const queue = dispatchMessages(runtime, {
     catalog,
@@ -170,7 +181,11 @@ export function registerActors(
     timeoutMs: webhooks.timeoutMs,
     log: deps.report ?? log,
     feed: deps.feed,
-    listener: reputationListener(runtime, breaker),
+    // Automations first: should the breaker's turn fail, the event comes again, and starting a run is idempotent.
+    listener: async (event) => {
+      await automations?.(event);
+      await reputation(event);
+    },
     ...(deps.observers ? { metrics: deps.observers.metrics } : {}),
   });
   return {
@@ -249,6 +264,18 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const captures = new EventEmitter().setMaxListeners(0);
   // Deliveries must never reach Gatepost's own API or its Dapr sidecar on this machine.
   guard.protectPorts(config.port, ...(config.runtime === 'dapr' ? [config.daprHttpPort, config.appPort] : []));
+  const keys = new KeyRing(catalog);
+  // Without GATEPOST_PUBLIC_URL, links point at the API's own address, known once it listens.
+  let publicUrl = config.publicUrl;
+  const gate = createGate({
+    publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,
+    linkHosts: domains,
+    invoker: runtime,
+    catalog,
+    senders: config.requireVerifiedDomain ? domains : null,
+    renderLimits: config.render,
+    metrics,
+  });
   const actors = hostsActors
     ? registerActors(runtime, {
         catalog,
@@ -270,23 +297,12 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         observers: { metrics, log: logger },
         report,
         queueSlots: config.mxMaxConnections,
+        automationSend: automationSender(gate, catalog),
       })
     : null;
   fairQueue = actors?.queue ?? null;
   const told = config.runtime === 'dapr' && actors ? tellQueue(catalog, () => actors.queue.rows(), report) : null;
 
-  const keys = new KeyRing(catalog);
-  // Without GATEPOST_PUBLIC_URL, links point at the API's own address, known once it listens.
-  let publicUrl = config.publicUrl;
-  const gate = createGate({
-    publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,
-    linkHosts: domains,
-    invoker: runtime,
-    catalog,
-    senders: config.requireVerifiedDomain ? domains : null,
-    renderLimits: config.render,
-    metrics,
-  });
   let ready = false;
   const rest = servesApi
     ? restServer({

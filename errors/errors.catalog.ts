@@ -23,6 +23,11 @@ export const errorCatalog = {
   },
   not_found: { status: 404, smtp: [550, '5.1.0'], message: 'Not found.' },
   receipt_not_found: { status: 404, smtp: [550, '5.1.0'], message: 'The message has no delivery receipt yet.' },
+  contact_not_found: {
+    status: 404,
+    smtp: [550, '5.1.1'],
+    message: 'The email is not a contact of the audience of any automation this event starts.',
+  },
   template_exists: { status: 409, smtp: [554, '5.6.0'], message: 'A template with that slug already exists.' },
   domain_exists: { status: 409, smtp: [554, '5.6.0'], message: 'This tenant already has a sending domain with that name.' },
   domain_taken: {
@@ -77,6 +82,21 @@ export const errorCatalog = {
     status: 422,
     smtp: [554, '5.6.0'],
     message: 'The CSV file cannot be read; nothing was imported.',
+  },
+  automation_step_unknown: {
+    status: 422,
+    smtp: [554, '5.6.0'],
+    message: 'A step of the automation names a step it does not have (or one of the wrong kind).',
+  },
+  automation_cycle: {
+    status: 422,
+    smtp: [554, '5.6.0'],
+    message: "The automation's steps go round in a cycle; a run must reach its end.",
+  },
+  automation_wait_out_of_range: {
+    status: 422,
+    smtp: [554, '5.6.0'],
+    message: 'A wait step is shorter than 1 second, longer than 30 days, or not a duration.',
   },
   webhook_url_refused: {
     status: 422,

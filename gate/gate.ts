@@ -25,7 +25,7 @@ import { newTrackingKey } from '../mail/tracking.token.ts';
 export type { AdmitResult, Stream };
 
 /** Where a send came in; it lands on the message's timeline. */
-export type Ingress = 'api' | 'api_batch' | 'smtp' | 'style_p' | 'style_s' | 'style_m' | 'browser';
+export type Ingress = 'api' | 'api_batch' | 'smtp' | 'style_p' | 'style_s' | 'style_m' | 'browser' | 'automation';
 
 /** Who is sending: resolved by the ingress from the credential it was given. */
 export interface Sender {

@@ -231,6 +231,7 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       maxRetries: 40,
     });
     expect(Object.keys(resiliency.spec.targets.actors).sort()).toEqual([
+      'AutomationRunActor',
       'BatchActor',
       'DeliveryActor',
       'MessageActor',

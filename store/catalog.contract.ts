@@ -5,6 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { GatepostError, type ErrorCode } from '../errors/errors.catalog.ts';
 import type {
+  AutomationCreate,
+  AutomationRun,
+  AutomationTrigger,
   CapturedMessage,
   Catalog,
   DomainCreate,
@@ -1340,11 +1343,12 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         const a = await newTenant();
         const aud = await catalog.createAudience({ id: unique('aud'), tenant_id: a.id, name: 'News' });
         const ann = await catalog.createContact({ ...contact(a.id, aud.id, 'ann@example.com'), unsubscribed: true });
+        const cy = unique('con');
         const result = await catalog.upsertContacts(a.id, aud.id, [
           { id: unique('con'), email: 'ann@example.com', data: { visits: 4, city: 'Oslo' } },
-          { id: unique('con'), email: 'cy@example.com', name: 'Cy', data: { city: 'Rome' } },
+          { id: cy, email: 'cy@example.com', name: 'Cy', data: { city: 'Rome' } },
         ]);
-        expect(result).toEqual({ added: 1, updated: 1 });
+        expect(result).toEqual({ added: 1, updated: 1, added_ids: [cy] });
         // Absent fields keep what the contact had; data is merged key by key.
         expect(await catalog.getContact(a.id, aud.id, ann.id)).toEqual({
           ...ann,
@@ -1363,6 +1367,7 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         ).toEqual({
           added: 0,
           updated: 1,
+          added_ids: [],
         });
         expect(await catalog.getContact(a.id, aud.id, ann.id)).toMatchObject({ name: null, unsubscribed: false });
         expect((await catalog.getAudience(a.id, aud.id))!.contacts).toBe(2);
@@ -1394,6 +1399,97 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         // A host with nothing queued tells so: its rows go, its snapshot stays.
         await catalog.putQueueSnapshot('host-a', []);
         expect(await catalog.queueSnapshotRows(60_000)).toEqual([]);
+      });
+    });
+
+    describe('automations', () => {
+      const automation = (tenantId: string, audienceId: string, over: Partial<AutomationCreate> = {}): AutomationCreate => ({
+        id: unique('aut'),
+        tenant_id: tenantId,
+        name: 'Welcome',
+        audience_id: audienceId,
+        trigger: { type: 'contact_added' },
+        steps: [
+          { id: 'pause', type: 'wait', duration: 'PT10M', seconds: 600 },
+          { id: 'hello', type: 'send', template: 'welcome', from: 'Shop <hi@shop.example>' },
+        ],
+        sandbox: true,
+        key_id: 'key_1',
+        ...over,
+      });
+
+      it('creates, finds by trigger, renames, disables and deletes automations, each tenant its own', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const aud = await catalog.createAudience({ id: unique('aud'), tenant_id: a.id, name: 'News' });
+        const made = await catalog.createAutomation(automation(a.id, aud.id));
+        expect(made).toEqual({
+          ...automation(a.id, aud.id, { id: made.id }),
+          enabled: true,
+          created_at: expect.stringMatching(ISO),
+          updated_at: made.created_at,
+        });
+        const opened = await catalog.createAutomation(
+          automation(a.id, aud.id, { trigger: { type: 'email_event', event: 'email.opened' } }),
+        );
+        const custom = await catalog.createAutomation(
+          automation(a.id, aud.id, { trigger: { type: 'custom_event', name: 'signed_up' } }),
+        );
+        expect(await catalog.getAutomation(a.id, made.id)).toEqual(made);
+        expect(await catalog.getAutomation(b.id, made.id)).toBeNull();
+        expect((await catalog.listAutomations(a.id)).map((x) => x.id)).toEqual(
+          [made, opened, custom].sort(byCreation).map((x) => x.id),
+        );
+        expect(await catalog.listAutomations(b.id)).toEqual([]);
+
+        const ids = async (type: AutomationTrigger['type'], key: string) =>
+          (await catalog.automationsTriggeredBy(a.id, type, key)).map((x) => x.id);
+        expect(await ids('contact_added', aud.id)).toEqual([made.id]);
+        expect(await ids('email_event', 'email.opened')).toEqual([opened.id]);
+        expect(await ids('email_event', 'email.clicked')).toEqual([]);
+        expect(await ids('custom_event', 'signed_up')).toEqual([custom.id]);
+        expect(await catalog.automationsTriggeredBy(b.id, 'custom_event', 'signed_up')).toEqual([]);
+
+        const off = await catalog.updateAutomation(a.id, made.id, { enabled: false, name: 'Hello' });
+        expect(off).toEqual({ ...made, enabled: false, name: 'Hello', updated_at: expect.stringMatching(ISO) });
+        expect(await catalog.getAutomation(a.id, made.id)).toEqual(off);
+        expect(await ids('contact_added', aud.id)).toEqual([]);
+        expect(await catalog.updateAutomation(b.id, made.id, { enabled: true })).toBeNull();
+
+        expect(await catalog.deleteAutomation(b.id, made.id)).toBe(false);
+        expect(await catalog.deleteAutomation(a.id, made.id)).toBe(true);
+        expect(await catalog.getAutomation(a.id, made.id)).toBeNull();
+      });
+
+      it("lists an automation's runs newest first, rewrites a run in place, and keeps none of a deleted automation", async () => {
+        const a = await newTenant();
+        const aud = await catalog.createAudience({ id: unique('aud'), tenant_id: a.id, name: 'News' });
+        const made = await catalog.createAutomation(automation(a.id, aud.id));
+        const run = (n: number): AutomationRun => ({
+          id: unique('run'),
+          tenant_id: a.id,
+          automation_id: made.id,
+          contact_id: unique('con'),
+          email: `p${n}@example.com`,
+          status: 'waiting',
+          reason: null,
+          started_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+          updated_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+        });
+        const runs = [0, 1, 2, 3, 4].map(run);
+        for (const r of runs) await catalog.putAutomationRun(r);
+        const stopped = { ...runs[2]!, status: 'stopped' as const, reason: 'unsubscribed', updated_at: new Date().toISOString() };
+        await catalog.putAutomationRun(stopped);
+
+        const pages = await allPages((cursor) => catalog.listAutomationRuns(a.id, made.id, { limit: 2, cursor }));
+        expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
+        expect(pages.flat()).toEqual([runs[4], runs[3], stopped, runs[1], runs[0]]);
+        for (const cursor of BAD_CURSORS)
+          await expectError(catalog.listAutomationRuns(a.id, made.id, { limit: 2, cursor }), 'invalid_request');
+
+        await catalog.deleteAutomation(a.id, made.id);
+        // A run still stopping writes nothing back for an automation that is gone.
+        await catalog.putAutomationRun(runs[0]!);
+        expect((await catalog.listAutomationRuns(a.id, made.id, { limit: 10 })).data).toEqual([]);
       });
     });
 

@@ -354,6 +354,79 @@ export interface QueueRow {
   oldest_queued_at: number | null;
 }
 
+/** A lifecycle event a message to a contact can start an automation's run with (events/email.event.ts). */
+export const AUTOMATION_EMAIL_EVENTS = [
+  'email.sent',
+  'email.bounced',
+  'email.opened',
+  'email.clicked',
+  'email.complained',
+  'email.unsubscribed',
+] as const;
+export type AutomationEmailEvent = (typeof AUTOMATION_EMAIL_EVENTS)[number];
+
+/** What starts an automation's runs (docs/automations.md#triggers). */
+export type AutomationTrigger =
+  { type: 'contact_added' } | { type: 'email_event'; event: AutomationEmailEvent } | { type: 'custom_event'; name: string };
+
+/**
+ * One step of an automation. Steps run in their order; an `if` goes on to its `then` or `else`
+ * step (by id, or `end`), or without one to the next step. A wait's `seconds` is its duration as read.
+ */
+export type AutomationStep =
+  | { id: string; type: 'wait'; duration: string | number; seconds: number }
+  | { id: string; type: 'send'; template: string; from: string; subject?: string }
+  | { id: string; type: 'if'; opened?: string; clicked?: string; then?: string; else?: string };
+
+/** An event-driven sequence of steps run for the contacts of one audience (docs/automations.md). */
+export interface Automation {
+  /** `aut_…` */
+  id: string;
+  tenant_id: string;
+  name: string;
+  audience_id: string;
+  trigger: AutomationTrigger;
+  steps: AutomationStep[];
+  /** Disabled, it starts no run and its runs stop at their next step. */
+  enabled: boolean;
+  /** Its sends are captured (the sandbox inbox), never delivered. */
+  sandbox: boolean;
+  /** The key that made it: its runs send as that key, and stop if it is revoked. */
+  key_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type AutomationCreate = Pick<
+  Automation,
+  'id' | 'tenant_id' | 'name' | 'audience_id' | 'trigger' | 'steps' | 'sandbox' | 'key_id'
+>;
+export type AutomationPatch = Partial<Pick<Automation, 'name' | 'enabled'>>;
+
+/** `waiting`: on a wait step's reminder. `stopped`: ended before its last step, `reason` says why. */
+export type RunStatus = 'running' | 'waiting' | 'completed' | 'stopped' | 'failed';
+
+/** A run as the catalog lists it; its timeline is its actor's (actors/automation). */
+export interface AutomationRun {
+  /** `run_…`, made from the automation, the contact and the triggering event. */
+  id: string;
+  tenant_id: string;
+  automation_id: string;
+  contact_id: string;
+  email: string;
+  status: RunStatus;
+  reason: string | null;
+  started_at: string;
+  updated_at: string;
+}
+
+/** What an upsert of contacts did: `added_ids` are the ids of the rows that were new contacts. */
+export interface ContactsUpserted {
+  added: number;
+  updated: number;
+  added_ids: string[];
+}
+
 export interface Page<T> {
   data: T[];
   /** Pass as `cursor` to get the next page; null on the last page. */
@@ -464,8 +537,8 @@ export interface Catalog {
   deleteAudience(tenantId: string, id: string): Promise<boolean>;
   /** Refuses `contact_exists` when the audience has the email already. */
   createContact(c: ContactCreate): Promise<Contact>;
-  /** Adds or updates each row by email, all in one transaction; answers how many were added and updated. */
-  upsertContacts(tenantId: string, audienceId: string, rows: ContactUpsert[]): Promise<{ added: number; updated: number }>;
+  /** Adds or updates each row by email, all in one transaction; answers how many were added and updated, and which were added. */
+  upsertContacts(tenantId: string, audienceId: string, rows: ContactUpsert[]): Promise<ContactsUpserted>;
   /** By id (`con_…`) or by email. */
   getContact(tenantId: string, audienceId: string, idOrEmail: string): Promise<Contact | null>;
   /** Refuses `contact_exists` when a new email is another contact's; null when there is no such contact. */
@@ -473,6 +546,27 @@ export interface Catalog {
   deleteContact(tenantId: string, audienceId: string, id: string): Promise<boolean>;
   /** The audience's contacts by id: the order a broadcast walks them in, so a cursor resumes a walk. */
   listContacts(tenantId: string, audienceId: string, opts: { limit: number; cursor?: string }): Promise<Page<Contact>>;
+
+  createAutomation(a: AutomationCreate): Promise<Automation>;
+  getAutomation(tenantId: string, id: string): Promise<Automation | null>;
+  /** Every automation of the tenant, oldest first (then by id). */
+  listAutomations(tenantId: string): Promise<Automation[]>;
+  /**
+   * The tenant's enabled automations a trigger starts: `key` is the audience of `contact_added`,
+   * the event type of `email_event`, the name of `custom_event`.
+   */
+  automationsTriggeredBy(tenantId: string, type: AutomationTrigger['type'], key: string): Promise<Automation[]>;
+  updateAutomation(tenantId: string, id: string, patch: AutomationPatch): Promise<Automation | null>;
+  /** Deletes the automation and its list of runs (the runs stop at their next step). */
+  deleteAutomation(tenantId: string, id: string): Promise<boolean>;
+  /** Adds or rewrites a run in the list, unless its automation was deleted. */
+  putAutomationRun(r: AutomationRun): Promise<void>;
+  /** An automation's runs, newest first (then by id). */
+  listAutomationRuns(
+    tenantId: string,
+    automationId: string,
+    opts: { limit: number; cursor?: string },
+  ): Promise<Page<AutomationRun>>;
 
   createInboundRoute(r: InboundRouteCreate): Promise<InboundRoute>;
   getInboundRoute(tenantId: string, id: string): Promise<InboundRoute | null>;

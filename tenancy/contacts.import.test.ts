@@ -108,10 +108,29 @@ describe('importContacts', () => {
   it('refuses a file of more rows than it takes whole', async () => {
     const audience = await newAudience();
     const csv = 'email\n' + Array.from({ length: 4 }, (_, i) => `p${i}@example.com\n`).join('');
-    const error = await refusedWith(importContacts(catalog, 'ten_import', audience, Readable.from([csv]), 3));
+    const error = await refusedWith(importContacts(catalog, 'ten_import', audience, Readable.from([csv]), { maxRows: 3 }));
     expect(error.message).toMatch(/more than 3 rows/);
     expect(await all(audience)).toEqual([]);
-    expect(await importContacts(catalog, 'ten_import', audience, Readable.from([csv]), 4)).toMatchObject({ added: 4 });
+    expect(await importContacts(catalog, 'ten_import', audience, Readable.from([csv]), { maxRows: 4 })).toMatchObject({ added: 4 });
+  });
+
+  it('tells its hook of the contacts each batch added, once committed, and of no contact it updated', async () => {
+    const audience = await newAudience();
+    await run(audience, 'email\nknown@example.com\n');
+    const told: { id: string; email: string }[][] = [];
+    const rows = Array.from({ length: 1500 }, (_, i) => `p${i}@example.com\n`).join('');
+    const report = await importContacts(catalog, 'ten_import', audience, Readable.from([`email\nknown@example.com\n${rows}`]), {
+      hooks: {
+        added: async (contacts) => {
+          // Committed before it is told: each is in the catalog with the id it is told of.
+          for (const c of contacts) expect((await catalog.getContact('ten_import', audience, c.email))?.id).toBe(c.id);
+          told.push(contacts.map(({ id, email }) => ({ id, email })));
+        },
+      },
+    });
+    expect(report).toMatchObject({ added: 1500, updated: 1 });
+    expect(told.map((batch) => batch.length)).toEqual([999, 501]);
+    expect(told.flat().map((c) => c.email)).toEqual(Array.from({ length: 1500 }, (_, i) => `p${i}@example.com`));
   });
 
   it('refuses a 10 MB line whole, naming its row, without reading the rest', async () => {

@@ -149,12 +149,28 @@ async function check(body: Readable, spool: string, report: ImportReport, maxRow
 }
 
 /** Applies the spooled rows in batches, each one transaction. */
-async function apply(catalog: Catalog, tenantId: string, audienceId: string, spool: string, report: ImportReport): Promise<void> {
+/** Told of each batch's new contacts once it is committed: the audience's automations start their runs. */
+export interface ImportHooks {
+  added(contacts: Pick<ContactUpsert, 'id' | 'email'>[]): Promise<void>;
+}
+
+async function apply(
+  catalog: Catalog,
+  tenantId: string,
+  audienceId: string,
+  spool: string,
+  report: ImportReport,
+  hooks?: ImportHooks,
+): Promise<void> {
   let batch: ContactUpsert[] = [];
   const flush = async () => {
-    const { added, updated } = await catalog.upsertContacts(tenantId, audienceId, batch);
+    const { added, updated, added_ids } = await catalog.upsertContacts(tenantId, audienceId, batch);
     report.added += added;
     report.updated += updated;
+    if (hooks && added_ids.length > 0) {
+      const ids = new Set(added_ids);
+      await hooks.added(batch.filter((c) => ids.has(c.id)));
+    }
     batch = [];
   };
   for await (const line of createInterface({ input: createReadStream(spool), crlfDelay: Infinity })) {
@@ -170,14 +186,14 @@ export async function importContacts(
   tenantId: string,
   audienceId: string,
   body: Readable,
-  maxRows = MAX_IMPORT_ROWS,
+  opts: { hooks?: ImportHooks; maxRows?: number } = {},
 ): Promise<ImportReport> {
   const report: ImportReport = { added: 0, updated: 0, refused_count: 0, refused: [] };
   const dir = await mkdtemp(join(tmpdir(), 'gatepost-import-'));
   try {
     const spool = join(dir, 'rows.ndjson');
-    await check(body, spool, report, maxRows);
-    await apply(catalog, tenantId, audienceId, spool, report);
+    await check(body, spool, report, opts.maxRows ?? MAX_IMPORT_ROWS);
+    await apply(catalog, tenantId, audienceId, spool, report, opts.hooks);
     return report;
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids.ts';
 import { isValidAddress, normalizeAddress } from '../../mail/address.ts';
 import type { Audience, Catalog, Contact } from '../../store/catalog.port.ts';
 import { importContacts } from '../../tenancy/contacts.import.ts';
+import type { AutomationTriggers } from '../../gate/automations.ts';
 import { senderOf } from './auth.hooks.ts';
 import { answer, documentationOnly, refusal, type ZodApp } from './schema.http.ts';
 import { IdParam, listOf, PageQuery, pageOf } from './schemas.ts';
@@ -73,13 +74,13 @@ const audienceView = ({ tenant_id: _, ...a }: Audience) => a;
 const contactView = ({ tenant_id: _, ...c }: Contact) => c;
 
 /** The address of a contact as given: alone, valid, normalized. */
-function contactEmail(email: string): string {
+export function contactEmail(email: string): string {
   const address = normalizeAddress(email);
   if (!isValidAddress(address)) throw invalid([{ field: 'email', message: 'not a valid email address' }]);
   return address;
 }
 
-export function audienceRoutes(app: ZodApp, catalog: Catalog): void {
+export function audienceRoutes(app: ZodApp, catalog: Catalog, triggers: AutomationTriggers): void {
   const noAudience = (id: string) => new GatepostError('not_found', `No audience has the id "${id}".`);
   const noContact = (contact: string) => new GatepostError('not_found', `The audience has no contact "${contact}".`);
   /** The tenant's audience, or a 404. */
@@ -188,6 +189,7 @@ export function audienceRoutes(app: ZodApp, catalog: Catalog): void {
         data: body.data ?? {},
         unsubscribed: body.unsubscribed ?? false,
       });
+      await triggers.contactsAdded(tenantId, audience.id, [contact]);
       return reply.code(201).send(contactView(contact));
     },
   );
@@ -311,7 +313,10 @@ export function audienceRoutes(app: ZodApp, catalog: Catalog): void {
         body.resume();
         throw error;
       });
-      return reply.code(200).send(await importContacts(catalog, tenantId, audience.id, body));
+      const report = await importContacts(catalog, tenantId, audience.id, body, {
+        hooks: { added: (contacts) => triggers.contactsAdded(tenantId, audience.id, contacts) },
+      });
+      return reply.code(200).send(report);
     },
   );
 }

@@ -204,6 +204,40 @@ const INM = 'inm_06gz7d9k3m2q8r4t6v8x0y2a4n';
 const AUD = 'aud_06gz7d9k3m2q8r4t6v8x0y2a4p';
 const CON = 'con_06gz7d9k3m2q8r4t6v8x0y2a4q';
 const audience = { id: AUD, name: 'Newsletter', contacts: 2480, created_at: AT };
+const AUT = 'aut_06gz7d9k3m2q8r4t6v8x0y2a4r';
+const RUN = 'run_06gz7d9k3m2q8r4t6v8x0y2a4s';
+const WEEK_LATER = '2026-12-03T09:30:00.000Z';
+const automationSteps = [
+  { id: 'welcome', type: 'send', template: 'welcome', from: 'Shop <hello@shop.example>' },
+  { id: 'pause', type: 'wait', duration: 'P7D' },
+  { id: 'read', type: 'if', opened: 'welcome', then: 'end' },
+  { id: 'nudge', type: 'send', template: 'welcome', from: 'Shop <hello@shop.example>', subject: 'Did you see this, {{name}}?' },
+];
+const automationCreate = {
+  name: 'Welcome series',
+  audience_id: AUD,
+  trigger: { type: 'contact_added' },
+  steps: automationSteps,
+};
+const automation = {
+  id: AUT,
+  ...automationCreate,
+  steps: automationSteps.map((s) => (s.type === 'wait' ? { ...s, seconds: 604_800 } : s)),
+  enabled: true,
+  sandbox: false,
+  created_at: AT,
+  updated_at: AT,
+};
+const runListed = {
+  id: RUN,
+  automation_id: AUT,
+  contact_id: 'con_06gz7d9k3m2q8r4t6v8x0y2a4q',
+  email: 'ann@example.com',
+  status: 'waiting',
+  reason: null,
+  started_at: AT,
+  updated_at: LATER,
+};
 const contact = {
   id: CON,
   audience_id: AUD,
@@ -501,6 +535,34 @@ export const operationExamples: Record<string, OperationExamples> = {
   },
   deleteV1DomainsId: { params: { id: DOM } },
   postV1DomainsIdVerify: { params: { id: DOM }, answer: domain },
+
+  postV1Automations: { body: automationCreate, answer: automation },
+  getV1Automations: { answer: { data: [automation] } },
+  getV1AutomationsId: { params: { id: AUT }, answer: automation },
+  patchV1AutomationsId: {
+    params: { id: AUT },
+    body: { enabled: false },
+    answer: { ...automation, enabled: false, updated_at: LATER },
+  },
+  deleteV1AutomationsId: { params: { id: AUT } },
+  getV1AutomationsIdRuns: { params: { id: AUT }, answer: { data: [runListed], next_cursor: null } },
+  getV1AutomationsIdRunsRun: {
+    params: { id: AUT, run: RUN },
+    answer: {
+      ...runListed,
+      trigger: { type: 'contact_added', event_id: 'con_06gz7d9k3m2q8r4t6v8x0y2a4q' },
+      data: {},
+      timeline: [
+        { at: AT, type: 'run.started', step: null, data: { trigger: { type: 'contact_added', event_id: CON } } },
+        { at: LATER, type: 'step.sent', step: 'welcome', data: { message_id: MSG } },
+        { at: LATER, type: 'step.waiting', step: 'pause', data: { until: WEEK_LATER } },
+      ],
+    },
+  },
+  postV1Events: {
+    body: { name: 'plan.upgraded', email: 'ann@example.com', data: { plan: 'pro' }, idempotency_key: 'upgrade-ann-42' },
+    answer: { id: EVT, runs: [RUN] },
+  },
 
   postV1Audiences: { body: { name: 'Newsletter' }, answer: { ...audience, contacts: 0 } },
   getV1Audiences: { answer: { data: [audience] } },

@@ -18,7 +18,9 @@ import { inboundRoutes } from './inbound.route.ts';
 import { audienceRoutes } from './audiences.route.ts';
 import type { InboundRoutes } from '../../tenancy/inbound.routes.ts';
 import { emailRoutes } from './emails.route.ts';
-import { eventRoutes } from './events.route.ts';
+import { customEventRoutes, eventRoutes } from './events.route.ts';
+import { automationRoutes } from './automations.route.ts';
+import { automationTriggers } from '../../gate/automations.ts';
 import { jwksRoutes, receiptAdminRoutes, receiptRoutes, type ReceiptKeyRing } from './receipts.route.ts';
 import { messageRoutes } from './messages.route.ts';
 import { metricsRoutes, type MetricsSource } from './metrics.route.ts';
@@ -230,7 +232,10 @@ export function restServer(deps: RestDeps): RestServer {
     queueRoutes(scope, deps.queue ?? noQueue);
     validateRoutes(scope, deps.gate, deps.mailHost);
     // In a scope of their own: their text/csv parser hands the import its request stream.
-    keyed.register(async (audiences) => audienceRoutes(withZod(audiences), deps.catalog));
+    const triggers = automationTriggers(deps.invoker, deps.catalog);
+    keyed.register(async (audiences) => audienceRoutes(withZod(audiences), deps.catalog, triggers));
+    automationRoutes(scope, deps.catalog, triggers);
+    customEventRoutes(scope, triggers);
     if (deps.inbound) inboundRoutes(scope, { ...deps.inbound, catalog: deps.catalog });
     if (deps.events) eventRoutes(scope, deps.events);
     webhookRoutes(scope, { invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard ?? new SsrfGuard() });

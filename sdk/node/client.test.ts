@@ -257,3 +257,53 @@ describe('audiences', () => {
     expect((await gatepostErrorOf(live.audiences.get(audience.id))).code).toBe('not_found');
   });
 });
+
+describe('automations', () => {
+  it('creates an automation, starts a run with a custom event, reads the run, disables and deletes it', async () => {
+    await live.templates.create({ slug: 'sdk-automation', subject: 'On {{plan}}', html: '<p>{{name}} is on {{plan}}</p>' });
+    const audience = await live.audiences.create('Customers');
+    await live.audiences.addContact(audience.id, { email: 'eve@example.com', name: 'Eve', data: { plan: 'free' } });
+    const automation = await live.automations.create({
+      name: 'Upgrades',
+      audience_id: audience.id,
+      trigger: { type: 'custom_event', name: 'upgraded' },
+      steps: [
+        { id: 'pause', type: 'wait', duration: 'PT1S' },
+        { id: 'hello', type: 'send', template: 'sdk-automation', from: 'Shop <hi@shop.example>' },
+      ],
+      sandbox: true,
+    });
+    expect(automation).toMatchObject({ id: expect.stringMatching(/^aut_/), enabled: true, steps: [{ seconds: 1 }, {}] });
+    expect((await live.automations.list()).map((a) => a.id)).toContain(automation.id);
+
+    const posted = await live.events.post({ name: 'upgraded', email: 'eve@example.com', data: { plan: 'pro' } });
+    expect(posted.runs).toHaveLength(1);
+    const run = await eventually(async () => {
+      const r = await live.automations.run(automation.id, posted.runs[0]!);
+      return r.status === 'completed' && r;
+    });
+    expect(run.timeline.map((e) => e.type)).toEqual(['run.started', 'step.waiting', 'step.sent', 'run.completed']);
+    const captured = await sandbox.sandbox.get(run.timeline[2]!.data.message_id as string);
+    expect(captured.subject).toBe('On pro');
+    expect((await eventually(async () => (await live.automations.runs(automation.id)).data[0])).id).toBe(run.id);
+
+    const cycle = await gatepostErrorOf(
+      live.automations.create({
+        name: 'Loop',
+        audience_id: audience.id,
+        trigger: { type: 'contact_added' },
+        steps: [
+          { id: 'a', type: 'send', template: 'sdk-automation', from: 'Shop <hi@shop.example>' },
+          { id: 'b', type: 'if', opened: 'a', else: 'b' },
+        ],
+      }),
+    );
+    expect([cycle.status, cycle.code]).toEqual([422, 'automation_cycle']);
+    const stranger = await gatepostErrorOf(live.events.post({ name: 'upgraded', email: 'nobody@example.com' }));
+    expect([stranger.status, stranger.code]).toEqual([404, 'contact_not_found']);
+
+    expect(await live.automations.update(automation.id, { enabled: false })).toMatchObject({ enabled: false });
+    await live.automations.delete(automation.id);
+    expect((await gatepostErrorOf(live.automations.get(automation.id))).code).toBe('not_found');
+  });
+});

@@ -6,6 +6,11 @@ import { verifyReceipt, type ReceiptClaims } from './receipts.ts';
 import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
 import type {
   Audience,
+  Automation,
+  AutomationCreate,
+  AutomationRun,
+  AutomationRunListed,
+  CustomEvent,
   BatchResult,
   Contact,
   ContactFields,
@@ -301,6 +306,31 @@ export class Gatepost {
           query: { after: q.after, wait: q.waitSeconds, limit: q.limit },
         })
       ).body,
+    /** Posts a custom event; answers its id and the automation runs it started (none for a repeat). */
+    post: async (event: CustomEvent, opts?: CallOptions): Promise<{ id: string; runs: string[] }> =>
+      (await this.http.call<{ id: string; runs: string[] }>('postEvent', { ...opts, body: event })).body,
+  };
+
+  /** Sequences of waits, sends and conditions run per contact of an audience (docs/automations.md). */
+  readonly automations = {
+    create: async (a: AutomationCreate, opts?: CallOptions): Promise<Automation> =>
+      (await this.http.call<Automation>('createAutomation', { ...opts, body: a })).body,
+    list: async (opts?: CallOptions): Promise<Automation[]> =>
+      (await this.http.call<{ data: Automation[] }>('listAutomations', opts)).body.data,
+    get: async (id: string, opts?: CallOptions): Promise<Automation> =>
+      (await this.http.call<Automation>('getAutomation', { ...opts, params: { id } })).body,
+    /** Renames it, or disables (`enabled: false`: its runs stop at their next step) or enables it. */
+    update: async (id: string, changes: { name?: string; enabled?: boolean }, opts?: CallOptions): Promise<Automation> =>
+      (await this.http.call<Automation>('updateAutomation', { ...opts, params: { id }, body: changes })).body,
+    delete: async (id: string, opts?: CallOptions): Promise<void> => {
+      await this.http.call('deleteAutomation', { ...opts, params: { id } });
+    },
+    /** Its runs, newest first. */
+    runs: async (id: string, page: PageOptions = {}, opts?: CallOptions): Promise<Page<AutomationRunListed>> =>
+      (await this.http.call<Page<AutomationRunListed>>('listAutomationRuns', { ...opts, params: { id }, query: { ...page } }))
+        .body,
+    run: async (id: string, run: string, opts?: CallOptions): Promise<AutomationRun> =>
+      (await this.http.call<AutomationRun>('getAutomationRun', { ...opts, params: { id, run } })).body,
   };
 
   private async *follow(id: string, opts: FollowOptions): AsyncGenerator<Event> {

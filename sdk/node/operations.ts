@@ -33,6 +33,7 @@ export const OPERATIONS = {
   getReceipt: op('GET', '/v1/messages/{id}/receipt'),
   jwks: op('GET', '/.well-known/jwks.json'),
   listEvents: op('GET', '/v1/events'),
+  postEvent: op('POST', '/v1/events'),
 
   // Reads: a validation changes nothing, so sending it again is safe.
   validate: op('POST', '/v1/validate', true),
@@ -77,6 +78,13 @@ export const OPERATIONS = {
   updateContact: op('PATCH', '/v1/audiences/{id}/contacts/{contact}'),
   removeContact: op('DELETE', '/v1/audiences/{id}/contacts/{contact}'),
   importContacts: op('POST', '/v1/audiences/{id}/contacts/import'),
+  createAutomation: op('POST', '/v1/automations'),
+  listAutomations: op('GET', '/v1/automations'),
+  getAutomation: op('GET', '/v1/automations/{id}'),
+  updateAutomation: op('PATCH', '/v1/automations/{id}'),
+  deleteAutomation: op('DELETE', '/v1/automations/{id}'),
+  listAutomationRuns: op('GET', '/v1/automations/{id}/runs'),
+  getAutomationRun: op('GET', '/v1/automations/{id}/runs/{run}'),
 
   createInboundRoute: op('POST', '/v1/inbound/routes'),
   listInboundRoutes: op('GET', '/v1/inbound/routes'),

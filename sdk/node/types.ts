@@ -402,3 +402,73 @@ export interface Report {
   excerpt: string | null;
   size: number;
 }
+
+/** What starts an automation's runs (docs/automations.md#triggers). */
+export type AutomationTrigger =
+  | { type: 'contact_added' }
+  | {
+      type: 'email_event';
+      event: 'email.sent' | 'email.bounced' | 'email.opened' | 'email.clicked' | 'email.complained' | 'email.unsubscribed';
+    }
+  | { type: 'custom_event'; name: string };
+
+/** A step as written; an automation read back gives each wait its `seconds` too. */
+export type AutomationStep =
+  | { id: string; type: 'wait'; duration: string | number; seconds?: number }
+  | { id: string; type: 'send'; template: string; from: string; subject?: string }
+  | { id: string; type: 'if'; opened?: string; clicked?: string; then?: string; else?: string };
+
+export interface AutomationCreate {
+  name: string;
+  audience_id: string;
+  trigger: AutomationTrigger;
+  steps: AutomationStep[];
+  /** Capture every send in the sandbox inbox, deliver none. */
+  sandbox?: boolean;
+}
+
+export interface Automation extends Required<AutomationCreate> {
+  /** `aut_…` */
+  id: string;
+  enabled: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export type AutomationRunStatus = 'running' | 'waiting' | 'completed' | 'stopped' | 'failed';
+
+/** A run as the list of an automation's runs shows it. */
+export interface AutomationRunListed {
+  /** `run_…` */
+  id: string;
+  automation_id: string;
+  contact_id: string;
+  email: string;
+  status: AutomationRunStatus;
+  /** Why it stopped or failed. */
+  reason: string | null;
+  started_at: string;
+  updated_at: string;
+}
+
+/** A run with its timeline. */
+export interface AutomationRun extends AutomationRunListed {
+  trigger: { type: AutomationTrigger['type']; event_id: string; name?: string };
+  data: Record<string, unknown>;
+  timeline: {
+    at: string;
+    type: 'run.started' | 'step.waiting' | 'step.sent' | 'step.condition' | 'run.completed' | 'run.stopped' | 'run.failed';
+    step: string | null;
+    data: Record<string, unknown>;
+  }[];
+}
+
+/** A custom event (POST /v1/events): it starts the runs of the automations its name triggers. */
+export interface CustomEvent {
+  name: string;
+  /** The contact it is about. */
+  email: string;
+  data?: Record<string, unknown>;
+  /** The same key again is the same event: it starts nothing twice. */
+  idempotency_key?: string;
+}

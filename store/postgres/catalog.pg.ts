@@ -8,6 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
   Audience,
+  Automation,
+  AutomationCreate,
+  AutomationPatch,
+  AutomationRun,
+  AutomationTrigger,
+  ContactsUpserted,
   Contact,
   ContactCreate,
   ContactPatch,
@@ -54,6 +60,15 @@ import {
   type ContactRow,
 } from '../audiences.rows.ts';
 import { normalizeAddress } from '../../mail/address.ts';
+import {
+  AUTOMATION_COLUMNS,
+  RUN_COLUMNS,
+  automationOf,
+  automationValues,
+  patchedAutomation,
+  runValues,
+  type AutomationRow,
+} from '../automations.rows.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { htmlWords } from '../../mail/content.ts';
 import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
@@ -876,7 +891,7 @@ export class PgCatalog implements Catalog {
     return { ...c, created_at: at, updated_at: at };
   }
 
-  async upsertContacts(tenantId: string, audienceId: string, rows: ContactUpsert[]): Promise<{ added: number; updated: number }> {
+  async upsertContacts(tenantId: string, audienceId: string, rows: ContactUpsert[]): Promise<ContactsUpserted> {
     // One INSERT … ON CONFLICT DO UPDATE per kind of row (whether it gives a name, an
     // unsubscribed flag), its emails distinct (the import refuses a repeat): each row finds its
     // contact by the unique index. An UPDATE joined to the batch was planned on statistics not yet
@@ -890,7 +905,7 @@ export class PgCatalog implements Catalog {
       else kinds.set(kind, [r]);
     }
     return inTransaction(this.pool, async (client) => {
-      let added = 0;
+      const added: string[] = [];
       let updated = 0;
       for (const group of kinds.values()) {
         const sets = [
@@ -908,20 +923,20 @@ export class PgCatalog implements Catalog {
             unsubscribed: r.unsubscribed ?? false,
           })),
         );
-        const { rows: done } = await client.query<{ inserted: boolean }>(
+        const { rows: done } = await client.query<{ id: string; inserted: boolean }>(
           `INSERT INTO contacts (${CONTACT_COLUMNS})
              SELECT r.id, $1, $2, r.email, r.name, r.data, r.unsubscribed, $4, $4
              FROM jsonb_to_recordset($3::jsonb) AS r(id text, email text, name text, data jsonb, unsubscribed boolean)
            ON CONFLICT (audience_id, email) DO UPDATE SET ${sets.join(', ')} WHERE contacts.tenant_id = $1
-           RETURNING (xmax = 0) AS inserted`,
+           RETURNING id, (xmax = 0) AS inserted`,
           [tenantId, audienceId, batch, now()],
         );
         for (const row of done) {
-          if (row.inserted) added++;
+          if (row.inserted) added.push(row.id);
           else updated++;
         }
       }
-      return { added, updated };
+      return { added: added.length, updated, added_ids: added };
     });
   }
 
@@ -971,6 +986,87 @@ export class PgCatalog implements Catalog {
     const data = rows.slice(0, opts.limit).map(contactOf);
     const last = data[data.length - 1];
     return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.id]) : null };
+  }
+
+  async createAutomation(a: AutomationCreate): Promise<Automation> {
+    const at = now();
+    const automation: Automation = { ...a, enabled: true, created_at: at, updated_at: at };
+    const values = automationValues(automation);
+    await this.query(
+      `INSERT INTO automations (${AUTOMATION_COLUMNS}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`,
+      values,
+    );
+    return automation;
+  }
+
+  async getAutomation(tenantId: string, id: string): Promise<Automation | null> {
+    const [row] = await this.query<AutomationRow>(
+      `SELECT ${AUTOMATION_COLUMNS} FROM automations WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, id],
+    );
+    return row ? automationOf(row) : null;
+  }
+
+  async listAutomations(tenantId: string): Promise<Automation[]> {
+    const rows = await this.query<AutomationRow>(
+      `SELECT ${AUTOMATION_COLUMNS} FROM automations WHERE tenant_id = $1 ORDER BY created_at, id`,
+      [tenantId],
+    );
+    return rows.map(automationOf);
+  }
+
+  async automationsTriggeredBy(tenantId: string, type: AutomationTrigger['type'], key: string): Promise<Automation[]> {
+    const rows = await this.query<AutomationRow>(
+      `SELECT ${AUTOMATION_COLUMNS} FROM automations
+       WHERE tenant_id = $1 AND trigger_type = $2 AND trigger_key = $3 AND enabled ORDER BY created_at, id`,
+      [tenantId, type, key],
+    );
+    return rows.map(automationOf);
+  }
+
+  async updateAutomation(tenantId: string, id: string, patch: AutomationPatch): Promise<Automation | null> {
+    const current = await this.getAutomation(tenantId, id);
+    if (!current) return null;
+    const next = patchedAutomation(current, patch, now());
+    await this.query('UPDATE automations SET name = $1, enabled = $2, updated_at = $3 WHERE id = $4', [
+      next.name,
+      next.enabled,
+      next.updated_at,
+      id,
+    ]);
+    return next;
+  }
+
+  async deleteAutomation(tenantId: string, id: string): Promise<boolean> {
+    // Its runs' rows go with it (ON DELETE CASCADE).
+    const result = await this.pool.query('DELETE FROM automations WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async putAutomationRun(r: AutomationRun): Promise<void> {
+    await this.query(
+      `INSERT INTO automation_runs (${RUN_COLUMNS})
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 WHERE EXISTS (SELECT 1 FROM automations WHERE id = $3)
+       ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, reason = EXCLUDED.reason, updated_at = EXCLUDED.updated_at`,
+      runValues(r),
+    );
+  }
+
+  async listAutomationRuns(
+    tenantId: string,
+    automationId: string,
+    opts: { limit: number; cursor?: string },
+  ): Promise<Page<AutomationRun>> {
+    const after = decodeCursor(opts.cursor, 2);
+    const rows = await this.query<AutomationRun>(
+      `SELECT ${RUN_COLUMNS} FROM automation_runs WHERE automation_id = $1 AND tenant_id = $2
+         AND ($3::timestamptz IS NULL OR (started_at, id) < ($3::timestamptz, $4))
+       ORDER BY started_at DESC, id DESC LIMIT $5`,
+      [automationId, tenantId, after?.[0] ?? null, after?.[1] ?? '', opts.limit + 1],
+    );
+    const data = rows.slice(0, opts.limit);
+    const last = data[data.length - 1];
+    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.started_at, last.id]) : null };
   }
 
   async createInboundRoute(r: InboundRouteCreate): Promise<InboundRoute> {

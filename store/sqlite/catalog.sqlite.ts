@@ -8,7 +8,13 @@ import { moduleBeside } from '../../lib/worker.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
   Audience,
+  Automation,
+  AutomationCreate,
+  AutomationPatch,
+  AutomationRun,
+  AutomationTrigger,
   Contact,
+  ContactsUpserted,
   ContactCreate,
   ContactPatch,
   ContactUpsert,
@@ -76,6 +82,15 @@ import {
   type ContactRow,
 } from '../audiences.rows.ts';
 import { normalizeAddress } from '../../mail/address.ts';
+import {
+  AUTOMATION_COLUMNS,
+  RUN_COLUMNS,
+  automationOf,
+  automationValues,
+  patchedAutomation,
+  runValues,
+  type AutomationRow,
+} from '../automations.rows.ts';
 import { INBOUND_MESSAGE_COLUMNS, ROUTE_COLUMNS, newRoute, patchedRoute, routeExists } from '../inbound.rows.ts';
 import { openedReceiptKey, publicReceiptKey, storedReceiptKey, type ReceiptKeyRow } from '../receipt.keys.stored.ts';
 
@@ -112,6 +127,9 @@ const TEMPLATE_COLUMNS =
   'id, tenant_id, slug, name, subject, html, text, from_addr AS "from", to_addr AS "to", reply_to, created_at, updated_at';
 
 const now = () => new Date().toISOString();
+
+/** SQLite binds no booleans: flags are stored as 0 or 1. */
+const sqliteValue = (v: unknown) => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
 
 type InboundMessageRow = Omit<InboundMessage, 'rcpt_to' | 'payload'> & { rcpt_to: string; payload: string };
 const inboundMessageOf = (r: InboundMessageRow): InboundMessage => ({
@@ -773,7 +791,7 @@ export class SqliteCatalog implements Catalog {
     return contact;
   }
 
-  async upsertContacts(tenantId: string, audienceId: string, rows: ContactUpsert[]): Promise<{ added: number; updated: number }> {
+  async upsertContacts(tenantId: string, audienceId: string, rows: ContactUpsert[]): Promise<ContactsUpserted> {
     const at = now();
     const exists = this.sql('SELECT 1 FROM contacts WHERE audience_id = ? AND email = ?');
     const upsert = this.sql(
@@ -785,9 +803,9 @@ export class SqliteCatalog implements Catalog {
            updated_at = excluded.updated_at`,
     );
     return this.db.transaction(() => {
-      let added = 0;
+      const added: string[] = [];
       for (const r of rows) {
-        if (!exists.get(audienceId, r.email)) added++;
+        if (!exists.get(audienceId, r.email)) added.push(r.id);
         upsert.run({
           id: r.id,
           tenant_id: tenantId,
@@ -801,7 +819,7 @@ export class SqliteCatalog implements Catalog {
           at,
         });
       }
-      return { added, updated: rows.length - added };
+      return { added: added.length, updated: rows.length - added.length, added_ids: added };
     })();
   }
 
@@ -846,6 +864,75 @@ export class SqliteCatalog implements Catalog {
     const data = rows.slice(0, opts.limit).map(contactOf);
     const last = data[data.length - 1];
     return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.id]) : null };
+  }
+
+  async createAutomation(a: AutomationCreate): Promise<Automation> {
+    const at = now();
+    const automation: Automation = { ...a, enabled: true, created_at: at, updated_at: at };
+    this.sql(`INSERT INTO automations (${AUTOMATION_COLUMNS}) VALUES (${AUTOMATION_COLUMNS.replace(/\w+/g, '?')})`).run(
+      ...automationValues(automation).map(sqliteValue),
+    );
+    return automation;
+  }
+
+  async getAutomation(tenantId: string, id: string): Promise<Automation | null> {
+    const row = this.sql(`SELECT ${AUTOMATION_COLUMNS} FROM automations WHERE tenant_id = ? AND id = ?`).get(tenantId, id);
+    return row ? automationOf(row as AutomationRow) : null;
+  }
+
+  async listAutomations(tenantId: string): Promise<Automation[]> {
+    const rows = this.sql(`SELECT ${AUTOMATION_COLUMNS} FROM automations WHERE tenant_id = ? ORDER BY created_at, id`).all(tenantId);
+    return (rows as AutomationRow[]).map(automationOf);
+  }
+
+  async automationsTriggeredBy(tenantId: string, type: AutomationTrigger['type'], key: string): Promise<Automation[]> {
+    const rows = this.sql(
+      `SELECT ${AUTOMATION_COLUMNS} FROM automations
+       WHERE tenant_id = ? AND trigger_type = ? AND trigger_key = ? AND enabled = 1 ORDER BY created_at, id`,
+    ).all(tenantId, type, key);
+    return (rows as AutomationRow[]).map(automationOf);
+  }
+
+  async updateAutomation(tenantId: string, id: string, patch: AutomationPatch): Promise<Automation | null> {
+    const current = await this.getAutomation(tenantId, id);
+    if (!current) return null;
+    const next = patchedAutomation(current, patch, now());
+    this.sql('UPDATE automations SET name = ?, enabled = ?, updated_at = ? WHERE id = ?').run(
+      next.name,
+      next.enabled ? 1 : 0,
+      next.updated_at,
+      id,
+    );
+    return next;
+  }
+
+  async deleteAutomation(tenantId: string, id: string): Promise<boolean> {
+    // Its runs' rows go with it (ON DELETE CASCADE).
+    return this.sql('DELETE FROM automations WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
+  }
+
+  async putAutomationRun(r: AutomationRun): Promise<void> {
+    this.sql(
+      `INSERT INTO automation_runs (${RUN_COLUMNS})
+       SELECT ${RUN_COLUMNS.replace(/\w+/g, '?')} WHERE EXISTS (SELECT 1 FROM automations WHERE id = ?)
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, reason = excluded.reason, updated_at = excluded.updated_at`,
+    ).run(...runValues(r), r.automation_id);
+  }
+
+  async listAutomationRuns(
+    tenantId: string,
+    automationId: string,
+    opts: { limit: number; cursor?: string },
+  ): Promise<Page<AutomationRun>> {
+    const [startedAt, id] = decodeCursor(opts.cursor, 2) ?? ['\uffff', ''];
+    const rows = this.sql(
+      `SELECT ${RUN_COLUMNS} FROM automation_runs WHERE automation_id = ? AND tenant_id = ?
+         AND (started_at < ? OR (started_at = ? AND id < ?))
+       ORDER BY started_at DESC, id DESC LIMIT ?`,
+    ).all(automationId, tenantId, startedAt, startedAt, id || '\uffff', opts.limit + 1) as AutomationRun[];
+    const data = rows.slice(0, opts.limit);
+    const last = data[data.length - 1];
+    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.started_at, last.id]) : null };
   }
 
   async createInboundRoute(r: InboundRouteCreate): Promise<InboundRoute> {

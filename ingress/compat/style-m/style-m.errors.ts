@@ -22,6 +22,7 @@ const table: Record<ErrorCode, Answer> = {
   origin_not_allowed: { status: 403 },
   not_found: { status: 404 },
   receipt_not_found: { status: 404 },
+  contact_not_found: { status: 404 },
   template_exists: { status: 400 },
   // Sending domains are managed through the native API only.
   domain_exists: { status: 400 },
@@ -30,6 +31,9 @@ const table: Record<ErrorCode, Answer> = {
   inbound_route_exists: { status: 409 },
   contact_exists: { status: 409 },
   csv_invalid: { status: 422 },
+  automation_step_unknown: { status: 422 },
+  automation_cycle: { status: 422 },
+  automation_wait_out_of_range: { status: 422 },
   webhook_disabled: { status: 409 },
   webhook_delivery_not_failed: { status: 409 },
   webhook_url_refused: { status: 400 },

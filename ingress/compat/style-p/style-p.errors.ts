@@ -40,6 +40,7 @@ const TABLE: Partial<Record<ErrorCode, { status: number; errorCode: number }>> =
   template_not_found: { status: 422, errorCode: POSTMARK.templateNotFound },
   not_found: { status: 404, errorCode: POSTMARK.invalidRequest },
   receipt_not_found: { status: 404, errorCode: POSTMARK.invalidRequest },
+  contact_not_found: { status: 404, errorCode: POSTMARK.invalidRequest },
   rate_limited: { status: 429, errorCode: POSTMARK.rateLimited },
   quota_exceeded: { status: 429, errorCode: POSTMARK.rateLimited },
   // "Retry in a moment": the official client's RateLimitExceededError, the one callers retry.
