@@ -329,7 +329,10 @@ describe('bad tracking input', () => {
     // in the order their hits came, so once this one is on its timeline, every hit before it is
     // recorded, or was never going to be.
     const marker = await send(sandbox, { to: `marker-${Date.now()}@example.com`, stream: 'broadcast' });
-    await fetch(hrefs((await captureOf(sandbox, marker)).html).find((l) => l.includes('/t/c/'))!, { redirect: 'manual' });
+    await fetch(
+      hrefs((await captureOf(sandbox, marker)).html).find((l) => l.includes('/t/c/'))!,
+      { redirect: 'manual' },
+    );
     await eventsOnceThere(sandbox, marker, 'email.clicked');
     const { body } = await suite.gp.request('GET', `/v1/messages/${id}`, { key: sandbox });
     const types = (body.events as { type: string }[]).map((e) => e.type);

@@ -145,9 +145,18 @@ describe('webhooks, end to end', () => {
     expect(bodies.filter((e) => e.type === 'email.opened').map((e) => e.data.first)).toEqual([true, false]);
     expect(bodies.every((e) => e.data.message_id === messageId && e.data.to === to)).toBe(true);
     // The timeline holds the very events the receiver was sent, in the order of the hits.
-    const timeline = (await gp.request('GET', `/v1/messages/${messageId}`, { key: t.live })).body.events as { id: string; type: string }[];
+    const timeline = (await gp.request('GET', `/v1/messages/${messageId}`, { key: t.live })).body.events as {
+      id: string;
+      type: string;
+    }[];
     const engagement = timeline.filter((e) => e.type === 'email.clicked' || e.type === 'email.opened');
-    expect(engagement.map((e) => e.type)).toEqual(['email.clicked', 'email.clicked', 'email.clicked', 'email.opened', 'email.opened']);
+    expect(engagement.map((e) => e.type)).toEqual([
+      'email.clicked',
+      'email.clicked',
+      'email.clicked',
+      'email.opened',
+      'email.opened',
+    ]);
     expect(new Set(engagement.map((e) => e.id))).toEqual(new Set(bodies.map((e) => e.id)));
   });
 
