@@ -494,10 +494,10 @@ export class PgCatalog implements Catalog {
       data: JSON.stringify(event.data),
     }));
     await this.query(
+      // In the array's order, so `seq` is the order the hits came in.
       `INSERT INTO engagement (event_id, message_id, tenant_id, type, created_at, data)
-         SELECT r.event_id, r.message_id, r.tenant_id, r.type, r.created_at, r.data
-         FROM jsonb_to_recordset($1::jsonb) WITH ORDINALITY
-           AS r(event_id text, message_id text, tenant_id text, type text, created_at text, data text, n bigint)
+         SELECT r->>'event_id', r->>'message_id', r->>'tenant_id', r->>'type', r->>'created_at', r->>'data'
+         FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(r, n)
          ORDER BY n
        ON CONFLICT (event_id) DO NOTHING`,
       [JSON.stringify(rows)],
