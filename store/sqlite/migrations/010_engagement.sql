@@ -1,6 +1,6 @@
 -- Opens and clicks of sent messages (docs/tracking.md), written many messages' at a time by the
 -- tracking recorder, apart from each message's actor, so a click does not rewrite its timeline.
--- `seq` is the order they were recorded in; a message's are read in that order.
+-- `seq` is the order they were recorded in; a message's are read by time, then `seq`.
 CREATE TABLE engagement (
   seq        INTEGER PRIMARY KEY,
   event_id   TEXT NOT NULL UNIQUE,
