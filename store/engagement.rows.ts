@@ -1,4 +1,4 @@
-// Opens and clicks as both catalogs store them (migrations/010_engagement.sql): one row an event,
+// Opens and clicks as both catalogs store them (migrations/013_engagement.sql): one row an event,
 // its data as the JSON text it was published with.
 import type { EventType, StoredEvent } from '../events/email.event.ts';
 

@@ -1,4 +1,4 @@
--- Opens and clicks, as in sqlite/migrations/010_engagement.sql, in PostgreSQL's types. The time
+-- Opens and clicks, as in sqlite/migrations/013_engagement.sql, in PostgreSQL's types. The time
 -- and the data are kept as the event's own text, so a timeline reads back exactly what webhooks were sent.
 CREATE TABLE engagement (
   seq        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
