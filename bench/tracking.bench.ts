@@ -157,8 +157,10 @@ try {
     return m.body.events.filter((e) => e.type === 'email.clicked').length;
   };
   let recorded = 0;
+  let looks = 0;
   for (const settleBy = Date.now() + 30_000; ; await sleep(500)) {
     recorded = 0;
+    looks++;
     for (const id of ids) recorded += await clickedOn(id);
     if (recorded >= redirected || Date.now() > settleBy) break;
   }
@@ -192,7 +194,8 @@ try {
   );
   // Requests cut off when a run ended may have been recorded without their 302 being counted.
   console.log(
-    `email.clicked on the timelines: ${fmt(recorded)}, for ${fmt(redirected)} redirects answered (${fmt(clicks)} requests made)`,
+    `email.clicked on the timelines: ${fmt(recorded)}, for ${fmt(redirected)} redirects answered (${fmt(clicks)} requests made), ` +
+      `all there at look ${looks} through every timeline`,
   );
   if (recorded < redirected || rounds.some(([g, f]) => g!.other + f!.other > 0)) process.exitCode = 1;
 } finally {
