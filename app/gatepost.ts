@@ -308,6 +308,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     ? restServer({
         gate,
         invoker: runtime,
+        publisher: runtime,
         catalog,
         keys,
         receiptKeys,

@@ -97,3 +97,22 @@ export interface EmailEvent {
   tenant_id: string;
   event: PublishedEnvelope;
 }
+
+/**
+ * Opens and clicks, many messages' at a time, published by the tracking recorder
+ * (gate/tracking.recorder.ts): each is stored apart from its message's actor, then handled as a
+ * lifecycle event on `email.events` is (webhooks, the event feed).
+ */
+export const ENGAGEMENT_EVENTS = 'email.engagement';
+
+/** An open or a click of a message, kept apart from its actor's timeline (docs/tracking.md). */
+export interface EngagementEvent {
+  tenant_id: string;
+  message_id: string;
+  event: StoredEvent;
+}
+
+/** What is published on `email.engagement`: events in the order they happened. */
+export interface EngagementBatch {
+  events: EngagementEvent[];
+}

@@ -56,7 +56,16 @@ export interface Delivery {
 
 export type Subscriber = (delivery: Delivery) => Promise<void>;
 
-export interface ActorRuntime extends Invoker {
+/**
+ * Publishes outside any turn: what happens apart from every actor (a group of clicks on many
+ * messages) reaches the subscribers like a turn's publication, delivered at least once.
+ */
+export interface Publisher {
+  /** Resolves once the publication is durable (it will be delivered, whatever dies after). */
+  publish(topic: string, data: unknown): Promise<void>;
+}
+
+export interface ActorRuntime extends Invoker, Publisher {
   register(definition: ActorDefinition): void;
   /** A subscriber that throws is called again later with the same delivery. */
   subscribe(topic: string, subscriber: Subscriber): void;

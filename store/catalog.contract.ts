@@ -846,6 +846,44 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
       });
     });
 
+    describe('opens and clicks', () => {
+      const hit = (
+        tenant_id: string,
+        message_id: string,
+        n: number,
+        created_at: string,
+        type: 'email.opened' | 'email.clicked',
+      ) => ({
+        tenant_id,
+        message_id,
+        event: {
+          id: unique('evt'),
+          type,
+          created_at,
+          data: { to: 'ann@example.com', n, user_agent: null, url: 'https://a.example/é?x=1&y' },
+        },
+      });
+
+      it("keeps each event once, and reads a message's back in time order, the order recorded within a millisecond", async () => {
+        const t = await newTenant();
+        const [a, b] = [unique('msg'), unique('msg')];
+        const group = [
+          hit(t.id, a, 1, '2024-03-01T12:00:00.001Z', 'email.clicked'),
+          hit(t.id, b, 2, '2024-03-01T12:00:00.001Z', 'email.opened'),
+          hit(t.id, a, 3, '2024-03-01T12:00:00.001Z', 'email.opened'),
+        ];
+        // A later group whose time is earlier (another host's clock): it goes where its time says.
+        const earlier = hit(t.id, a, 0, '2024-03-01T11:59:59.999Z', 'email.clicked');
+        await catalog.recordEngagement(group);
+        // Delivered again (pub/sub is at least once), with another group: nothing twice.
+        await catalog.recordEngagement([...group, earlier]);
+        await catalog.recordEngagement([]);
+        expect(await catalog.engagementOf(a)).toEqual([earlier.event, group[0]!.event, group[2]!.event]);
+        expect(await catalog.engagementOf(b)).toEqual([group[1]!.event]);
+        expect(await catalog.engagementOf(unique('msg'))).toEqual([]);
+      });
+    });
+
     describe('inbox sessions', () => {
       it("answers a session's key until it expires, is deleted, or its key is revoked", async () => {
         const t = await newTenant();

@@ -1,6 +1,9 @@
 // The catalog: tenants, API keys, templates, webhook endpoints, sending domains, receipt signing keys, inbound routes and received mail, and the queryable indexes that actors feed
-// (suppression list, sandbox capture inbox). One interface; SQLite (embedded) and PostgreSQL
-// (cluster) implement it. Methods are async so both can.
+// (suppression list, sandbox capture inbox, opens and clicks). One interface; SQLite (embedded)
+// and PostgreSQL (cluster) implement it. Methods are async so both can.
+import type { EngagementEvent, StoredEvent } from '../events/email.event.ts';
+
+export type { EngagementEvent };
 
 export type KeyKind = 'live' | 'sandbox' | 'public';
 
@@ -469,6 +472,14 @@ export interface Catalog {
   deleteCapture(tenantId: string, messageId: string): Promise<boolean>;
   /** Deletes the tenant's captures, or only those one key sent; answers how many. */
   deleteCaptures(tenantId: string, keyId?: string): Promise<number>;
+
+  /**
+   * Stores opens and clicks (gate/tracking.recorder.ts), many messages' in one write; an event
+   * stored already (a publication delivered twice) is kept once.
+   */
+  recordEngagement(events: EngagementEvent[]): Promise<void>;
+  /** A message's opens and clicks, in the order they were recorded. */
+  engagementOf(messageId: string): Promise<StoredEvent[]>;
 
   /** Stores a session, and forgets every expired one. */
   createInboxSession(s: InboxSession): Promise<void>;

@@ -26,13 +26,13 @@ import {
   type MessageRecord,
   type LateReport,
   type LateReportResult,
-  type TrackArgs,
+  type TrackingFacts,
   type TrackResult,
+  type UnsubscribeArgs,
 } from './message.state.ts';
 import { lateBounceType, recipientsOf, recordedAlready, reportEvent } from './message.report.ts';
 import { normalizeAddress } from '../../mail/address.ts';
 import { signedWith, type TokenClaim } from '../../mail/tracking.token.ts';
-import { looksMachineMade } from '../../mail/tracking.machine.ts';
 import type { RenderedContent } from '../../mail/content.ts';
 import {
   EMAIL_EVENTS,
@@ -61,9 +61,6 @@ function appendEvent(
   if (LIFECYCLE_EVENTS.has(type))
     turn.publish(EMAIL_EVENTS, { tenant_id: into.tenant_id, event: envelopeOf(turn.actorId, event) } satisfies EmailEvent);
 }
-
-/** Opens and clicks recorded per message; later ones are answered but not recorded (docs/tracking.md). */
-export const MAX_RECORDED_HITS = 100;
 
 /** The key the message's tracking tokens are signed with; absent on messages from before tracking. */
 interface TrackingState {
@@ -325,49 +322,37 @@ export const messageActor = defineActor({
       turn.set('outcomes', outcomes);
     },
 
-    /** Whether a token is this message's, signed with its tracking key; records nothing (the inbound MX asks at RCPT). */
-    async signs(turn, claim: TokenClaim): Promise<boolean> {
+    /**
+     * What recording a hit on one of the message's links needs (gate/tracking.ts), once the token
+     * is found signed with the message's tracking key; null otherwise, and for a message that is
+     * gone. Records nothing: opens and clicks are stored apart (docs/tracking.md), and the inbound
+     * MX asks this of a mailto unsubscribe token at RCPT.
+     */
+    async trackingFacts(turn, claim: TokenClaim): Promise<TrackingFacts | null> {
       const tracking = await turn.get<TrackingState>('tracking');
-      return !!tracking && claim.message_id === turn.actorId && signedWith(tracking.key, claim);
+      if (!tracking || claim.message_id !== turn.actorId || !signedWith(tracking.key, claim)) return null;
+      const outcomes = await loadOutcomes(turn);
+      const sent = outcomes.events.filter((e) => e.type === 'email.sent').at(-1);
+      return { tenant_id: outcomes.tenant_id, to: outcomes.to, sent_at: sent?.created_at ?? null };
     },
 
     /**
-     * Records an open, a click or an unsubscribe from one of the message's links (issue 24), once
-     * the token is found signed with the message's tracking key: `refused` otherwise, and for a
-     * message that is gone. An unsubscribe suppresses the recipient for the tenant; a repeated
-     * one (a provider's POST, then the person's click), like an open or click past
-     * MAX_RECORDED_HITS, is `repeat` and records nothing more.
+     * Records an unsubscribe from the message's unsubscribe link (issue 24), once the token is
+     * found signed with the message's tracking key: `refused` otherwise, and for a message that is
+     * gone. It suppresses the recipient for the tenant; a repeated one (a provider's POST, then the
+     * person's click) is `repeat` and records nothing more.
      */
-    async track(turn, { claim, user_agent, ip, via }: TrackArgs): Promise<TrackResult> {
+    async unsubscribe(turn, { claim, user_agent, ip, via }: UnsubscribeArgs): Promise<TrackResult> {
       const tracking = await turn.get<TrackingState>('tracking');
-      if (!tracking || claim.message_id !== turn.actorId || !signedWith(tracking.key, claim)) return 'refused';
+      if (!tracking || claim.kind !== 'unsubscribe' || claim.message_id !== turn.actorId || !signedWith(tracking.key, claim))
+        return 'refused';
       const outcomes = await loadOutcomes(turn);
-      const client = { user_agent, ip };
-      // Each hit rewrites the outcomes: a link fetched over and over (a scanner, a loop) stops
-      // adding to them, while its redirect and pixel go on answering.
-      const hits = outcomes.events.filter((e) => e.type === 'email.opened' || e.type === 'email.clicked').length;
-      if (claim.kind !== 'unsubscribe' && hits >= MAX_RECORDED_HITS) return 'repeat';
-      switch (claim.kind) {
-        case 'open': {
-          const now = Date.now();
-          const sent = outcomes.events.filter((e) => e.type === 'email.sent').at(-1);
-          const first = !outcomes.events.some((e) => e.type === 'email.opened');
-          const machine = looksMachineMade(user_agent, now, sent ? Date.parse(sent.created_at) : null);
-          appendEvent(turn, outcomes, 'email.opened', { to: outcomes.to, ...client, first, machine });
-          break;
-        }
-        case 'click':
-          appendEvent(turn, outcomes, 'email.clicked', { to: outcomes.to, url: claim.url, ...client });
-          break;
-        case 'unsubscribe':
-          if (outcomes.events.some((e) => e.type === 'email.unsubscribed')) return 'repeat';
-          await actor(turn, recipientActor, recipientActorId(outcomes.tenant_id, outcomes.to)).suppress({
-            reason: 'unsubscribe',
-            detail: `unsubscribed from message ${turn.actorId}`,
-          });
-          appendEvent(turn, outcomes, 'email.unsubscribed', { to: outcomes.to, via: via ?? 'one_click', ...client });
-          break;
-      }
+      if (outcomes.events.some((e) => e.type === 'email.unsubscribed')) return 'repeat';
+      await actor(turn, recipientActor, recipientActorId(outcomes.tenant_id, outcomes.to)).suppress({
+        reason: 'unsubscribe',
+        detail: `unsubscribed from message ${turn.actorId}`,
+      });
+      appendEvent(turn, outcomes, 'email.unsubscribed', { to: outcomes.to, via, user_agent, ip });
       turn.set('outcomes', outcomes);
       return 'recorded';
     },

@@ -174,24 +174,26 @@ export interface MessageReady {
   sandbox: boolean;
 }
 
-/** A hit on one of the message's tracking or unsubscribe links, as the endpoint saw it. */
-export interface TrackArgs {
+/** An unsubscribe, as the endpoint (or the inbound MX, for the mailto address) saw it. */
+export interface UnsubscribeArgs {
   /** The token's claim, checked against the message's tracking key before anything is recorded. */
   claim: TokenClaim;
   user_agent: string | null;
   ip: string | null;
-  /**
-   * For an unsubscribe: the one-click POST a mail provider sends (RFC 8058), the confirmation
-   * page's form, or mail to the List-Unsubscribe mailto address.
-   */
-  via?: 'one_click' | 'page' | 'mailto';
+  /** The one-click POST a mail provider sends (RFC 8058), the confirmation page's form, or mail to the List-Unsubscribe mailto address. */
+  via: 'one_click' | 'page' | 'mailto';
 }
 
-/**
- * What a hit came to: `recorded`; `repeat`, nothing recorded (an unsubscribe already recorded, or
- * an open or click past the message's limit); `refused` (not this message's token).
- */
+/** What an unsubscribe came to: `recorded`; `repeat`, recorded already; `refused` (not this message's token). */
 export type TrackResult = 'recorded' | 'repeat' | 'refused';
+
+/** What recording an open or a click of the message needs of it: whose it is, and when it was delivered. */
+export interface TrackingFacts {
+  tenant_id: string;
+  to: string;
+  /** The time of its last `email.sent`; null before it was delivered (or captured). */
+  sent_at: string | null;
+}
 
 /**
  * What a report that came back to the message's return path says (docs/bounces.md): a bounce from

@@ -2,10 +2,19 @@
 // actor of every enabled endpoint subscribed to it (enqueue is idempotent by evt_ id: pub/sub may
 // deliver twice), and the attempts run in this process's lanes (webhooks/webhook.lanes.ts). A
 // `webhook.due` publication (a retry, a test event, a watchdog) puts its event in the lanes too.
-// An attempt is begin (a turn), the signed request (no turn), finish (a turn).
+// An attempt is begin (a turn), the signed request (no turn), finish (a turn). Opens and clicks
+// are published many at a time on `email.engagement` (gate/tracking.recorder.ts): each group is
+// stored first (the messages' timelines read it), then each event handled as one on `email.events`.
 import type { ActorRuntime } from '../../runtime/runtime.port.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
-import { EMAIL_EVENTS, type EmailEvent, type PublishedEnvelope } from '../../events/email.event.ts';
+import {
+  EMAIL_EVENTS,
+  ENGAGEMENT_EVENTS,
+  envelopeOf,
+  type EmailEvent,
+  type EngagementBatch,
+  type PublishedEnvelope,
+} from '../../events/email.event.ts';
 import type { SsrfGuard } from '../../webhooks/ssrf.guard.ts';
 import { WebhookPoster } from '../../webhooks/webhook.http.ts';
 import { PER_ENDPOINT, WebhookLanes } from '../../webhooks/webhook.lanes.ts';
@@ -84,8 +93,7 @@ export function fanOutWebhooks(runtime: ActorRuntime, deps: FanOutDeps): { drain
     log: deps.log,
   });
 
-  runtime.subscribe(EMAIL_EVENTS, async ({ data }) => {
-    const { tenant_id, event } = data as EmailEvent;
+  async function hear({ tenant_id, event }: EmailEvent): Promise<void> {
     deps.feed?.push(tenant_id, event);
     const endpoints = await catalog.webhooksFor(tenant_id, event.type);
     await Promise.all(
@@ -98,6 +106,13 @@ export function fanOutWebhooks(runtime: ActorRuntime, deps: FanOutDeps): { drain
     );
     // Told after the webhooks: should it throw, the event comes again, and enqueueing it is idempotent.
     await deps.listener?.({ tenant_id, event });
+  }
+  runtime.subscribe(EMAIL_EVENTS, ({ data }) => hear(data as EmailEvent));
+  runtime.subscribe(ENGAGEMENT_EVENTS, async ({ data }) => {
+    const { events } = data as EngagementBatch;
+    // Stored once however often the group comes; in order, so webhooks are told in the order the hits came.
+    await catalog.recordEngagement(events);
+    for (const e of events) await hear({ tenant_id: e.tenant_id, event: envelopeOf(e.message_id, e.event) });
   });
   runtime.subscribe(WEBHOOK_DUE, async ({ data }) => {
     const { endpoint_id, event_id } = data as WebhookDue;

@@ -320,6 +320,11 @@ export class DaprRuntime implements ActorRuntime {
     }
   }
 
+  /** Straight to the pub/sub component through the sidecar: durable in the broker once it answers. */
+  async publish(topic: string, data: unknown): Promise<void> {
+    await this.sidecar.publish(this.opts.pubsub, topic, data, newId('pub'));
+  }
+
   async readState<T>(a: HostedActor, key: string): Promise<T | undefined> {
     if (!a.cache.has(key)) a.cache.set(key, await this.sidecar.getState<T>(a.type, a.id, key));
     // A copy, so no caller can change the cached state behind the turn's back.

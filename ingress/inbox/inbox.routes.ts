@@ -145,7 +145,7 @@ function apiRoutes(scope: FastifyInstance, deps: InboxDeps, streams: CaptureStre
       const { key, tenant } = senderOf(request);
       const c = await captureOf(tenant.id, request.params.id);
       // The timeline is the message actor's; a message whose retention ended has none left.
-      const read = await readMessage(deps.invoker, key, c.message_id).catch((error: unknown) => {
+      const read = await readMessage(deps, key, c.message_id).catch((error: unknown) => {
         if (error instanceof GatepostError && error.code === 'not_found') return null;
         throw error;
       });

@@ -1,12 +1,11 @@
 // GET /v1/messages/:id: a message and its full event history, to a key that may read it
 // (gate/messages.ts).
-import type { Invoker } from '../../runtime/runtime.port.ts';
-import { readMessage } from '../../gate/messages.ts';
+import { readMessage, type MessageStores } from '../../gate/messages.ts';
 import { senderOf } from './auth.hooks.ts';
 import { answer, refusal, type ZodApp } from './schema.http.ts';
 import { IdParam, MessageView } from './schemas.ts';
 
-export function messageRoutes(app: ZodApp, invoker: Invoker): void {
+export function messageRoutes(app: ZodApp, stores: MessageStores): void {
   app.get(
     '/v1/messages/:id',
     {
@@ -26,7 +25,7 @@ export function messageRoutes(app: ZodApp, invoker: Invoker): void {
     async (request, reply) => {
       const { params } = request;
       const sender = senderOf(request);
-      const { record, content, events } = await readMessage(invoker, sender.key, params.id);
+      const { record, content, events } = await readMessage(stores, sender.key, params.id);
       return reply.code(200).send({
         id: record.id,
         status: record.status,

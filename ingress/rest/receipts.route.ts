@@ -2,9 +2,8 @@
 // message; the public keys that verify receipts, open to anyone; and, for the operator, a new
 // signing key.
 import { z } from 'zod';
-import type { Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
-import { readMessage } from '../../gate/messages.ts';
+import { readMessage, type MessageStores } from '../../gate/messages.ts';
 import { senderOf } from './auth.hooks.ts';
 import { answer, refusal, type ZodApp } from './schema.http.ts';
 import { IdParam } from './schemas.ts';
@@ -41,7 +40,7 @@ function receiptsOf(events: Array<{ type: string; data: Record<string, unknown> 
 }
 
 /** GET /v1/messages/:id/receipt, on the keyed scope. */
-export function receiptRoutes(app: ZodApp, invoker: Invoker): void {
+export function receiptRoutes(app: ZodApp, stores: MessageStores): void {
   app.get(
     '/v1/messages/:id/receipt',
     {
@@ -60,7 +59,7 @@ export function receiptRoutes(app: ZodApp, invoker: Invoker): void {
     },
     async (request, reply) => {
       const { params } = request;
-      const { events } = await readMessage(invoker, senderOf(request).key, params.id);
+      const { events } = await readMessage(stores, senderOf(request).key, params.id);
       const receipts = receiptsOf(events);
       const latest = receipts.at(-1);
       if (!latest) throw new GatepostError('receipt_not_found', `Message ${params.id} has no delivery receipt yet.`);

@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type { Gate } from '../../gate/gate.ts';
-import type { Invoker } from '../../runtime/runtime.port.ts';
+import type { Invoker, Publisher } from '../../runtime/runtime.port.ts';
 import { DEFAULT_HTTP_LIMITS, loadConfig, type HttpLimits } from '../../config/config.ts';
 import { reputations, type WarmupSettings } from '../../gate/reputation.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
@@ -45,6 +45,7 @@ import { reportAdminRoutes, reportRoutes } from './reports.route.ts';
 import { systemRoutes } from './system.route.ts';
 import { templateRoutes } from './templates.route.ts';
 import { trackingRoutes } from './tracking.route.ts';
+import { Tracking } from '../../gate/tracking.ts';
 import { validateRoutes, type MailHostLookup } from './validate.route.ts';
 import { webhookRoutes } from './webhooks.route.ts';
 import { compatIngresses } from '../compat/compat.registry.ts';
@@ -68,6 +69,8 @@ const MAX_PATH_SEGMENT = 100;
 export interface RestDeps {
   gate: Gate;
   invoker: Invoker;
+  /** Where the opens and clicks the tracking routes take are published, many at a time. */
+  publisher: Publisher;
   catalog: Catalog;
   keys: KeyRing;
   /** The operator's delivery receipt keys: their JWKS, and rotation. */
@@ -123,6 +126,7 @@ export function restServer(deps: RestDeps): RestServer {
   const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
   const compat = compatIngresses(deps);
   const breakers = reputations(deps.invoker, deps.warmup ?? { ...loadConfig({}).warmup, enabled: false });
+  const tracking = new Tracking({ invoker: deps.invoker, publisher: deps.publisher, catalog: deps.catalog, log: deps.log });
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     // One line per request, with its id: the client's x-request-id, or one made here.
@@ -209,7 +213,7 @@ export function restServer(deps: RestDeps): RestServer {
   app.register(
     async (links) => {
       native(links);
-      trackingRoutes(withZod(links), deps.invoker);
+      trackingRoutes(withZod(links), tracking);
     },
     { logLevel: 'warn' },
   );
@@ -221,8 +225,8 @@ export function restServer(deps: RestDeps): RestServer {
     keyed.addHook('onRequest', permissionHook);
     const scope = withZod(keyed);
     emailRoutes(scope, deps.gate);
-    messageRoutes(scope, deps.invoker);
-    receiptRoutes(scope, deps.invoker);
+    messageRoutes(scope, deps);
+    receiptRoutes(scope, deps);
     templateRoutes(scope, deps.catalog);
     suppressionRoutes(scope, deps.invoker, deps.catalog);
     reportRoutes(scope, deps.catalog);
@@ -289,6 +293,8 @@ export function restServer(deps: RestDeps): RestServer {
     while (underWay > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     app.server.closeAllConnections();
     await closed;
+    // The opens and clicks answered last are recorded before the runtime stops.
+    await tracking.flush();
   }
   return { app, served, routes, drain };
 }

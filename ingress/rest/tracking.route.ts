@@ -3,11 +3,12 @@
 // and /u/<token> (GET: a page asking to confirm; POST: unsubscribes at once, RFC 8058's
 // one-click, which mail providers send). The people who reach them are a message's recipients,
 // in a browser or a mail client, not API clients: answers are pages and images, never JSON, and
-// the routes are hidden from the OpenAPI document (docs/tracking.md describes them).
+// the routes are hidden from the OpenAPI document (docs/tracking.md describes them). The pixel
+// and the redirect answer before their event is recorded (gate/tracking.ts); an unsubscribe
+// answers once it is.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Invoker } from '../../runtime/runtime.port.ts';
-import { recordHit, type Hit } from '../../gate/tracking.ts';
+import type { Hit, Tracking } from '../../gate/tracking.ts';
 import { readToken } from '../../mail/tracking.token.ts';
 import { answer, type ZodApp } from './schema.http.ts';
 
@@ -37,9 +38,8 @@ const client = (request: FastifyRequest): Pick<Hit, 'user_agent' | 'ip'> => ({
   ip: request.ip,
 });
 
-export function trackingRoutes(app: ZodApp, invoker: Invoker): void {
-  const hit = (request: FastifyRequest, kind: Hit['kind'], token: string, via?: Hit['via']) =>
-    recordHit(invoker, { kind, token, ...client(request), ...(via ? { via } : {}) });
+export function trackingRoutes(app: ZodApp, tracking: Tracking): void {
+  const hit = (request: FastifyRequest, kind: Hit['kind'], token: string) => tracking.hit({ kind, token, ...client(request) });
 
   // A one-click POST comes as a form (RFC 8058 §3.2); its body says nothing the token does not.
   app.removeAllContentTypeParsers();
@@ -140,7 +140,10 @@ export function trackingRoutes(app: ZodApp, invoker: Invoker): void {
       },
     },
     async (request, reply) => {
-      const outcome = await hit(request, 'unsubscribe', request.params.token, request.query.via ?? 'one_click');
+      const outcome = await tracking.unsubscribe(request.params.token, {
+        ...client(request),
+        via: request.query.via ?? 'one_click',
+      });
       if (outcome.result === 'refused') return notFound(reply);
       return reply
         .code(200)

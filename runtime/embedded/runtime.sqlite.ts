@@ -191,6 +191,17 @@ export class EmbeddedRuntime implements ActorRuntime {
     }
   }
 
+  /** An outbox row of no actor's turn, committed in the next group like a turn's publication. */
+  async publish(topic: string, data: unknown): Promise<void> {
+    if (this.state !== 'running') throw new Error('the actor runtime is not running');
+    if (!this.outbox.subscribes(topic)) return;
+    const row = { seq: ++this.outboxSeq, id: newId('pub'), topic, data };
+    const seq = this.committer.enqueue(encode.outbox([], row.seq, row.id, row.topic, JSON.stringify(data)), () =>
+      this.outbox.add(row),
+    );
+    await this.committer.durable(seq);
+  }
+
   /**
    * Activated actors, reminders held in memory, undispatched outbox rows, groups committed, and
    * what a stop() under way waits for: for tests and benchmarks.

@@ -140,6 +140,7 @@ describe('PgCatalog migrations', () => {
         { version: 9, name: '009_audiences.sql' },
         { version: 11, name: '011_automations.sql' },
         { version: 12, name: '012_queue_snapshots.sql' },
+        { version: 13, name: '013_engagement.sql' },
       ]);
       // Each of them works against the one schema.
       const tenant = await catalogs[0]!.createTenant({

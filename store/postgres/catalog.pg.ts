@@ -29,6 +29,7 @@ import type {
   CaptureQuery,
   Catalog,
   DomainCheck,
+  EngagementEvent,
   DomainCreate,
   KeySettings,
   NewKey,
@@ -70,6 +71,8 @@ import {
   type AutomationRow,
 } from '../automations.rows.ts';
 import { keyRecord } from '../catalog.port.ts';
+import type { StoredEvent } from '../../events/email.event.ts';
+import { storedEngagement, type EngagementRow } from '../engagement.rows.ts';
 import { htmlWords } from '../../mail/content.ts';
 import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
 import { plainSealer, type Sealer } from '../../lib/sealed.ts';
@@ -493,6 +496,36 @@ export class PgCatalog implements Catalog {
          ON CONFLICT DO NOTHING`,
       [c.tenant_id, c.message_id, c.captured_at, c.key_id, JSON.stringify(toStored(c)), captureSearchText(c)],
     );
+  }
+
+  /** One statement for the whole group, its rows as one JSON array. */
+  async recordEngagement(events: EngagementEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const rows = events.map(({ tenant_id, message_id, event }) => ({
+      event_id: event.id,
+      message_id,
+      tenant_id,
+      type: event.type,
+      created_at: event.created_at,
+      data: JSON.stringify(event.data),
+    }));
+    await this.query(
+      // In the array's order, so `seq` is the order the hits came in.
+      `INSERT INTO engagement (event_id, message_id, tenant_id, type, created_at, data)
+         SELECT r->>'event_id', r->>'message_id', r->>'tenant_id', r->>'type', r->>'created_at', r->>'data'
+         FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(r, n)
+         ORDER BY n
+       ON CONFLICT (event_id) DO NOTHING`,
+      [JSON.stringify(rows)],
+    );
+  }
+
+  async engagementOf(messageId: string): Promise<StoredEvent[]> {
+    const rows = await this.query<EngagementRow>(
+      'SELECT event_id, type, created_at, data FROM engagement WHERE message_id = $1 ORDER BY created_at, seq',
+      [messageId],
+    );
+    return rows.map(storedEngagement);
   }
 
   async listCaptures(tenantId: string, opts: CaptureQuery): Promise<Page<CapturedMessage>> {

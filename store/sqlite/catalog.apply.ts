@@ -1,6 +1,6 @@
 // The catalog's writes that go through Gatepost's one group-commit writer (lib/committer.ts), on
 // the catalog's file: sandbox captures and received inbound messages, the two written once per
-// message under load. Each is durable (fsync) before its put resolves; the commit's fsync is off
+// message under load, and opens and clicks, many at a time. Each is durable (fsync) before its put resolves; the commit's fsync is off
 // the event loop, where under load it took about a fifth of its time (a capture's in the
 // bench:ingress profile, a received message's in bench:inbound's), and writes that arrive while a
 // group is being written go together as the next group.
@@ -10,16 +10,18 @@
 // costs the event loop nothing more.
 import type { Applier, EncodedWrites } from '../../lib/committer.ts';
 import { htmlWords } from '../../mail/content.ts';
-import type { CapturedMessage, InboundMessageCreate } from '../catalog.port.ts';
+import type { CapturedMessage, EngagementEvent, InboundMessageCreate } from '../catalog.port.ts';
 import { INBOUND_MESSAGE_COLUMNS } from '../inbound.rows.ts';
 
 /** Each write starts with its kind, then that kind's fields. */
 const CAPTURE = 'capture';
 const INBOUND = 'inbound';
-/** Fields after the kind: a capture's; a received message's before its attachments, and each attachment's. */
+const ENGAGEMENT = 'engagement';
+/** Fields after the kind: a capture's; a received message's before its attachments, and each attachment's; an open's or click's. */
 const CAPTURE_FIELDS = 9;
 const INBOUND_FIELDS = 10;
 const ATTACHMENT_FIELDS = 5;
+const ENGAGEMENT_FIELDS = 6;
 
 /** A capture as the writer is posted it: its row of the captures table, then what its search indexes. */
 export function captureWrites(c: CapturedMessage): EncodedWrites {
@@ -45,6 +47,19 @@ export function inboundWrites(m: InboundMessageCreate): EncodedWrites {
   ];
 }
 
+/** Opens and clicks as the writer is posted them: a row each, in the order they were recorded. */
+export function engagementWrites(events: EngagementEvent[]): EncodedWrites {
+  return events.flatMap(({ tenant_id, message_id, event }) => [
+    ENGAGEMENT,
+    event.id,
+    message_id,
+    tenant_id,
+    event.type,
+    event.created_at,
+    JSON.stringify(event.data),
+  ]);
+}
+
 /** The writer thread's entry: each group's writes in one transaction (a capture or a received message kept once). */
 export const applier: Applier = (db) => {
   const capture = db.prepare(
@@ -59,9 +74,15 @@ export const applier: Applier = (db) => {
   const attachment = db.prepare(
     'INSERT INTO inbound_attachments (message_id, n, filename, content_type, size, content_id, content) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
+  const engagement = db.prepare(
+    'INSERT INTO engagement (event_id, message_id, tenant_id, type, created_at, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+  );
   return db.transaction((writes: EncodedWrites) => {
     for (let i = 0; i < writes.length; ) {
-      if (writes[i] === CAPTURE) {
+      if (writes[i] === ENGAGEMENT) {
+        engagement.run(writes.slice(i + 1, i + 1 + ENGAGEMENT_FIELDS));
+        i += 1 + ENGAGEMENT_FIELDS;
+      } else if (writes[i] === CAPTURE) {
         const [tenant, id, at, key, body, to, subject, searched, isHtml] = writes.slice(i + 1, i + 1 + CAPTURE_FIELDS);
         i += 1 + CAPTURE_FIELDS;
         if (capture.run(tenant, id, at, key, body).changes === 0) continue;

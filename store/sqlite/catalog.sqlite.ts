@@ -27,6 +27,7 @@ import type {
   ApiKey,
   CapturedMessage,
   CaptureQuery,
+  EngagementEvent,
   Catalog,
   DomainCheck,
   DomainCreate,
@@ -52,7 +53,9 @@ import type {
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
-import { captureWrites, inboundWrites } from './catalog.apply.ts';
+import { captureWrites, engagementWrites, inboundWrites } from './catalog.apply.ts';
+import type { StoredEvent } from '../../events/email.event.ts';
+import { storedEngagement, type EngagementRow } from '../engagement.rows.ts';
 import { plainSealer, type Sealer } from '../../lib/sealed.ts';
 import {
   applyWebhookPatch,
@@ -375,6 +378,18 @@ export class SqliteCatalog implements Catalog {
   /** Durable once it resolves; captures arriving together share one commit, on the writer's thread. */
   putCapture(c: CapturedMessage): Promise<void> {
     return this.written(captureWrites(c));
+  }
+
+  /** Durable once it resolves, in one commit with whatever else reached the writer meanwhile. */
+  recordEngagement(events: EngagementEvent[]): Promise<void> {
+    return events.length === 0 ? Promise.resolve() : this.written(engagementWrites(events));
+  }
+
+  async engagementOf(messageId: string): Promise<StoredEvent[]> {
+    const rows = this.sql('SELECT event_id, type, created_at, data FROM engagement WHERE message_id = ? ORDER BY created_at, seq').all(
+      messageId,
+    ) as EngagementRow[];
+    return rows.map(storedEngagement);
   }
 
   /** The catalog's writes made once per message under load go through the group-commit writer (catalog.apply.ts). */

@@ -325,15 +325,41 @@ describe('bad tracking input', () => {
       { redirect: 'manual' },
     );
     expect(click.headers.get('location')).toBe(DESTINATION);
-    // The unsubscribe after them is recorded: by then every hit before it has been answered.
+    // A click on another message after them: opens and clicks are recorded in groups published
+    // in the order their hits came, so once this one is on its timeline, every hit before it is
+    // recorded, or was never going to be.
+    const marker = await send(sandbox, { to: `marker-${Date.now()}@example.com`, stream: 'broadcast' });
     await fetch(
-      hrefs(html).find((l) => l.includes('/u/'))!,
-      { method: 'POST', body: 'List-Unsubscribe=One-Click' },
+      hrefs((await captureOf(sandbox, marker)).html).find((l) => l.includes('/t/c/'))!,
+      { redirect: 'manual' },
     );
-    await eventsOnceThere(sandbox, id, 'email.unsubscribed');
+    await eventsOnceThere(sandbox, marker, 'email.clicked');
     const { body } = await suite.gp.request('GET', `/v1/messages/${id}`, { key: sandbox });
     const types = (body.events as { type: string }[]).map((e) => e.type);
     expect(types.filter((t) => t === 'email.opened')).toHaveLength(100);
     expect(types).not.toContain('email.clicked');
+  });
+
+  it('records every click of a burst on one message, each once, in order on its timeline', async () => {
+    const { sandbox } = suite.tenant;
+    const id = await send(sandbox, { to: `burst-${Date.now()}@example.com`, stream: 'broadcast' });
+    const tracked = hrefs((await captureOf(sandbox, id)).html).find((l) => l.includes('/t/c/'))!;
+    // As many at once as a message records, each from a reader of its own.
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, n) => fetch(tracked, { redirect: 'manual', headers: { 'user-agent': `Reader/${n}` } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(100).fill(302));
+    const clicks = await eventsOnceThere(sandbox, id, 'email.clicked', 100);
+    expect(clicks).toHaveLength(100);
+    expect(new Set(clicks.map((c) => c.data.user_agent)).size).toBe(100);
+    expect(new Set(clicks.map((c) => (c as unknown as { id: string }).id)).size).toBe(100);
+    expect(clicks.every((c) => c.data.url === DESTINATION && c.data.message_id === id)).toBe(true);
+    // The timeline is in time order, the clicks after the message was captured.
+    const { body } = await suite.gp.request('GET', `/v1/messages/${id}`, { key: sandbox });
+    const times = (body.events as { created_at: string }[]).map((e) => e.created_at);
+    expect(times).toEqual([...times].sort());
+    expect((body.events as { type: string }[]).findIndex((e) => e.type === 'email.sent')).toBeLessThan(
+      (body.events as { type: string }[]).findIndex((e) => e.type === 'email.clicked'),
+    );
   });
 });

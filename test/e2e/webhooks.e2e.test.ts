@@ -123,6 +123,51 @@ describe('webhooks, end to end', () => {
     });
   });
 
+  it('opens and clicks, recorded in groups after their answers, reach the receiver and the timeline alike', async () => {
+    const t = await gp.tenant();
+    await endpoint(t, '/engagement', ['email.opened', 'email.clicked']);
+    const to = `reader-${Date.now()}@example.com`;
+    const sent = await gp.request('POST', '/v1/emails', {
+      key: t.live,
+      body: { to, subject: 'News', stream: 'broadcast', html: '<p><a href="https://shop.example/sale">Sale</a></p>' },
+    });
+    const messageId = sent.body.id as string;
+    const received = await eventually(() => relay.received.find((r) => r.to.includes(to)));
+    const html = String(received.parsed.html);
+    const link = /href="([^"]*\/t\/c\/[^"]*)"/.exec(html)![1]!;
+    const pixel = /src="([^"]*\/t\/o\/[^"]*)"/.exec(html)![1]!;
+    for (let i = 0; i < 3; i++) expect((await fetch(link, { redirect: 'manual' })).status).toBe(302);
+    for (let i = 0; i < 2; i++) expect((await fetch(pixel)).status).toBe(200);
+
+    const events = await eventually(() => (at('/engagement').length >= 5 ? at('/engagement') : undefined));
+    const bodies = events.map((d) => JSON.parse(d.body) as { id: string; type: string; data: Record<string, unknown> });
+    expect(bodies.filter((e) => e.type === 'email.clicked')).toHaveLength(3);
+    // Deliveries to an endpoint run several at once, so they may arrive in any order: one first open of two.
+    expect(
+      bodies
+        .filter((e) => e.type === 'email.opened')
+        .map((e) => e.data.first)
+        .sort(),
+    ).toEqual([false, true]);
+    expect(bodies.every((e) => e.data.message_id === messageId && e.data.to === to)).toBe(true);
+    // The timeline holds the very events the receiver was sent, in the order of the hits.
+    const timeline = (await gp.request('GET', `/v1/messages/${messageId}`, { key: t.live })).body.events as {
+      id: string;
+      type: string;
+    }[];
+    const engagement = timeline.filter((e) => e.type === 'email.clicked' || e.type === 'email.opened');
+    expect(engagement.map((e) => e.type)).toEqual([
+      'email.clicked',
+      'email.clicked',
+      'email.clicked',
+      'email.opened',
+      'email.opened',
+    ]);
+    expect(new Set(engagement.map((e) => e.id))).toEqual(new Set(bodies.map((e) => e.id)));
+    const firstOpen = bodies.find((e) => e.data.first === true)!;
+    expect(engagement.find((e) => e.type === 'email.opened')!.id).toBe(firstOpen.id);
+  });
+
   it('a receiver that fails twice, then succeeds, sees three attempts with one evt_ id', async () => {
     const t = await gp.tenant();
     answers.set('/flaky', (n) => (n <= 2 ? 500 : 200));

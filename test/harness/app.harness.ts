@@ -85,6 +85,7 @@ export async function buildApp(name: string, options: TestAppOptions = {}): Prom
       linkHosts: domains,
     }),
     invoker: runtime,
+    publisher: runtime,
     catalog,
     keys,
     receiptKeys,
