@@ -25,7 +25,8 @@ export const errorCatalog = {
   receipt_not_found: { status: 404, smtp: [550, '5.1.0'], message: 'The message has no delivery receipt yet.' },
   contact_not_found: {
     status: 404,
-    smtp: [550, '5.1.1'],
+    // 5.1.0 as not_found: 5.1.1 is recipient_suppressed's, and an SMTP client reads a reply by its codes.
+    smtp: [550, '5.1.0'],
     message: 'The email is not a contact of the audience of any automation this event starts.',
   },
   template_exists: { status: 409, smtp: [554, '5.6.0'], message: 'A template with that slug already exists.' },

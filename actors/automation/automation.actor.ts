@@ -10,7 +10,6 @@ import { GatepostError } from '../../errors/errors.catalog.ts';
 import { derivedId } from '../../lib/ids.ts';
 import { isoTime } from '../../lib/now.ts';
 import type { Automation, AutomationStep, Catalog, Contact } from '../../store/catalog.port.ts';
-import { messageActor } from '../message/message.actor.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import {
   AUTOMATION_RUN_ACTOR,
@@ -86,10 +85,9 @@ async function stopReason(
   return { automation, contact };
 }
 
-/** Whether the message a send step made has an event of `type` on its timeline. */
-async function messageHas(turn: ActorTurn, messageId: string, type: 'email.opened' | 'email.clicked'): Promise<boolean> {
-  const { record } = await actor(turn, messageActor, messageId).get(undefined);
-  return record.events.some((e) => e.type === type);
+/** Whether the message a send step made was opened (or clicked): its opens and clicks are the catalog's (docs/tracking.md). */
+async function messageHas(catalog: Catalog, messageId: string, type: 'email.opened' | 'email.clicked'): Promise<boolean> {
+  return (await catalog.engagementOf(messageId)).some((e) => e.type === type);
 }
 
 export function automationRunActor(deps: AutomationRunDeps) {
@@ -139,7 +137,7 @@ export function automationRunActor(deps: AutomationRunDeps) {
       }
       const [condition, of] = step.opened !== undefined ? (['opened', step.opened] as const) : (['clicked', step.clicked!] as const);
       const sent = run.sends[of];
-      const result = sent ? await messageHas(turn, sent, condition === 'opened' ? 'email.opened' : 'email.clicked') : false;
+      const result = sent ? await messageHas(deps.catalog, sent, condition === 'opened' ? 'email.opened' : 'email.clicked') : false;
       const target = (result ? step.then : step.else) ?? following;
       entry(run, 'step.condition', step.id, { [condition]: of, result, next: target });
       at = target;
