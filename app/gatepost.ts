@@ -74,14 +74,6 @@ export interface Gatepost {
 
 const VERSION = pkg.version;
 
-/**
- * How long a message may wait in the fair queue before its DeliveryActor's reminder hands it over
- * again, renewing its place: as long as it has waited so far, from 15 s to 5 minutes. After a
- * crash or a restart a waiting message comes back within about as long as it had waited; a
- * backlog waiting long renews its places seldom (about once per doubling of its wait).
- */
-const QUEUE_LEASE = { minMs: 15_000, maxMs: 5 * 60_000 };
-
 /** Where code composed without a log (registerActors in tests) reports failures. */
 const log = (message: string, error?: unknown) => console.error(`[gatepost] ${message}`, error ?? '');
 
@@ -149,7 +141,6 @@ export function registerActors(
     receiptKeys: deps.receiptKeys,
     retrySchedule: deps.retrySchedule,
     horizonMs: deps.horizonMs,
-    queueLease: QUEUE_LEASE,
     ...deps.observers,
   });
   runtime.register(tenantActor);

@@ -1,25 +1,35 @@
 // The queue as the embedded runtime holds it, read for GET /metrics: per tenant, the messages
 // scheduled (their MessageActor's `send` reminder), ready (a `message.ready` publication in the
-// outbox, or waiting in the fair queue: their DeliveryActor's `queued` reminder) and deferred
-// (their DeliveryActor's `retry` reminder). And each tenant's reputation breaker, from its
-// TenantActor's state. Read on
-// a read-only connection of its own to actors.db, at scrape time only: its cost grows with the
-// messages waiting (each joins its record, by the actor state's unique index), never with sends.
+// outbox, or waiting in the fair queue: a live message's watchdog due within the queue's longest
+// lease while it has no outcome, or a retry's DeliveryActor `queued` reminder) and deferred (their
+// DeliveryActor's `retry` reminder: a retry, or a hold). And each tenant's reputation breaker, from
+// its TenantActor's state. Read on a read-only connection of its own to actors.db, at scrape time
+// only: its cost grows with the messages waiting (each joins its record, by the actor state's
+// unique index; delivered messages' watchdogs are due at the end of retention, past the
+// `reminders_due` range read), never with sends.
 import Database from 'better-sqlite3';
 import { DELIVERY_ACTOR, QUEUED } from '../actors/delivery/delivery.actor.ts';
 import { TENANT_ACTOR } from '../actors/tenant/tenant.actor.ts';
 import type { BreakerStatus } from '../actors/tenant/reputation.state.ts';
 import { MESSAGE_ACTOR, MESSAGE_READY } from '../actors/message/message.actor.ts';
 import type { TenantQueue } from '../ops/metrics.prom.ts';
+import { QUEUE_LEASE } from '../mta/fair.queue.ts';
 
 const QUEUE_SQL = `
   WITH waiting (message_id, state) AS (
     SELECT actor_id, 'scheduled' FROM reminders WHERE actor_type = @message AND name = 'send'
     UNION ALL
     SELECT actor_id, 'deferred' FROM reminders WHERE actor_type = @delivery AND name = 'retry'
-    UNION ALL
+    UNION
     SELECT actor_id, 'ready' FROM reminders WHERE actor_type = @delivery AND name = @queued
-    UNION ALL
+    UNION
+    SELECT w.actor_id, 'ready' FROM reminders w
+    JOIN actor_state r ON r.actor_type = w.actor_type AND r.actor_id = w.actor_id AND r.key = 'record'
+    WHERE w.due_at <= @watched AND w.actor_type = @message AND w.name = 'watch'
+      AND json_extract(r.value, '$.status') = 'queued' AND json_extract(r.value, '$.sandbox') = 0
+      AND NOT EXISTS (SELECT 1 FROM actor_state o WHERE o.actor_type = w.actor_type AND o.actor_id = w.actor_id AND o.key = 'outcomes')
+      AND NOT EXISTS (SELECT 1 FROM reminders d WHERE d.actor_type = @delivery AND d.actor_id = w.actor_id AND d.name = 'retry')
+    UNION
     SELECT json_extract(data, '$.message_id'), 'ready' FROM outbox WHERE topic = @ready
   )
   SELECT json_extract(s.value, '$.tenant_id') AS tenant_id,
@@ -50,13 +60,16 @@ export function embeddedQueue(file: string): {
   close(): void;
 } {
   const db = new Database(file, { readonly: true, fileMustExist: true });
-  const query = db.prepare<{ message: string; delivery: string; ready: string; queued: string }, Row>(QUEUE_SQL);
+  const query = db.prepare<{ message: string; delivery: string; ready: string; queued: string; watched: number }, Row>(
+    QUEUE_SQL,
+  );
   const names = { message: MESSAGE_ACTOR, delivery: DELIVERY_ACTOR, ready: MESSAGE_READY, queued: QUEUED };
   const breakers = db.prepare<{ tenant: string }, { tenant_id: string; status: BreakerStatus }>(BREAKERS_SQL);
   return {
     read() {
       const now = Date.now();
-      return query.all(names).map((r) => ({
+      // A waiting message's watchdog is due within the longest lease; a delivered one's at the end of retention.
+      return query.all({ ...names, watched: now + QUEUE_LEASE.maxMs }).map((r) => ({
         tenant_id: r.tenant_id,
         scheduled: r.scheduled,
         ready: r.ready,

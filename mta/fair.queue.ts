@@ -7,11 +7,25 @@
 // waits for at most Σ ⌈w⌉ of the other tenants waiting for the destination slots to be given out
 // before it takes one (one round); the k-th waits for at most ⌈k / w⌉ rounds.
 //
-// It lives in memory, one per process: what makes it durable is the delivery actor's (a reminder
-// per queued message brings it back after a crash, at its place by `queuedAt`).
+// It lives in memory, one per process: what makes it durable is a reminder per waiting message,
+// set by the turn that handed it over (`queueLease`), which brings it back after a crash, at its
+// place by `queuedAt`.
 import type { QueueRow } from '../store/catalog.port.ts';
 
 export type Stream = 'transactional' | 'broadcast';
+
+/** The bounds of `queueLease`. */
+export const QUEUE_LEASE = { minMs: 30_000, maxMs: 5 * 60_000 };
+
+/**
+ * How long after now a waiting message's reminder hands it to the queue again: as long as it has
+ * waited so far, within QUEUE_LEASE. After a crash a waiting message comes back within about as
+ * long as it had waited (at most five minutes); one waiting long renews its place about once per
+ * doubling of its wait, and a message still waiting in this process's queue is not pushed twice.
+ */
+export function queueLease(waitedMs: number): number {
+  return Math.min(QUEUE_LEASE.maxMs, Math.max(QUEUE_LEASE.minMs, waitedMs));
+}
 
 export interface Ticket {
   /** The message; a ticket pushed again while its message waits or is in flight is dropped. */

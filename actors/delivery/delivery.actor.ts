@@ -18,13 +18,14 @@ import { domainOf, parseMailbox } from '../../mail/address.ts';
 import type { DkimSigner } from '../../mail/dkim.ts';
 import { envelopeRecipients } from '../../mail/mime.ts';
 import { outgoingBytes, OutgoingFailed, type Outgoing } from '../../mail/outgoing.thread.ts';
+import { queueLease } from '../../mta/fair.queue.ts';
 import { unanswered, type DeliveryReport, type Transport } from '../../mta/transport.ts';
 import { receiptDraft } from '../../mta/receipt.ts';
 import { returnPathDomain, verpAddress } from '../../mta/verp.ts';
 import { classify, messageStatusOf, type DomainResult } from './delivery.outcome.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
-import type { AttemptOutcome, MessageReady, MessageRecord } from '../message/message.state.ts';
+import type { AttemptOutcome, MessageReady, MessageRecord, QueuePlace } from '../message/message.state.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { issueReceipt, tenantActor, type ReceiptSigner } from '../tenant/tenant.actor.ts';
 import type { BreakerSettings } from '../tenant/reputation.state.ts';
@@ -52,24 +53,24 @@ interface DeliveryState {
   unrecorded?: Unrecorded[];
   /** The slot the tenant's open reputation breaker gave this message (ms since epoch): it goes then. */
   slot?: number;
-  /** Where the message waits in the fair queue, until its attempt: `queued_at` is its place there after a restart. */
-  queued?: QueuedDelivery;
-}
-
-/** What the fair queue (mta/fair.queue.ts) needs of a message to give it a place. */
-export interface QueuedDelivery {
-  tenant_id: string;
-  stream: MessageRecord['stream'];
-  /** The domain of the first recipient still to deliver to: the message waits for a slot of it. */
-  destination: string;
-  queued_at: number;
+  /**
+   * Held (by a breaker or the warmup) until then, ms since epoch, on the retry reminder: a
+   * hand-over before it (the message's watchdog, which sees no outcome yet) is not attempted.
+   */
+  held_until?: number;
+  /** A `queued` reminder may be set (a retry came to the fair queue): the attempt deletes it. */
+  queued?: true;
 }
 
 /**
- * The reminder that brings a message waiting in the (in-memory) fair queue back after a crash:
- * renewed each time it comes to the queue, replaced by the attempt.
+ * The reminder that brings a retry waiting in the (in-memory) fair queue back after a crash: set
+ * by the retry's firing, renewed by its own (`queueLease`), deleted by the attempt. Its data is
+ * the retry's place (a QueuePlace). A first hand-over is watched by the message's actor instead.
  */
 export const QUEUED = 'queued';
+
+/** The place a retry takes in the fair queue when its reminder fires (the `retry` reminder's data). */
+type RetryPlace = Omit<QueuePlace, 'queued_at'>;
 
 interface Unrecorded {
   outcome: AttemptOutcome;
@@ -125,12 +126,6 @@ export interface DeliveryDeps {
   breaker: BreakerSettings;
   /** The warmup's settings (GATEPOST_WARMUP_*): a new sending domain's caps. */
   warmup: WarmupSettings;
-  /**
-   * How long a message may wait in the fair queue before its reminder hands it over again: as long
-   * as it has waited so far, within these bounds. After a crash a waiting message comes back within
-   * about as long as it had waited (at most `maxMs`); a message waiting long renews its place seldom.
-   */
-  queueLease: { minMs: number; maxMs: number };
   /** Counts each transaction by outcome, with its duration. */
   metrics?: Metrics;
   /** A line per transaction, naming the message and the request that made it. */
@@ -268,44 +263,12 @@ export function deliveryActor(deps: DeliveryDeps) {
     type: DELIVERY_ACTOR,
     methods: {
       /**
-       * The message comes to the fair queue: where it waits and when it first came (kept, so a
-       * message brought back after a crash takes its old place in its tenant's line), with a
-       * reminder that brings it back should this process die before its attempt. Null: nothing
-       * is left to deliver.
-       */
-      async enqueue(turn): Promise<QueuedDelivery | null> {
-        const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
-        if (s.done) return null;
-        const now = Date.now();
-        let queued = s.queued;
-        if (!queued) {
-          const view = await actor(turn, messageActor, turn.actorId).get(undefined).catch(orNullIfGone);
-          // Gone (its retention ended while a retry waited): nothing is left to deliver.
-          if (!view) {
-            turn.set('delivery', { ...s, done: true, in_flight: false } satisfies DeliveryState);
-            return null;
-          }
-          const to = envelopeRecipients(view.content).find((r) => !s.recipients?.[r]);
-          queued = {
-            tenant_id: view.record.tenant_id,
-            stream: view.record.stream,
-            destination: to ? domainOf(to) : '',
-            queued_at: now,
-          };
-          turn.set('delivery', { ...s, queued } satisfies DeliveryState);
-        }
-        const { minMs, maxMs } = deps.queueLease;
-        turn.setReminder(QUEUED, now + Math.min(maxMs, Math.max(minMs, now - queued.queued_at)));
-        return queued;
-      },
-
-      /**
        * Marks an attempt as started, in its own durable turn, so that after a crash the next
        * attempt knows this one may have reached the remote host. Answers whether to attempt at all.
        */
       async begin(turn): Promise<{ attempt: boolean; interrupted: boolean; number?: number }> {
         const s = (await turn.get<DeliveryState>('delivery')) ?? { attempts: 0, done: false, in_flight: false };
-        if (s.done) return { attempt: false, interrupted: false };
+        if (s.done || (s.held_until !== undefined && Date.now() < s.held_until)) return { attempt: false, interrupted: false };
         const interrupted = s.in_flight;
         const number = Math.max(s.begun ?? 0, s.attempts) + 1;
         turn.set('delivery', { ...s, begun: number, in_flight: true } satisfies DeliveryState);
@@ -349,16 +312,17 @@ export function deliveryActor(deps: DeliveryDeps) {
           warmup: deps.warmup,
           ...(s.slot !== undefined ? { slot: s.slot } : {}),
         });
+        const all = envelopeRecipients(content);
         if (!held.go) {
-          turn.setReminder('retry', held.at);
-          turn.deleteReminder(QUEUED);
+          turn.setReminder('retry', held.at, retryPlace(record, all, done));
+          if (s.queued) turn.deleteReminder(QUEUED);
           const begun = s.begun === attempt ? attempt - 1 : s.begun;
           // A breaker's hold is a slot of its own the message keeps; a warmup window is no slot.
           const slot = held.by === 'breaker' ? held.at : s.slot;
-          turn.set('delivery', { ...s, begun, in_flight: false, slot, queued: undefined } satisfies DeliveryState);
+          const next: DeliveryState = { ...s, begun, in_flight: false, slot, held_until: held.at, queued: undefined };
+          turn.set('delivery', next);
           return 'held';
         }
-        const all = envelopeRecipients(content);
         const pending = deps.transport.transactions(all.filter((to) => !done[to]));
         const outcomes = await deliver(turn, record, content, attempt, pending, found);
         if (sendingDomain) for (const o of outcomes) o.sending_domain = sendingDomain;
@@ -373,8 +337,8 @@ export function deliveryActor(deps: DeliveryDeps) {
 
         const retryAt = outcomes.flatMap((o) => (o.retry_at ? [Date.parse(o.retry_at)] : []));
         const finished = retryAt.length === 0;
-        if (!finished) turn.setReminder('retry', Math.min(...retryAt));
-        turn.deleteReminder(QUEUED);
+        if (!finished) turn.setReminder('retry', Math.min(...retryAt), retryPlace(record, all, done));
+        if (s.queued) turn.deleteReminder(QUEUED);
         // The attempt is done whatever happens next: should telling the message actor fail, the
         // outcomes wait in our state for the 'record' reminder, and a repeated call of this
         // method (a runtime retrying it) finds the delivery done instead of sending again.
@@ -399,7 +363,7 @@ export function deliveryActor(deps: DeliveryDeps) {
       },
     },
 
-    async onReminder(turn, name) {
+    async onReminder(turn, name, data) {
       if (name === 'record') {
         const s = await turn.get<DeliveryState>('delivery');
         if (!s?.unrecorded) return;
@@ -409,12 +373,25 @@ export function deliveryActor(deps: DeliveryDeps) {
         turn.set('delivery', rest satisfies DeliveryState);
         return;
       }
-      // A retry, or a message the fair queue lost to a crash, goes back through the outbox, the
-      // same path as the first attempt. Only live deliveries are retried.
-      if (name === 'retry' || name === QUEUED)
-        turn.publish(MESSAGE_READY, { message_id: turn.actorId, sandbox: false } satisfies MessageReady);
+      // A retry, or one the fair queue lost to a crash, goes back through the outbox, the same
+      // path as the first attempt, with a reminder that brings it back should it not be attempted.
+      // Only live deliveries are retried.
+      if (name === 'retry' || name === QUEUED) {
+        const now = Date.now();
+        const place: QueuePlace = name === QUEUED ? (data as QueuePlace) : { ...(data as RetryPlace), queued_at: now };
+        turn.publish(MESSAGE_READY, { message_id: turn.actorId, sandbox: false, ...place } satisfies MessageReady);
+        turn.setReminder(QUEUED, now + queueLease(now - place.queued_at), place);
+        const s = await turn.get<DeliveryState>('delivery');
+        if (s && !s.queued) turn.set('delivery', { ...s, queued: true } satisfies DeliveryState);
+      }
     },
   });
+}
+
+/** Where a retry waits in the fair queue: for a slot of its first recipient's domain still to deliver to. */
+function retryPlace(record: MessageRecord, all: string[], done: Record<string, unknown>): RetryPlace {
+  const to = all.find((r) => !done[r]);
+  return { tenant_id: record.tenant_id, stream: record.stream, destination: to ? domainOf(to) : '' };
 }
 
 /** The message status as an attempt's result. */

@@ -48,7 +48,6 @@ const deliveryWith = (given: Partial<Parameters<typeof deliveryActor>[0]>) =>
     horizonMs: 86_400_000,
     breaker: loadConfig({}).breaker,
     warmup: loadConfig({ GATEPOST_WARMUP: 'false' }).warmup,
-    queueLease: { minMs: 60_000, maxMs: 60_000 },
     ...given,
   });
 

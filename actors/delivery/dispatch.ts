@@ -5,8 +5,10 @@
 //
 // The subscriber returns once the message has its place, not once it is delivered: a backlog
 // waits in the queue, where the tenants take turns, rather than in the runtime's dispatch, which
-// would hand it over first come, first served. The place is durable through the DeliveryActor's
-// `queued` reminder (delivery.actor.ts's `enqueue`).
+// would hand it over first come, first served. The hand-over carries the place (a QueuePlace), so
+// taking it is no actor turn; what makes it durable is the reminder the turn that handed it over
+// set (the message's watchdog, or a retry's `queued` reminder), which hands it over again should
+// it not have been attempted by then.
 import { LRUCache } from 'lru-cache';
 import { actor, type ActorRuntime } from '../../runtime/runtime.port.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
@@ -58,15 +60,13 @@ export function dispatchMessages(
         observers: deps.observers,
       }));
     }
-    const queued = await actor(runtime, deps.delivery, ready.message_id).enqueue(undefined);
-    if (!queued) return;
     queue.push({
       id: ready.message_id,
-      tenant: queued.tenant_id,
-      stream: queued.stream,
-      destination: queued.destination,
-      queuedAt: queued.queued_at,
-      weight: (await weights.fetch(queued.tenant_id)) ?? 1,
+      tenant: ready.tenant_id,
+      stream: ready.stream,
+      destination: ready.destination,
+      queuedAt: ready.queued_at,
+      weight: (await weights.fetch(ready.tenant_id)) ?? 1,
     });
   });
   runtime.subscribe(MESSAGE_EXPIRED, async ({ data }) => {

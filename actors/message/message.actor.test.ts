@@ -72,7 +72,7 @@ describe('MessageActor.admit, called directly', () => {
     await expect(message.admit(args({ sandbox: true }))).resolves.toMatchObject({ replayed: true });
   });
 
-  it('on the embedded runtime sets no watchdog at the hand-over: the outbox hands it over until the subscriber returns', async () => {
+  it('on the embedded runtime sets no watchdog at a sandbox hand-over: the outbox hands it over until the subscriber returns', async () => {
     const ready: string[] = [];
     h = harness();
     const runtime = await h.start({
@@ -85,7 +85,7 @@ describe('MessageActor.admit, called directly', () => {
         },
       },
     });
-    await actor(runtime, messageActor, 'msg_w').admit(args());
+    await actor(runtime, messageActor, 'msg_w').admit(args({ sandbox: true }));
     await eventually(() => ready.length === 2, 10_000);
     expect(ready).toEqual(['msg_w', 'msg_w']);
     const watch = h.read((db) => db.prepare("SELECT * FROM reminders WHERE actor_id = 'msg_w' AND name = 'watch'").all());
@@ -107,7 +107,7 @@ describe('MessageActor.admit, called directly', () => {
     await eventually(() => ready.length === 1);
     await runtime.stop();
     const db = new Database(h.file);
-    db.prepare("INSERT INTO reminders (actor_type, actor_id, name, due_at) VALUES (?, 'msg_w', 'watch', 0)").run(MESSAGE_ACTOR);
+    db.prepare("INSERT OR REPLACE INTO reminders (actor_type, actor_id, name, due_at) VALUES (?, 'msg_w', 'watch', 0)").run(MESSAGE_ACTOR);
     db.close();
     await startWith();
     await eventually(() => ready.length === 2);

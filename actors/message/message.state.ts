@@ -167,11 +167,21 @@ export interface AttemptOutcome {
   message_status?: MessageStatus;
 }
 
-/** Published when a message is due for delivery; whoever takes it reads the message from its actor. */
-export interface MessageReady {
-  message_id: string;
-  /** Sandbox deliveries only capture: nothing leaves, so there is no attempt to mark in flight. */
-  sandbox: boolean;
+/**
+ * Published when a message is due for delivery. A sandbox message's taker reads it from its actor
+ * (sandbox deliveries only capture: nothing leaves, so there is no attempt to mark in flight); a
+ * live one's carries its place in the fair queue, so taking it reads nothing.
+ */
+export type MessageReady = { message_id: string; sandbox: true } | ({ message_id: string; sandbox: false } & QueuePlace);
+
+/** What the fair queue (mta/fair.queue.ts) needs of a live message to give it a place. */
+export interface QueuePlace {
+  tenant_id: string;
+  stream: Stream;
+  /** The domain of the first recipient still to deliver to: the message waits for a slot of it. */
+  destination: string;
+  /** When the message came to the queue (ms since epoch): its place in its tenant's line, kept when it is handed over again. */
+  queued_at: number;
 }
 
 /** An unsubscribe, as the endpoint (or the inbound MX, for the mailto address) saw it. */

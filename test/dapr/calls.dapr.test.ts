@@ -73,31 +73,26 @@ const SANDBOX_ACTORS: Counts = {
 };
 
 /**
- * The same for a live send, up to the relay's receipt and the reputation breaker's observation; its
- * place in the fair queue is a DeliveryActor turn of its own (enqueue, which reads the message and
- * sets the `queued` reminder the attempt deletes).
+ * The same for a live send, up to the relay's receipt and the reputation breaker's observation. Its
+ * hand-over carries its place in the fair queue, so taking it is no call (the message's watchdog,
+ * set by the admission anyway, brings it back should the actor host die with it waiting): begin
+ * and attempt, with the attempt's read of the message.
  */
 const LIVE_ACTORS: Counts = {
   ...SANDBOX_ACTORS,
   'actor_call_served DeliveryActor.attempt': 1,
   'actor_call_served DeliveryActor.begin': 1,
-  'actor_call_served DeliveryActor.enqueue': 1,
-  'actor_call_served MessageActor.get': 2,
   'actor_call_served TenantActor.admitDelivery': 1,
   'actor_call_served TenantActor.chainReceipt': 1,
   'actor_call_served TenantActor.observeReputation': 1,
   'actor_invocation DeliveryActor.attempt': 1,
   'actor_invocation DeliveryActor.begin': 1,
-  'actor_invocation DeliveryActor.enqueue': 1,
-  'actor_invocation MessageActor.get': 2,
   'actor_invocation TenantActor.admitDelivery': 1,
   'actor_invocation TenantActor.chainReceipt': 1,
   'actor_invocation TenantActor.observeReputation': 1,
-  'reminder_deleted DeliveryActor': 1,
-  'reminder_registered DeliveryActor': 1,
   'state_read DeliveryActor': 1,
   'state_read TenantActor': 2,
-  'state_transaction DeliveryActor': 3,
+  'state_transaction DeliveryActor': 2,
   'state_transaction TenantActor': 3,
 };
 

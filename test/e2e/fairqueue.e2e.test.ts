@@ -128,7 +128,7 @@ describe('the fair queue', () => {
       busy.hold = null;
       release();
       await gp.start();
-      // Each comes back by its DeliveryActor's reminder (as long as it had waited, 15 s at least).
+      // Each comes back by its message's watchdog (as long as it had waited, 30 s at least).
       const status = async (id: string) => (await gp.request('GET', `/v1/messages/${id}`, { key: t.live })).body;
       await eventually(async () => (await Promise.all(ids.map(status))).every((m) => m.status === 'sent'), 60_000);
       // The one the kill cut off mid-delivery went again, and says so; none of the others went twice.
