@@ -138,6 +138,7 @@ describe('PgCatalog migrations', () => {
         { version: 7, name: '007_tracking_host.sql' },
         { version: 8, name: '008_queue_weight.sql' },
         { version: 9, name: '009_audiences.sql' },
+        { version: 10, name: '010_broadcasts.sql' },
       ]);
       // Each of them works against the one schema.
       const tenant = await catalogs[0]!.createTenant({

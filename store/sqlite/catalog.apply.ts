@@ -1,6 +1,6 @@
 // The catalog's writes that go through Gatepost's one group-commit writer (lib/committer.ts), on
-// the catalog's file: sandbox captures and received inbound messages, the two written once per
-// message under load. Each is durable (fsync) before its put resolves; the commit's fsync is off
+// the catalog's file: sandbox captures, received inbound messages and broadcasts' counted events,
+// the three written once per message under load. Each is durable (fsync) before its put resolves; the commit's fsync is off
 // the event loop, where under load it took about a fifth of its time (a capture's in the
 // bench:ingress profile, a received message's in bench:inbound's), and writes that arrive while a
 // group is being written go together as the next group.
@@ -16,10 +16,12 @@ import { INBOUND_MESSAGE_COLUMNS } from '../inbound.rows.ts';
 /** Each write starts with its kind, then that kind's fields. */
 const CAPTURE = 'capture';
 const INBOUND = 'inbound';
+const BROADCAST_EVENT = 'broadcast_event';
 /** Fields after the kind: a capture's; a received message's before its attachments, and each attachment's. */
 const CAPTURE_FIELDS = 9;
 const INBOUND_FIELDS = 10;
 const ATTACHMENT_FIELDS = 5;
+const BROADCAST_EVENT_FIELDS = 3;
 
 /** A capture as the writer is posted it: its row of the captures table, then what its search indexes. */
 export function captureWrites(c: CapturedMessage): EncodedWrites {
@@ -45,6 +47,11 @@ export function inboundWrites(m: InboundMessageCreate): EncodedWrites {
   ];
 }
 
+/** A broadcast's message counted as one kind of event: its row of broadcast_events. */
+export function broadcastEventWrites(e: { broadcast_id: string; kind: string; message_id: string }): EncodedWrites {
+  return [BROADCAST_EVENT, e.broadcast_id, e.kind, e.message_id];
+}
+
 /** The writer thread's entry: each group's writes in one transaction (a capture or a received message kept once). */
 export const applier: Applier = (db) => {
   const capture = db.prepare(
@@ -59,9 +66,15 @@ export const applier: Applier = (db) => {
   const attachment = db.prepare(
     'INSERT INTO inbound_attachments (message_id, n, filename, content_type, size, content_id, content) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
+  const counted = db.prepare(
+    'INSERT INTO broadcast_events (broadcast_id, kind, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  );
   return db.transaction((writes: EncodedWrites) => {
-    for (let i = 0; i < writes.length; ) {
-      if (writes[i] === CAPTURE) {
+    for (let i = 0; i < writes.length;) {
+      if (writes[i] === BROADCAST_EVENT) {
+        counted.run(...writes.slice(i + 1, i + 1 + BROADCAST_EVENT_FIELDS));
+        i += 1 + BROADCAST_EVENT_FIELDS;
+      } else if (writes[i] === CAPTURE) {
         const [tenant, id, at, key, body, to, subject, searched, isHtml] = writes.slice(i + 1, i + 1 + CAPTURE_FIELDS);
         i += 1 + CAPTURE_FIELDS;
         if (capture.run(tenant, id, at, key, body).changes === 0) continue;
