@@ -20,8 +20,13 @@ import { deliveryActor, type DeliveryDeps } from '../actors/delivery/delivery.ac
 import { dispatchMessages } from '../actors/delivery/dispatch.ts';
 import type { FairQueue } from '../mta/fair.queue.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
+import { broadcastActor } from '../actors/broadcast/broadcast.actor.ts';
+import { broadcastListener } from '../actors/broadcast/broadcast.feed.ts';
+import type { ContactAdmitter } from '../actors/broadcast/broadcast.state.ts';
+import { broadcastAdmitter } from '../gate/broadcast.admission.ts';
 import { webhookActor } from '../actors/webhook/webhook.actor.ts';
 import { EventFeed } from '../events/event.feed.ts';
+import type { EmailEvent } from '../events/email.event.ts';
 import { fanOutWebhooks } from '../actors/webhook/fanout.ts';
 import { loadConfig } from '../config/config.ts';
 import { SsrfGuard } from '../webhooks/ssrf.guard.ts';
@@ -32,7 +37,7 @@ import { ReceiptKeys } from '../mta/receipt.keys.ts';
 import { mailHostOf } from '../mta/mx.host.ts';
 import { CachingMxResolver } from '../mta/mx.resolve.ts';
 import { dnsResolver } from '../lib/dns.ts';
-import { createGate } from '../gate/gate.ts';
+import { createGate, type GateDeps } from '../gate/gate.ts';
 import { Domains } from '../tenancy/domains.ts';
 import { KeyRing } from '../tenancy/keys.ts';
 import { bootstrapDefaultTenant } from '../tenancy/tenants.ts';
@@ -130,6 +135,8 @@ export function registerActors(
     report?: (message: string, error?: unknown) => void;
     /** Messages in flight at once per destination in the fair queue (GATEPOST_MX_MAX_CONNECTIONS); 5 when not given. */
     queueSlots?: number;
+    /** How broadcasts admit their contacts' messages: the gate as the service has it; by default one with the gate's defaults. */
+    contacts?: ContactAdmitter;
   },
 ): { drain(): Promise<void>; queue: FairQueue } {
   const { catalog } = deps;
@@ -150,6 +157,7 @@ export function registerActors(
   runtime.register(recipientActor);
   runtime.register(messageActor);
   runtime.register(batchActor);
+  runtime.register(broadcastActor({ catalog, admitter: deps.contacts ?? broadcastAdmitter({ catalog, senders: null }) }));
   runtime.register(delivery);
   runtime.register(webhookActor({ catalog, ...webhooks }));
 
@@ -169,7 +177,7 @@ export function registerActors(
     timeoutMs: webhooks.timeoutMs,
     log: deps.report ?? log,
     feed: deps.feed,
-    listener: reputationListener(runtime, breaker),
+    listener: everyListener(reputationListener(runtime, breaker), broadcastListener(catalog)),
     ...(deps.observers ? { metrics: deps.observers.metrics } : {}),
   });
   return {
@@ -179,6 +187,13 @@ export function registerActors(
       await queue.close();
       await fanOut.drain();
     },
+  };
+}
+
+/** Listeners told each event in turn: a topic has one subscriber, the webhook fan-out, which tells this. */
+function everyListener(...listeners: ((e: EmailEvent) => Promise<void>)[]): (e: EmailEvent) => Promise<void> {
+  return async (e) => {
+    for (const listener of listeners) await listener(e);
   };
 }
 
@@ -248,6 +263,17 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const captures = new EventEmitter().setMaxListeners(0);
   // Deliveries must never reach Gatepost's own API or its Dapr sidecar on this machine.
   guard.protectPorts(config.port, ...(config.runtime === 'dapr' ? [config.daprHttpPort, config.appPort] : []));
+  const keys = new KeyRing(catalog);
+  // Without GATEPOST_PUBLIC_URL, links point at the API's own address, known once it listens.
+  let publicUrl = config.publicUrl;
+  const gateDeps: Omit<GateDeps, 'invoker'> = {
+    publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,
+    linkHosts: domains,
+    catalog,
+    senders: config.requireVerifiedDomain ? domains : null,
+    renderLimits: config.render,
+    metrics,
+  };
   const actors = hostsActors
     ? registerActors(runtime, {
         catalog,
@@ -269,22 +295,11 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         observers: { metrics, log: logger },
         report,
         queueSlots: config.mxMaxConnections,
+        contacts: broadcastAdmitter(gateDeps),
       })
     : null;
   fairQueue = actors?.queue ?? null;
-
-  const keys = new KeyRing(catalog);
-  // Without GATEPOST_PUBLIC_URL, links point at the API's own address, known once it listens.
-  let publicUrl = config.publicUrl;
-  const gate = createGate({
-    publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,
-    linkHosts: domains,
-    invoker: runtime,
-    catalog,
-    senders: config.requireVerifiedDomain ? domains : null,
-    renderLimits: config.render,
-    metrics,
-  });
+  const gate = createGate({ ...gateDeps, invoker: runtime });
   let ready = false;
   const rest = servesApi
     ? restServer({
@@ -320,9 +335,10 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     ? submissionServer({ gate, keys, log: report, tls, hostname: config.hostname, limits: config.smtpLimits })
     : null;
   // The inbound MX presents its own certificate when given one (it answers for the MX host name), else submission's.
-  const inboundTls = tls && config.inboundTls
-    ? await submissionTls({ configured: config.inboundTls, dataDir: config.dataDir, hostname: config.hostname })
-    : tls;
+  const inboundTls =
+    tls && config.inboundTls
+      ? await submissionTls({ configured: config.inboundTls, dataDir: config.dataDir, hostname: config.hostname })
+      : tls;
   const inbound = inboundTls
     ? inboundServer({
         routes: inboundRoutes,
