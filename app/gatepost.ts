@@ -309,6 +309,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         keys,
         receiptKeys,
         domains,
+        senders: gateDeps.senders,
         warmup: config.warmup,
         mailHost: mailHostOf(new CachingMxResolver(dnsResolver(config.dnsServers))),
         inbound: { routes: inboundRoutes, publicUrl: () => publicUrl ?? `http://localhost:${config.port}` },
