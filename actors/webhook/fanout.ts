@@ -85,7 +85,8 @@ export function fanOutWebhooks(runtime: ActorRuntime, deps: FanOutDeps): { drain
   });
 
   runtime.subscribe(EMAIL_EVENTS, async ({ data }) => {
-    const { tenant_id, event } = data as EmailEvent;
+    const published = data as EmailEvent;
+    const { tenant_id, event } = published;
     deps.feed?.push(tenant_id, event);
     const endpoints = await catalog.webhooksFor(tenant_id, event.type);
     await Promise.all(
@@ -97,7 +98,7 @@ export function fanOutWebhooks(runtime: ActorRuntime, deps: FanOutDeps): { drain
       }),
     );
     // Told after the webhooks: should it throw, the event comes again, and enqueueing it is idempotent.
-    await deps.listener?.({ tenant_id, event });
+    await deps.listener?.(published);
   });
   runtime.subscribe(WEBHOOK_DUE, async ({ data }) => {
     const { endpoint_id, event_id } = data as WebhookDue;

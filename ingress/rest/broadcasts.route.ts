@@ -83,7 +83,10 @@ const BroadcastView = z.object({
     .object({
       admitted: z.number().int().meta({ description: 'Messages the gate admitted, one per contact.' }),
       refused: z.object({
-        suppressed: z.number().int().meta({ description: "Refused by the gate: the address is on the tenant's suppression list." }),
+        suppressed: z
+          .number()
+          .int()
+          .meta({ description: "Refused by the gate: the address is on the tenant's suppression list." }),
         unsubscribed: z.number().int().meta({ description: 'Skipped: the contact is unsubscribed.' }),
         other: z.number().int().meta({ description: 'Refused by the gate for another reason (a render over its limits).' }),
       }),
@@ -92,7 +95,9 @@ const BroadcastView = z.object({
     })
     .nullable()
     .meta({ description: 'The fan-out to the audience; null for a draft.' }),
-  results: Counts.nullable().meta({ description: "The messages' lifecycle events, each message counted once per kind; null for a draft." }),
+  results: Counts.nullable().meta({
+    description: "The messages' lifecycle events, each message counted once per kind; null for a draft.",
+  }),
 });
 
 const TAGS = ['Broadcasts'];
@@ -105,7 +110,8 @@ function checkDraft(body: BroadcastCreate): void {
   if ((body.html === undefined) === (body.template === undefined)) {
     problems.push({ field: 'html', message: 'give html or a template, one of the two' });
   }
-  if (body.template === undefined && body.subject === undefined) problems.push({ field: 'subject', message: 'is required without a template' });
+  if (body.template === undefined && body.subject === undefined)
+    problems.push({ field: 'subject', message: 'is required without a template' });
   if (!parseMailbox(body.from)) problems.push({ field: 'from', message: 'not a valid email address' });
   if (problems.length > 0) throw invalid(problems);
 }
@@ -122,7 +128,9 @@ export function broadcastRoutes(app: ZodApp, broadcasts: Broadcasts): void {
         body: BroadcastCreate,
         response: {
           201: answer('The draft.', BroadcastView),
-          400: refusal('Invalid fields: html and a template both or neither, no subject without a template, a from that is no mailbox.'),
+          400: refusal(
+            'Invalid fields: html and a template both or neither, no subject without a template, a from that is no mailbox.',
+          ),
           404: refusal('No such audience (another tenant’s is none).'),
           422: refusal('No template has that slug (template_not_found).'),
         },
@@ -207,7 +215,7 @@ export function broadcastRoutes(app: ZodApp, broadcasts: Broadcasts): void {
         description:
           'Each contact of the audience gets a message of its own through the admission gate, on the broadcast stream, with tracking and List-Unsubscribe; an unsubscribed contact is skipped, a suppressed address refused. A refused send leaves the draft as it was.',
         params: IdParam,
-        body: SendBody.optional(),
+        body: SendBody.nullish(),
         response: {
           200: answer('The broadcast, sending or scheduled.', BroadcastView),
           404: refusal('No such broadcast, or its audience is gone.'),
