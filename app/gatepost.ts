@@ -37,7 +37,7 @@ import { ReceiptKeys } from '../mta/receipt.keys.ts';
 import { mailHostOf } from '../mta/mx.host.ts';
 import { CachingMxResolver } from '../mta/mx.resolve.ts';
 import { dnsResolver } from '../lib/dns.ts';
-import { createGate, type GateDeps } from '../gate/gate.ts';
+import { createGate } from '../gate/gate.ts';
 import { Domains } from '../tenancy/domains.ts';
 import { KeyRing } from '../tenancy/keys.ts';
 import { bootstrapDefaultTenant } from '../tenancy/tenants.ts';
@@ -157,7 +157,8 @@ export function registerActors(
   runtime.register(recipientActor);
   runtime.register(messageActor);
   runtime.register(batchActor);
-  runtime.register(broadcastActor({ catalog, admitter: deps.contacts ?? broadcastAdmitter({ catalog, senders: null }) }));
+  const contacts = deps.contacts ?? broadcastAdmitter(createGate({ catalog, senders: null, invoker: runtime }), catalog);
+  runtime.register(broadcastActor({ catalog, admitter: contacts }));
   runtime.register(delivery);
   runtime.register(webhookActor({ catalog, ...webhooks }));
 
@@ -266,14 +267,15 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const keys = new KeyRing(catalog);
   // Without GATEPOST_PUBLIC_URL, links point at the API's own address, known once it listens.
   let publicUrl = config.publicUrl;
-  const gateDeps: Omit<GateDeps, 'invoker'> = {
+  const gate = createGate({
     publicUrl: () => publicUrl ?? `http://localhost:${config.port}`,
     linkHosts: domains,
+    invoker: runtime,
     catalog,
     senders: config.requireVerifiedDomain ? domains : null,
     renderLimits: config.render,
     metrics,
-  };
+  });
   const actors = hostsActors
     ? registerActors(runtime, {
         catalog,
@@ -295,11 +297,10 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         observers: { metrics, log: logger },
         report,
         queueSlots: config.mxMaxConnections,
-        contacts: broadcastAdmitter(gateDeps),
+        contacts: broadcastAdmitter(gate, catalog),
       })
     : null;
   fairQueue = actors?.queue ?? null;
-  const gate = createGate({ ...gateDeps, invoker: runtime });
   let ready = false;
   const rest = servesApi
     ? restServer({
@@ -309,7 +310,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         keys,
         receiptKeys,
         domains,
-        senders: gateDeps.senders,
+        senders: config.requireVerifiedDomain ? domains : null,
         warmup: config.warmup,
         mailHost: mailHostOf(new CachingMxResolver(dnsResolver(config.dnsServers))),
         inbound: { routes: inboundRoutes, publicUrl: () => publicUrl ?? `http://localhost:${config.port}` },

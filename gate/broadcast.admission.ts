@@ -7,18 +7,27 @@ import { GatepostError } from '../errors/errors.catalog.ts';
 import type { Catalog } from '../store/catalog.port.ts';
 import type { ContactAdmitter, ContactOutcome } from '../actors/broadcast/broadcast.state.ts';
 import { contactAdmission, type ContactMessage } from './contact.draft.ts';
-import { createGate, type GateDeps } from './gate.ts';
+import type { Gate } from './gate.ts';
 
-/** Admissions of one page under way at once: enough to keep the runtime's group commits full. */
-const IN_FLIGHT = 64;
+/**
+ * Admissions of one page under way at once. bench:broadcast (20,000 contacts beside 50
+ * transactional sends a second, a shared 2-core machine): 64 admitted 3,220/s with the
+ * transactional p99 at 205 ms (8 ms alone); 16 admit 1,852/s (1.06 × single sends) with it at 110 ms.
+ */
+const IN_FLIGHT = 16;
 
-export function broadcastAdmitter(deps: Omit<GateDeps, 'invoker'> & { catalog: Catalog }): ContactAdmitter {
+/**
+ * `gate` is the service's own, which calls actors through the runtime, not through the fan-out's
+ * turn: each admission answers once its message is durable, so the fan-out goes at the pace of the
+ * disk and a transactional send waits behind IN_FLIGHT of its messages at most. From the turn (a
+ * nested call, which does not wait), a page's writes queued ahead of every other send's: in
+ * bench:broadcast the transactional p99 beside a fan-out was 4.4 s (31 ms alone), now 0.1-0.2 s.
+ */
+export function broadcastAdmitter(gate: Gate, catalog: Catalog): ContactAdmitter {
   return {
-    async admit(invoker, broadcastId, plan, contacts) {
-      const tenant = await deps.catalog.getTenant(plan.tenant_id);
+    async admit(broadcastId, plan, contacts) {
+      const tenant = await catalog.getTenant(plan.tenant_id);
       if (!tenant) throw new Error(`the tenant ${plan.tenant_id} of broadcast ${broadcastId} is gone`);
-      // Admission's actor calls are made from the fan-out's turn.
-      const gate = createGate({ ...deps, invoker });
       const sender = { tenant, key: plan.key };
       const message: ContactMessage = {
         source: broadcastId,

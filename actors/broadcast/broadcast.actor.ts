@@ -67,7 +67,7 @@ async function fanOutPage(turn: ActorTurn, deps: BroadcastDeps): Promise<void> {
     ...(before.cursor ? { cursor: before.cursor } : {}),
   });
   const subscribed = page.data.filter((c) => !c.unsubscribed);
-  const outcomes = await deps.admitter.admit(turn, turn.actorId, plan, subscribed);
+  const outcomes = await deps.admitter.admit(turn.actorId, plan, subscribed);
   const later = outcomes.filter(isRefused).filter((o) => LATER.has(o.refused));
   if (later.length > 0) {
     // Nothing of this page is counted: it runs again, and what it admitted replays then.

@@ -1,6 +1,5 @@
 // What a BroadcastActor keeps, what it answers, and the port it admits contacts' messages through
 // (the gate, handed to it by the composition root: actors never import the gate).
-import type { Invoker } from '../../runtime/runtime.port.ts';
 import type { ErrorCode } from '../../errors/errors.catalog.ts';
 import type { ApiKey, BroadcastStatus, Contact } from '../../store/catalog.port.ts';
 
@@ -53,11 +52,7 @@ export interface BroadcastProgress {
 /** One contact's message, as the gate answered it: admitted (new or a replay), or refused with the error's code. */
 export type ContactOutcome = { admitted: true } | { refused: ErrorCode; retry_after?: number };
 
-/**
- * Admits one message per contact through the gate (gate/broadcast.admission.ts), answering an
- * outcome per contact, in order. `invoker` is the fan-out's turn: the actors admission calls are
- * called from it.
- */
+/** Admits one message per contact through the gate (gate/broadcast.admission.ts), answering an outcome per contact, in order. */
 export interface ContactAdmitter {
-  admit(invoker: Invoker, broadcastId: string, plan: BroadcastPlan, contacts: Contact[]): Promise<ContactOutcome[]>;
+  admit(broadcastId: string, plan: BroadcastPlan, contacts: Contact[]): Promise<ContactOutcome[]>;
 }
