@@ -272,6 +272,7 @@ describe('broadcasts', () => {
       from: 'news@shop.example',
       subject: 's',
       html: 'h',
+      sandbox: true,
     });
     const scheduled = await live.broadcasts.send(later.id, new Date(Date.now() + 3_600_000));
     expect(scheduled.status).toBe('scheduled');
@@ -282,6 +283,7 @@ describe('broadcasts', () => {
       from: 'news@shop.example',
       subject: 's',
       html: 'h',
+      sandbox: true,
     });
     await live.broadcasts.delete(gone.id);
     expect((await gatepostErrorOf(live.broadcasts.get(gone.id))).code).toBe('not_found');
