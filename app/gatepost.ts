@@ -20,8 +20,13 @@ import { deliveryActor, type DeliveryDeps } from '../actors/delivery/delivery.ac
 import { dispatchMessages } from '../actors/delivery/dispatch.ts';
 import type { FairQueue } from '../mta/fair.queue.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
+import { broadcastActor } from '../actors/broadcast/broadcast.actor.ts';
+import { broadcastListener } from '../actors/broadcast/broadcast.feed.ts';
+import type { ContactAdmitter } from '../actors/broadcast/broadcast.state.ts';
+import { broadcastAdmitter } from '../gate/broadcast.admission.ts';
 import { webhookActor } from '../actors/webhook/webhook.actor.ts';
 import { EventFeed } from '../events/event.feed.ts';
+import type { EmailEvent } from '../events/email.event.ts';
 import { fanOutWebhooks } from '../actors/webhook/fanout.ts';
 import { automationRunActor, type AutomationRunDeps } from '../actors/automation/automation.actor.ts';
 import { automationListener, mirrorRuns } from '../actors/automation/automation.trigger.ts';
@@ -128,6 +133,8 @@ export function registerActors(
     queueSlots?: number;
     /** How automation runs send (the gate's admission, gate/automations.ts); none: this process hosts no runs. */
     automationSend?: AutomationRunDeps['send'];
+    /** How broadcasts admit their contacts' messages: the gate as the service has it; by default one with the gate's defaults. */
+    contacts?: ContactAdmitter;
   },
 ): { drain(): Promise<void>; queue: FairQueue } {
   const { catalog } = deps;
@@ -147,6 +154,8 @@ export function registerActors(
   runtime.register(recipientActor);
   runtime.register(messageActor);
   runtime.register(batchActor);
+  const contacts = deps.contacts ?? broadcastAdmitter(createGate({ catalog, senders: null, invoker: runtime }), catalog);
+  runtime.register(broadcastActor({ catalog, admitter: contacts }));
   runtime.register(delivery);
   runtime.register(webhookActor({ catalog, ...webhooks }));
   if (deps.automationSend) {
@@ -172,11 +181,9 @@ export function registerActors(
     timeoutMs: webhooks.timeoutMs,
     log: deps.report ?? log,
     feed: deps.feed,
-    // Automations first: should the breaker's turn fail, the event comes again, and starting a run is idempotent.
-    listener: async (event) => {
-      await automations?.(event);
-      await reputation(event);
-    },
+    // The idempotent listeners first (starting a run, counting a broadcast's event once): should the
+    // breaker's turn fail, the event comes again.
+    listener: everyListener(...(automations ? [automations] : []), broadcastListener(catalog), reputation),
     ...(deps.observers ? { metrics: deps.observers.metrics } : {}),
   });
   return {
@@ -186,6 +193,13 @@ export function registerActors(
       await queue.close();
       await fanOut.drain();
     },
+  };
+}
+
+/** Listeners told each event in turn: a topic has one subscriber, the webhook fan-out, which tells this. */
+function everyListener(...listeners: ((e: EmailEvent) => Promise<void>)[]): (e: EmailEvent) => Promise<void> {
+  return async (e) => {
+    for (const listener of listeners) await listener(e);
   };
 }
 
@@ -289,6 +303,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         report,
         queueSlots: config.mxMaxConnections,
         automationSend: automationSender(gate, catalog),
+        contacts: broadcastAdmitter(gate, catalog),
       })
     : null;
   fairQueue = actors?.queue ?? null;
@@ -304,6 +319,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         keys,
         receiptKeys,
         domains,
+        senders: config.requireVerifiedDomain ? domains : null,
         warmup: config.warmup,
         mailHost: mailHostOf(new CachingMxResolver(dnsResolver(config.dnsServers))),
         inbound: { routes: inboundRoutes, publicUrl: () => publicUrl ?? `http://localhost:${config.port}` },
@@ -330,9 +346,10 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
     ? submissionServer({ gate, keys, log: report, tls, hostname: config.hostname, limits: config.smtpLimits })
     : null;
   // The inbound MX presents its own certificate when given one (it answers for the MX host name), else submission's.
-  const inboundTls = tls && config.inboundTls
-    ? await submissionTls({ configured: config.inboundTls, dataDir: config.dataDir, hostname: config.hostname })
-    : tls;
+  const inboundTls =
+    tls && config.inboundTls
+      ? await submissionTls({ configured: config.inboundTls, dataDir: config.dataDir, hostname: config.hostname })
+      : tls;
   const inbound = inboundTls
     ? inboundServer({
         routes: inboundRoutes,

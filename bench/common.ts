@@ -253,6 +253,41 @@ export async function capturedUntil(
   return ids;
 }
 
+/**
+ * Streams a generated contacts CSV of `rows` rows (`person<i>@example.com`, a name and a plan) into
+ * an audience over HTTP as it is made, never whole in memory; answers the import's report.
+ */
+export async function importGeneratedContacts(
+  url: string,
+  key: string,
+  audienceId: string,
+  rows: number,
+): Promise<{ status: number; report: { added: number } & Record<string, unknown> }> {
+  function* csv() {
+    yield 'email,name,plan\n';
+    for (let i = 0; i < rows; i += 1000) {
+      let chunk = '';
+      for (let j = i; j < Math.min(rows, i + 1000); j++) chunk += `person${j}@example.com,Person ${j},plan${j % 3}\n`;
+      yield chunk;
+    }
+  }
+  const source = csv();
+  const encoder = new TextEncoder();
+  const res = await fetch(`${url}/v1/audiences/${audienceId}/contacts/import`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv' },
+    body: new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = source.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+    }),
+    duplex: 'half',
+  } as RequestInit);
+  return { status: res.status, report: (await res.json()) as { added: number } };
+}
+
 /** Resident memory of a process in MiB: VmRSS of /proc/<pid>/status, or VmHWM for its peak so far. */
 export function rssMiB(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

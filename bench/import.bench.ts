@@ -3,7 +3,7 @@
 // the import's rows per second, and Gatepost's resident memory before and at its peak (VmHWM),
 // which shows the file is never held whole. Embedded runtime.
 import { parseArgs } from 'node:util';
-import { call, fmt, gatepostRevision, rssMiB, startGatepost } from './common.ts';
+import { call, fmt, gatepostRevision, importGeneratedContacts, rssMiB, startGatepost } from './common.ts';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' } } });
 const rows = Number(values.rows);
@@ -15,34 +15,14 @@ try {
   const audience = (await call(gp.url, 'POST', '/v1/audiences', key, { name: 'bench' })).body.id as string;
   const before = rssMiB(gp.pid);
 
-  function* csv() {
-    yield 'email,name,plan\n';
-    for (let i = 0; i < rows; i += 1000) {
-      let chunk = '';
-      for (let j = i; j < Math.min(rows, i + 1000); j++) chunk += `person${j}@example.com,Person ${j},plan${j % 3}\n`;
-      yield chunk;
-    }
-  }
-  const source = csv();
-  const encoder = new TextEncoder();
   const started = performance.now();
-  const res = await fetch(`${gp.url}/v1/audiences/${audience}/contacts/import`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv' },
-    body: new ReadableStream<Uint8Array>({
-      pull(controller) {
-        const next = source.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
-      },
-    }),
-    duplex: 'half',
-  } as RequestInit);
-  const report = (await res.json()) as { added: number };
+  const { status, report } = await importGeneratedContacts(gp.url, key, audience, rows);
   const seconds = (performance.now() - started) / 1000;
-  if (res.status !== 200 || report.added !== rows) throw new Error(`import answered ${res.status} ${JSON.stringify(report)}`);
+  if (status !== 200 || report.added !== rows) throw new Error(`import answered ${status} ${JSON.stringify(report)}`);
 
-  console.log(`bench:import (Gatepost ${gatepostRevision()}): ${fmt(rows)} rows in ${seconds.toFixed(1)} s, ${fmt(rows / seconds)} rows/s`);
+  console.log(
+    `bench:import (Gatepost ${gatepostRevision()}): ${fmt(rows)} rows in ${seconds.toFixed(1)} s, ${fmt(rows / seconds)} rows/s`,
+  );
   console.log(`Gatepost resident memory: ${fmt(before)} MiB before, ${fmt(rssMiB(gp.pid, 'VmHWM'))} MiB at its peak`);
 } finally {
   await gp.stop();

@@ -8,12 +8,10 @@
 import autocannon from 'autocannon';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
 import {
   call,
   capturedUntil,
@@ -35,6 +33,7 @@ import {
   waitForQuiet,
   type BenchGatepost,
 } from './common.ts';
+import { ensureWrk, wrkLoad, type LoadResult } from './wrk.load.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -76,59 +75,11 @@ function body(n: number | string): string {
   return JSON.stringify(send);
 }
 
-interface LoadResult {
-  seconds: number;
-  accepted: number;
-  non2xx: number;
-  errors: number;
-  /** Latency percentiles and maximum, ms: of the 202 answers (autocannon) or of every answer (wrk). */
-  latency: { p50: number; p99: number; max: number };
-  /** The ids in the 202 answers. */
-  ids: string[];
-}
-
 /** Sends POST /v1/emails on `connections` keep-alive connections for `seconds`. */
 const load = (url: string, key: string, seconds: number, counter: { n: number }): Promise<LoadResult> =>
-  flags.load === 'wrk' ? loadWrk(url, key, seconds, counter) : loadAutocannon(url, key, seconds, counter);
-
-const run = promisify(execFile);
-
-/** Installs Debian's wrk if it is missing. */
-function ensureWrk(): void {
-  execFileSync('sh', ['-c', 'command -v wrk > /dev/null || (apt-get update -qq && apt-get install -y -qq wrk)'], {
-    stdio: 'inherit',
-  });
-}
-
-/**
- * The load from wrk, one thread (send.wrk.lua): each request's body is `body()` with its own
- * address, and wrk writes the figures and every 202's id to a file at the end. With `--send-at`
- * every send of the run carries the same time, taken when it starts.
- */
-async function loadWrk(url: string, key: string, seconds: number, counter: { n: number }): Promise<LoadResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-send-wrk-'));
-  const out = join(dir, 'out');
-  try {
-    await run(
-      'wrk',
-      ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '-s', join(import.meta.dirname, 'send.wrk.lua'), url, '--', `r${counter.n++}`],
-      { env: { ...process.env, WRK_BODY: body('{N}'), WRK_KEY: key, WRK_OUT: out } },
-    );
-    const lines = readFileSync(out, 'utf8').split('\n');
-    const figure = (name: string) => Number(lines.find((l) => l.startsWith(`${name} `))!.split(' ')[1]);
-    const ids = lines.filter((l) => l.startsWith('id ')).map((l) => l.slice(3));
-    return {
-      seconds: figure('duration_us') / 1e6,
-      accepted: ids.length,
-      non2xx: figure('non2xx'),
-      errors: figure('errors'),
-      latency: { p50: figure('p50_us') / 1000, p99: figure('p99_us') / 1000, max: figure('max_us') / 1000 },
-      ids,
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+  flags.load === 'wrk'
+    ? wrkLoad({ url, key, seconds, connections: CONNECTIONS, body: body('{N}'), label: `r${counter.n++}` })
+    : loadAutocannon(url, key, seconds, counter);
 
 /** The load from autocannon, in this process; the latencies are of the 202 answers. */
 function loadAutocannon(url: string, key: string, seconds: number, counter: { n: number }): Promise<LoadResult> {

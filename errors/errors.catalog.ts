@@ -42,6 +42,21 @@ export const errorCatalog = {
     message: 'This tenant already has an inbound route with that match.',
   },
   contact_exists: { status: 409, smtp: [554, '5.6.0'], message: 'The audience already has a contact with that email.' },
+  broadcast_already_sent: {
+    status: 409,
+    smtp: [554, '5.6.0'],
+    message: 'Only a draft can be sent; this broadcast was sent (or scheduled, or cancelled) already.',
+  },
+  broadcast_not_draft: {
+    status: 409,
+    smtp: [554, '5.6.0'],
+    message: 'Only a draft can be deleted; cancel a broadcast that is scheduled or sending.',
+  },
+  broadcast_not_cancellable: {
+    status: 409,
+    smtp: [554, '5.6.0'],
+    message: 'Only a scheduled, sending or paused broadcast can be cancelled.',
+  },
   webhook_disabled: { status: 409, smtp: [554, '5.6.0'], message: 'The webhook endpoint is disabled.' },
   webhook_delivery_not_failed: {
     status: 409,
@@ -98,6 +113,16 @@ export const errorCatalog = {
     status: 422,
     smtp: [554, '5.6.0'],
     message: 'A wait step is shorter than 1 second, longer than 30 days, or not a duration.',
+  },
+  audience_empty: {
+    status: 422,
+    smtp: [554, '5.6.0'],
+    message: 'The audience has no contacts: there is nobody to send the broadcast to.',
+  },
+  send_at_out_of_range: {
+    status: 422,
+    smtp: [554, '5.6.0'],
+    message: 'send_at is in the past or more than 30 days ahead.',
   },
   webhook_url_refused: {
     status: 422,

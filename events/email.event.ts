@@ -92,10 +92,24 @@ export interface WebhookEnvelope {
   data: Record<string, unknown>;
 }
 
-/** What is published on `email.events` for each lifecycle event: the envelope, and whose it is. */
+/**
+ * What made a message besides a request to send it: a broadcast's fan-out to one contact of its
+ * audience. The message keeps it, and each of its lifecycle events carries it, so that what
+ * consumes them can count them for the broadcast (actors/broadcast/broadcast.feed.ts).
+ */
+export interface MessageOrigin {
+  kind: 'broadcast';
+  /** The broadcast, `bro_…`. */
+  id: string;
+  audience_id: string;
+  contact_id: string;
+}
+
+/** What is published on `email.events` for each lifecycle event: the envelope, whose it is, and what made its message. */
 export interface EmailEvent {
   tenant_id: string;
   event: PublishedEnvelope;
+  origin?: MessageOrigin;
 }
 
 /**
@@ -110,6 +124,8 @@ export interface EngagementEvent {
   tenant_id: string;
   message_id: string;
   event: StoredEvent;
+  /** What made the message (a broadcast), carried on to the lifecycle event as `EmailEvent.origin`. */
+  origin?: MessageOrigin;
 }
 
 /** What is published on `email.engagement`: events in the order they happened. */

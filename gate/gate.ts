@@ -20,12 +20,13 @@ import { checkAttachments, checkHeaders, checkSendAt } from '../mail/policy.ts';
 import { uncounted, type Metrics } from '../ops/metrics.port.ts';
 import { applyTracking, trackingChoice, trackingLinks, unsubscribeUrl } from '../mail/tracking.apply.ts';
 import { newTrackingKey } from '../mail/tracking.token.ts';
+import type { MessageOrigin } from '../events/email.event.ts';
 
 /** What an admission answers, and a message's streams: the ingresses speak of them too. */
 export type { AdmitResult, Stream };
 
 /** Where a send came in; it lands on the message's timeline. */
-export type Ingress = 'api' | 'api_batch' | 'smtp' | 'style_p' | 'style_s' | 'style_m' | 'browser' | 'automation';
+export type Ingress = 'api' | 'api_batch' | 'smtp' | 'style_p' | 'style_s' | 'style_m' | 'browser' | 'automation' | 'broadcast';
 
 /** Who is sending: resolved by the ingress from the credential it was given. */
 export interface Sender {
@@ -84,6 +85,8 @@ export interface Admission {
   idempotencyKey?: string;
   /** The id of the request (HTTP) or session (SMTP) that made it: kept on the message, named in its delivery's log lines. */
   requestId?: string;
+  /** What made it besides the request (a broadcast's fan-out): kept on the message, carried by its lifecycle events. */
+  origin?: MessageOrigin;
 }
 
 /** One message of an all-or-nothing admission. */
@@ -190,7 +193,7 @@ export function createGate(deps: GateDeps): Gate {
   const linkHosts = deps.linkHosts ?? NO_LINK_HOSTS;
   /** The checks that need no state, and rendering: what the message actor is to admit. */
   const metrics = deps.metrics ?? uncounted;
-  async function prepare({ sender, ingress, draft, idempotencyKey, requestId }: Admission): Promise<Prepared> {
+  async function prepare({ sender, ingress, draft, idempotencyKey, requestId, origin }: Admission): Promise<Prepared> {
     const { tenant, key } = sender;
     if (key.kind === 'public' && ingress !== 'browser') {
       throw new GatepostError('key_not_allowed', 'A public key can only send through the browser SDK endpoints.');
@@ -241,6 +244,7 @@ export function createGate(deps: GateDeps): Gate {
         tracking_key: trackingKey,
         send_at: draft.send_at ? new Date(draft.send_at).toISOString() : null,
         request_id: requestId ?? null,
+        ...(origin ? { origin } : {}),
       },
     };
   }
@@ -361,7 +365,7 @@ export function createGate(deps: GateDeps): Gate {
 }
 
 /** Refuses live mail from a domain the tenant has not verified (issue 21 item 2). */
-async function checkSender(senders: VerifiedSenders, tenantId: string, fromText: string): Promise<void> {
+export async function checkSender(senders: VerifiedSenders, tenantId: string, fromText: string): Promise<void> {
   // A from that is no mailbox (no domain part, say) is refused by checkContent, naming the field.
   const from = parseMailbox(fromText);
   if (!from) return;

@@ -17,6 +17,7 @@ import { messageActor } from '../actors/message/message.actor.ts';
 import type { TrackResult, UnsubscribeArgs } from '../actors/message/message.state.ts';
 import type { Catalog } from '../store/catalog.port.ts';
 import { EngagementRecorder } from './tracking.recorder.ts';
+import type { MessageOrigin } from '../events/email.event.ts';
 
 /** Opens and clicks recorded per message; later ones are answered but not recorded (docs/tracking.md). */
 export const MAX_RECORDED_HITS = 100;
@@ -44,6 +45,7 @@ interface Engagement {
   /** Opens and clicks recorded so far (MAX_RECORDED_HITS at most), and whether one was an open. */
   hits: number;
   opened: boolean;
+  origin?: MessageOrigin;
 }
 
 export interface TrackingDeps {
@@ -122,6 +124,7 @@ export class Tracking {
       tenant_id: engagement.tenant_id,
       message_id: claim.message_id,
       event: { id: newId('evt'), type: kind === 'open' ? 'email.opened' : 'email.clicked', created_at: isoTime(now), data },
+      ...(engagement.origin ? { origin: engagement.origin } : {}),
     });
     return { result: 'recorded', url: claim.url };
   }
@@ -157,6 +160,7 @@ export class Tracking {
         tenant_id: facts.tenant_id,
         to: facts.to,
         sent_at: facts.sent_at === null ? null : Date.parse(facts.sent_at),
+        ...(facts.origin ? { origin: facts.origin } : {}),
         hits: recorded.length,
         opened: recorded.some((e) => e.type === 'email.opened'),
       };

@@ -1531,6 +1531,73 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
       });
     });
 
+    describe('broadcasts', () => {
+      const draft = (tenantId: string, name: string) => ({
+        id: unique('bro'),
+        tenant_id: tenantId,
+        name,
+        audience_id: unique('aud'),
+        from: 'News <news@shop.example>',
+        subject: 'Hello {{name}}',
+        html: '<p>Hi {{name}}</p>',
+        text: null,
+        template: null,
+        data: { sale: 'spring' },
+        sandbox: true,
+      });
+
+      it('creates drafts, pages them newest first, follows their status, and keeps them to their tenant', async () => {
+        const [a, b] = [await newTenant(), await newTenant()];
+        const first = await catalog.createBroadcast(draft(a.id, 'First'));
+        expect(first).toEqual({
+          ...draft(a.id, 'First'),
+          id: first.id,
+          audience_id: first.audience_id,
+          status: 'draft',
+          send_at: null,
+          created_at: expect.stringMatching(ISO),
+          updated_at: first.created_at,
+        });
+        expect(await catalog.getBroadcast(a.id, first.id)).toEqual(first);
+        expect(await catalog.getBroadcast(b.id, first.id)).toBeNull();
+        const more = [];
+        for (let i = 0; i < 4; i++) more.push(await catalog.createBroadcast(draft(a.id, `More ${i}`)));
+        const pages = await allPages((cursor) => catalog.listBroadcasts(a.id, { limit: 2, cursor }));
+        expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
+        expect(pages.flat().map((x) => x.id)).toEqual(
+          [first, ...more]
+            .sort(byCreation)
+            .reverse()
+            .map((x) => x.id),
+        );
+        expect((await catalog.listBroadcasts(b.id, { limit: 10 })).data).toEqual([]);
+        for (const cursor of BAD_CURSORS)
+          await expectError(catalog.listBroadcasts(a.id, { limit: 2, cursor }), 'invalid_request');
+
+        const at = new Date(Date.now() + 3_600_000).toISOString();
+        await catalog.setBroadcastStatus(a.id, first.id, 'scheduled', at);
+        await catalog.setBroadcastStatus(b.id, first.id, 'cancelled', null);
+        expect(await catalog.getBroadcast(a.id, first.id)).toMatchObject({ status: 'scheduled', send_at: at });
+        expect(await catalog.deleteBroadcast(b.id, first.id)).toBe(false);
+        expect(await catalog.deleteBroadcast(a.id, first.id)).toBe(true);
+        expect(await catalog.getBroadcast(a.id, first.id)).toBeNull();
+      });
+
+      it('counts each message once per kind of event, however often it is told', async () => {
+        const a = await newTenant();
+        const { id } = await catalog.createBroadcast(draft(a.id, 'Counted'));
+        const zero = { sent: 0, bounced: 0, opened: 0, clicked: 0, unsubscribed: 0, complained: 0 };
+        expect(await catalog.broadcastCounts(id)).toEqual(zero);
+        const count = (kind: 'sent' | 'opened', message_id: string) =>
+          catalog.countBroadcastEvent({ broadcast_id: id, kind, message_id });
+        await Promise.all([count('sent', 'msg_1'), count('sent', 'msg_2'), count('sent', 'msg_1'), count('opened', 'msg_1')]);
+        await count('opened', 'msg_1');
+        expect(await catalog.broadcastCounts(id)).toEqual({ ...zero, sent: 2, opened: 1 });
+        await catalog.deleteBroadcast(a.id, id);
+        expect(await catalog.broadcastCounts(id)).toEqual(zero);
+      });
+    });
+
     describe('receipt keys', () => {
       const newKey = (n: number) => ({
         kid: unique(`kid${n}`),

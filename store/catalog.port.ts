@@ -430,6 +430,39 @@ export interface ContactsUpserted {
   added_ids: string[];
 }
 
+/** Where a broadcast is (docs/broadcasts.md); the catalog keeps the last status its BroadcastActor reported, for listing. */
+export type BroadcastStatus = 'draft' | 'scheduled' | 'sending' | 'paused' | 'sent' | 'cancelled';
+
+/** A broadcast as drafted: one content, rendered for each contact of an audience. */
+export interface Broadcast {
+  /** `bro_…` */
+  id: string;
+  tenant_id: string;
+  name: string;
+  audience_id: string;
+  from: string;
+  /** Required unless a template gives it; with a template, given fields win over the template's. */
+  subject: string | null;
+  html: string | null;
+  text: string | null;
+  /** A template slug, read when the broadcast is sent. */
+  template: string | null;
+  /** Merge variables for every message, under each contact's own. */
+  data: Record<string, unknown>;
+  /** Captured, never delivered (a sandbox broadcast, like a sandbox key's sends). */
+  sandbox: boolean;
+  status: BroadcastStatus;
+  send_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type BroadcastCreate = Omit<Broadcast, 'status' | 'send_at' | 'created_at' | 'updated_at'>;
+
+/** What a broadcast's messages' lifecycle events are counted as: each message once per kind. */
+export const BROADCAST_EVENT_KINDS = ['sent', 'bounced', 'opened', 'clicked', 'unsubscribed', 'complained'] as const;
+export type BroadcastEventKind = (typeof BROADCAST_EVENT_KINDS)[number];
+
 export interface Page<T> {
   data: T[];
   /** Pass as `cursor` to get the next page; null on the last page. */
@@ -578,6 +611,19 @@ export interface Catalog {
     automationId: string,
     opts: { limit: number; cursor?: string },
   ): Promise<Page<AutomationRun>>;
+
+  createBroadcast(b: BroadcastCreate): Promise<Broadcast>;
+  getBroadcast(tenantId: string, id: string): Promise<Broadcast | null>;
+  /** The tenant's broadcasts, newest first. */
+  listBroadcasts(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<Broadcast>>;
+  /** What the broadcast's actor says of it now: its status, and when it is to be sent. */
+  setBroadcastStatus(tenantId: string, id: string, status: BroadcastStatus, sendAt: string | null): Promise<void>;
+  /** Deletes the broadcast and its counts. */
+  deleteBroadcast(tenantId: string, id: string): Promise<boolean>;
+  /** Counts one message of a broadcast as `kind`; the same message and kind again count nothing. */
+  countBroadcastEvent(e: { broadcast_id: string; kind: BroadcastEventKind; message_id: string }): Promise<void>;
+  /** How many of the broadcast's messages were counted as each kind. */
+  broadcastCounts(broadcastId: string): Promise<Record<BroadcastEventKind, number>>;
 
   createInboundRoute(r: InboundRouteCreate): Promise<InboundRoute>;
   getInboundRoute(tenantId: string, id: string): Promise<InboundRoute | null>;

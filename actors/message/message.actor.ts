@@ -59,8 +59,11 @@ function appendEvent(
 ): void {
   const event: StoredEvent = { id: newId('evt'), type, created_at: isoTime(), data };
   into.events.push(event);
-  if (LIFECYCLE_EVENTS.has(type))
-    turn.publish(EMAIL_EVENTS, { tenant_id: into.tenant_id, event: envelopeOf(turn.actorId, event) } satisfies EmailEvent);
+  if (LIFECYCLE_EVENTS.has(type)) {
+    const published: EmailEvent = { tenant_id: into.tenant_id, event: envelopeOf(turn.actorId, event) };
+    if (into.origin) published.origin = into.origin;
+    turn.publish(EMAIL_EVENTS, published);
+  }
 }
 
 /** The key the message's tracking tokens are signed with; absent on messages from before tracking. */
@@ -85,7 +88,15 @@ async function loadOutcomes(turn: ActorTurn): Promise<MessageOutcomes> {
   if (outcomes) return outcomes;
   const record = await readRecord(turn);
   if (!record) throw gone();
-  return { tenant_id: record.tenant_id, to: record.to, created_at: record.created_at, status: null, events: [] };
+  const made: MessageOutcomes = {
+    tenant_id: record.tenant_id,
+    to: record.to,
+    created_at: record.created_at,
+    status: null,
+    events: [],
+  };
+  if (record.origin) made.origin = record.origin;
+  return made;
 }
 
 /** Everything a message keeps goes: its retention ended, or its batch rolled it back. */
@@ -247,6 +258,7 @@ export const messageActor = defineActor({
         to,
         events: [],
       };
+      if (args.origin) record.origin = args.origin;
       appendEvent(turn, record, 'message.accepted', { to, stream: args.stream, ingress: args.ingress, sandbox: args.sandbox });
       if (args.hold) {
         record.status = 'held';
@@ -362,7 +374,12 @@ export const messageActor = defineActor({
       if (!tracking || claim.message_id !== turn.actorId || !signedWith(tracking.key, claim)) return null;
       const outcomes = await loadOutcomes(turn);
       const sent = outcomes.events.filter((e) => e.type === 'email.sent').at(-1);
-      return { tenant_id: outcomes.tenant_id, to: outcomes.to, sent_at: sent?.created_at ?? null };
+      return {
+        tenant_id: outcomes.tenant_id,
+        to: outcomes.to,
+        sent_at: sent?.created_at ?? null,
+        ...(outcomes.origin ? { origin: outcomes.origin } : {}),
+      };
     },
 
     /**

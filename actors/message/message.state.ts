@@ -1,7 +1,7 @@
 // The state a MessageActor keeps, and the events on a message's timeline.
 import type { RenderedContent } from '../../mail/content.ts';
 import type { Quota } from '../../store/catalog.port.ts';
-import type { StoredEvent } from '../../events/email.event.ts';
+import type { MessageOrigin, StoredEvent } from '../../events/email.event.ts';
 import type { SmtpStage } from '../../mta/transport.ts';
 import type { TokenClaim } from '../../mail/tracking.token.ts';
 
@@ -43,6 +43,8 @@ export interface MessageRecord {
   send_at: string | null;
   /** The recipient, as the admission answered it. */
   to: string;
+  /** What made it, when not a request alone (a broadcast); its lifecycle events carry it. */
+  origin?: MessageOrigin;
   events: StoredEvent[];
 }
 
@@ -70,6 +72,8 @@ export interface MessageOutcomes {
   created_at: string;
   /** The status the last delivery outcome set; null while there is none, and the record's holds. */
   status: MessageStatus | null;
+  /** The record's origin, which the events recorded here carry too. */
+  origin?: MessageOrigin;
   events: StoredEvent[];
 }
 
@@ -98,6 +102,7 @@ export type AdmitArgs = Pick<
   | 'tags'
   | 'send_at'
   | 'request_id'
+  | 'origin'
 > & {
   content: RenderedContent;
   /**
@@ -203,6 +208,8 @@ export interface TrackingFacts {
   to: string;
   /** The time of its last `email.sent`; null before it was delivered (or captured). */
   sent_at: string | null;
+  /** What made it (a broadcast), which its opens and clicks carry. */
+  origin?: MessageOrigin;
 }
 
 /**

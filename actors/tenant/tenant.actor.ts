@@ -243,6 +243,21 @@ export const tenantActor = defineActor({
       return answer.go ? { go: true } : { go: false, at: answer.at, by: 'warmup' };
     },
 
+    /**
+     * Whether broadcasts from `domain` (their From domain) must wait: the tenant's breaker or the
+     * domain's is open. Answers the open one's reason and when it goes half-open; null: they may
+     * go. Reads only: a broadcast asks before each page of its fan-out (actors/broadcast).
+     */
+    async broadcastHold(turn, { domain }: { domain: string }): Promise<{ reason: string; until: number } | null> {
+      for (const level of [null, domain]) {
+        const state = await turn.get<ReputationState>(reputationKey(level));
+        if (state?.status !== 'open') continue;
+        const breaker = level === null ? "the tenant's reputation breaker" : `the reputation breaker of ${level}`;
+        return { reason: `${breaker} is open: ${state.reason ?? 'no reason given'}`, until: state.half_open_at ?? Date.now() };
+      }
+      return null;
+    },
+
     /** The tenant's breaker, and each of its sending domains'. */
     reputation: (turn): Promise<TenantReputation> => reputations(turn),
 

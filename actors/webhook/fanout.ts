@@ -93,7 +93,8 @@ export function fanOutWebhooks(runtime: ActorRuntime, deps: FanOutDeps): { drain
     log: deps.log,
   });
 
-  async function hear({ tenant_id, event }: EmailEvent): Promise<void> {
+  async function hear(published: EmailEvent): Promise<void> {
+    const { tenant_id, event } = published;
     deps.feed?.push(tenant_id, event);
     const endpoints = await catalog.webhooksFor(tenant_id, event.type);
     await Promise.all(
@@ -105,14 +106,14 @@ export function fanOutWebhooks(runtime: ActorRuntime, deps: FanOutDeps): { drain
       }),
     );
     // Told after the webhooks: should it throw, the event comes again, and enqueueing it is idempotent.
-    await deps.listener?.({ tenant_id, event });
+    await deps.listener?.(published);
   }
   runtime.subscribe(EMAIL_EVENTS, ({ data }) => hear(data as EmailEvent));
   runtime.subscribe(ENGAGEMENT_EVENTS, async ({ data }) => {
     const { events } = data as EngagementBatch;
     // Stored once however often the group comes; in order, so webhooks are told in the order the hits came.
     await catalog.recordEngagement(events);
-    for (const e of events) await hear({ tenant_id: e.tenant_id, event: envelopeOf(e.message_id, e.event) });
+    for (const e of events) await hear({ tenant_id: e.tenant_id, event: envelopeOf(e.message_id, e.event), ...(e.origin ? { origin: e.origin } : {}) });
   });
   runtime.subscribe(WEBHOOK_DUE, async ({ data }) => {
     const { endpoint_id, event_id } = data as WebhookDue;

@@ -18,7 +18,7 @@ export interface ClusterOptions {
   redisDb?: number;
   /** Extra environment for both Gatepost apps (admin token, relay, retry schedule). */
   env?: Record<string, string>;
-  /** Ingress HTTP port; 0 picks a free one. */
+  /** Ingress HTTP port; 0 (or none) picks a free one. */
   port?: number;
   /** Where logs, etcd data and component files go; a temp directory by default. */
   workDir?: string;
@@ -112,7 +112,16 @@ export class DaprCluster {
 
   static async start(opts: ClusterOptions): Promise<DaprCluster> {
     const bin = await daprBinDir();
-    const names = ['placement', 'placementHealth', 'placementRaft', 'scheduler', 'schedulerHealth', 'etcdClient', 'etcdPeer'];
+    const names = [
+      'placement',
+      'placementHealth',
+      'placementRaft',
+      'scheduler',
+      'schedulerHealth',
+      'etcdClient',
+      'etcdPeer',
+      'ingressApi',
+    ];
     const hosts = actorHosts(opts.actorHosts);
     for (const prefix of [...hosts, 'ingress', ...(opts.sidecars ?? [])]) {
       names.push(`${prefix}App`, `${prefix}Http`, `${prefix}Grpc`, `${prefix}Internal`, `${prefix}Public`);
@@ -201,6 +210,8 @@ export class DaprCluster {
       ...(appPort === null ? [] : ['--app-port', String(appPort), '--app-channel-address', '127.0.0.1']),
       ...loopback,
     ];
+    // Chosen before anything starts, so that every app knows the API's URL.
+    const ingressPort = this.opts.port || p.ingressApi!;
     const app = (role: 'actors' | 'ingress', prefix: string): [string, string[], Record<string, string>] => [
       process.execPath,
       ['--import', 'tsx', 'main.ts'],
@@ -208,6 +219,8 @@ export class DaprCluster {
         // Each app's own files (the SMTP ingress's self-signed certificate) stay in the work
         // directory, not in the repository's ./data that every topology would share.
         GATEPOST_DATA_DIR: join(this.workDir, `${prefix}-data`),
+        // Where people reach the API: the links of mail an actor host admits (a broadcast's) point there too.
+        GATEPOST_PUBLIC_URL: `http://127.0.0.1:${ingressPort}`,
         ...this.opts.env,
         GATEPOST_RUNTIME: 'dapr',
         GATEPOST_ROLE: role,
@@ -215,7 +228,7 @@ export class DaprCluster {
         DAPR_HTTP_PORT: String(p[`${prefix}Http`]),
         APP_PORT: String(p[`${prefix}App`]),
         // The ingress's HTTP API; an actor host serves its metrics on a free port (it prints which).
-        PORT: role === 'ingress' ? String(this.opts.port ?? 0) : '0',
+        PORT: role === 'ingress' ? String(ingressPort) : '0',
         HOST: '127.0.0.1',
       },
     ];

@@ -248,6 +248,34 @@ const contact = {
   created_at: AT,
   updated_at: AT,
 };
+const BRO = 'bro_06gz7d9k3m2q8r4t6v8x0y2a4r';
+const broadcastDraft = {
+  id: BRO,
+  name: 'Spring sale',
+  audience_id: AUD,
+  from: 'Shop <news@shop.example>',
+  subject: 'Spring sale, {{name}}',
+  html: '<p>Hi {{name}}, the sale starts today.</p><p><a href="{{unsubscribe_url}}">Unsubscribe</a></p>',
+  text: null,
+  template: null,
+  data: { sale: 'spring' },
+  sandbox: false,
+  status: 'draft',
+  send_at: null,
+  created_at: AT,
+  updated_at: AT,
+  paused: null,
+  progress: null,
+  results: null,
+};
+const broadcastSending = {
+  ...broadcastDraft,
+  status: 'sending',
+  updated_at: LATER,
+  progress: { admitted: 1500, refused: { suppressed: 12, unsubscribed: 40, other: 0 }, started_at: LATER, finished_at: null },
+  results: { sent: 1210, bounced: 9, opened: 402, clicked: 77, unsubscribed: 3, complained: 0 },
+};
+const { paused: _p, progress: _g, results: _r, ...broadcastListed } = broadcastDraft;
 const inboundRoute = {
   id: RTE,
   match: 'support+*@shop.example',
@@ -581,6 +609,35 @@ export const operationExamples: Record<string, OperationExamples> = {
     answer: { ...contact, unsubscribed: true, updated_at: LATER },
   },
   deleteV1AudiencesIdContactsContact: { params: { id: AUD, contact: CON } },
+  postV1Broadcasts: {
+    body: {
+      name: 'Spring sale',
+      audience_id: AUD,
+      from: 'Shop <news@shop.example>',
+      subject: 'Spring sale, {{name}}',
+      html: broadcastDraft.html,
+      data: { sale: 'spring' },
+    },
+    answer: broadcastDraft,
+  },
+  getV1Broadcasts: { answer: { data: [broadcastListed], next_cursor: null } },
+  getV1BroadcastsId: { params: { id: BRO }, answer: broadcastSending },
+  deleteV1BroadcastsId: { params: { id: BRO } },
+  postV1BroadcastsIdSend: {
+    params: { id: BRO },
+    body: { send_at: LATER },
+    answer: {
+      ...broadcastDraft,
+      status: 'scheduled',
+      send_at: LATER,
+      progress: { admitted: 0, refused: { suppressed: 0, unsubscribed: 0, other: 0 }, started_at: null, finished_at: null },
+      results: { sent: 0, bounced: 0, opened: 0, clicked: 0, unsubscribed: 0, complained: 0 },
+    },
+  },
+  postV1BroadcastsIdCancel: {
+    params: { id: BRO },
+    answer: { ...broadcastSending, status: 'cancelled', progress: { ...broadcastSending.progress, finished_at: LATER } },
+  },
   postV1AudiencesIdContactsImport: {
     params: { id: AUD },
     body: 'email,name,plan\nann@example.com,Ann,pro\nbob@example,Bob,free\ncy@example.com,Cy,free\n',

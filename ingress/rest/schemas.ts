@@ -10,7 +10,7 @@ export const IdempotencyKey = z
   .regex(/^[\x21-\x7e]+$/, 'one to 255 printable ASCII characters, no spaces')
   .meta({ description: 'Makes retries safe: kept 90 days per tenant; a repeat returns the first response.' });
 
-const Address = z.string().min(3).max(998).meta({ description: 'An address, optionally with a name: "Ann <ann@example.com>".' });
+export const Address = z.string().min(3).max(998).meta({ description: 'An address, optionally with a name: "Ann <ann@example.com>".' });
 
 export const SendRequest = z
   .object({

@@ -3,7 +3,7 @@
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
-import type { Gate } from '../../gate/gate.ts';
+import type { Gate, VerifiedSenders } from '../../gate/gate.ts';
 import type { Invoker, Publisher } from '../../runtime/runtime.port.ts';
 import { DEFAULT_HTTP_LIMITS, loadConfig, type HttpLimits } from '../../config/config.ts';
 import { reputations, type WarmupSettings } from '../../gate/reputation.ts';
@@ -16,6 +16,8 @@ import { adminRoutes } from './admin.route.ts';
 import { domainAdminRoutes, domainRoutes } from './domains.route.ts';
 import { inboundRoutes } from './inbound.route.ts';
 import { audienceRoutes } from './audiences.route.ts';
+import { broadcastRoutes } from './broadcasts.route.ts';
+import { broadcasts } from '../../gate/broadcasts.ts';
 import type { InboundRoutes } from '../../tenancy/inbound.routes.ts';
 import { emailRoutes } from './emails.route.ts';
 import { customEventRoutes, eventRoutes } from './events.route.ts';
@@ -77,6 +79,8 @@ export interface RestDeps {
   receiptKeys: ReceiptKeyRing;
   /** Sending domains: their routes, and the verified-sender answer the gate was given. */
   domains: Domains;
+  /** The gate's rule for live senders (null: any from domain), which a broadcast is held to before it is sent; none: null. */
+  senders?: VerifiedSenders | null;
   /** The warmup settings the actors run with (GATEPOST_WARMUP*), so a domain shows the caps it is held to; off when not given. */
   warmup?: WarmupSettings;
   /** Inbound routes, and the base of the URLs received messages are served at; none: no /v1/inbound routes. */
@@ -240,6 +244,7 @@ export function restServer(deps: RestDeps): RestServer {
     keyed.register(async (audiences) => audienceRoutes(withZod(audiences), deps.catalog, triggers));
     automationRoutes(scope, deps.catalog, triggers);
     customEventRoutes(scope, triggers);
+    broadcastRoutes(scope, broadcasts({ invoker: deps.invoker, catalog: deps.catalog, senders: deps.senders ?? null }));
     if (deps.inbound) inboundRoutes(scope, { ...deps.inbound, catalog: deps.catalog });
     if (deps.events) eventRoutes(scope, deps.events);
     webhookRoutes(scope, { invoker: deps.invoker, catalog: deps.catalog, guard: deps.webhookGuard ?? new SsrfGuard() });

@@ -307,3 +307,55 @@ describe('automations', () => {
     expect((await gatepostErrorOf(live.automations.get(automation.id))).code).toBe('not_found');
   });
 });
+
+describe('broadcasts', () => {
+  it('drafts, sends and follows a sandbox broadcast to its end; refuses what is no draft, with its code', async () => {
+    const audience = await live.audiences.create('Readers');
+    await live.audiences.importContacts(audience.id, 'email,name\nann@example.com,Ann\nbob@example.com,Bob\n');
+    const draft = await live.broadcasts.create({
+      name: 'Hello',
+      audience_id: audience.id,
+      from: 'News <news@shop.example>',
+      subject: 'Hello {{name}}',
+      html: '<p>Hello {{name}}</p>',
+      sandbox: true,
+    });
+    expect(draft).toMatchObject({ id: expect.stringMatching(/^bro_/), status: 'draft', progress: null, results: null });
+    expect((await live.broadcasts.list({ limit: 10 })).data.map((b) => b.id)).toContain(draft.id);
+
+    expect((await live.broadcasts.send(draft.id)).status).toMatch(/^(sending|sent)$/);
+    const sent = await eventually(async () => {
+      const b = await live.broadcasts.get(draft.id);
+      return b.status === 'sent' && b.results?.sent === 2 && b;
+    });
+    expect(sent.progress).toMatchObject({ admitted: 2, refused: { suppressed: 0, unsubscribed: 0, other: 0 } });
+    const subjects = (await sandbox.sandbox.list()).data.map((c) => c.subject);
+    expect(subjects).toEqual(expect.arrayContaining(['Hello Ann', 'Hello Bob']));
+
+    const again = await gatepostErrorOf(live.broadcasts.send(draft.id));
+    expect([again.status, again.code]).toEqual([409, 'broadcast_already_sent']);
+    expect((await gatepostErrorOf(live.broadcasts.delete(draft.id))).code).toBe('broadcast_not_draft');
+
+    const later = await live.broadcasts.create({
+      name: 'Later',
+      audience_id: audience.id,
+      from: 'news@shop.example',
+      subject: 's',
+      html: 'h',
+      sandbox: true,
+    });
+    const scheduled = await live.broadcasts.send(later.id, new Date(Date.now() + 3_600_000));
+    expect(scheduled.status).toBe('scheduled');
+    expect((await live.broadcasts.cancel(later.id)).status).toBe('cancelled');
+    const gone = await live.broadcasts.create({
+      name: 'Gone',
+      audience_id: audience.id,
+      from: 'news@shop.example',
+      subject: 's',
+      html: 'h',
+      sandbox: true,
+    });
+    await live.broadcasts.delete(gone.id);
+    expect((await gatepostErrorOf(live.broadcasts.get(gone.id))).code).toBe('not_found');
+  });
+});

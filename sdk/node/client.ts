@@ -6,6 +6,9 @@ import { verifyReceipt, type ReceiptClaims } from './receipts.ts';
 import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
 import type {
   Audience,
+  Broadcast,
+  BroadcastFields,
+  BroadcastSummary,
   Automation,
   AutomationCreate,
   AutomationRun,
@@ -246,6 +249,31 @@ export class Gatepost {
      */
     importContacts: async (id: string, csv: string | Blob, opts?: CallOptions): Promise<ImportReport> =>
       (await this.http.call<ImportReport>('importContacts', { ...opts, params: { id }, csv })).body,
+  };
+
+  /** Broadcasts: one message to each contact of an audience, through the gate (docs/broadcasts.md). */
+  readonly broadcasts = {
+    /** A draft; 404 `not_found` for an audience of no such id, 422 `template_not_found` for an unknown template. */
+    create: async (fields: BroadcastFields, opts?: CallOptions): Promise<Broadcast> =>
+      (await this.http.call<Broadcast>('createBroadcast', { ...opts, body: fields })).body,
+    /** Newest first. */
+    list: async (page: PageOptions = {}, opts?: CallOptions): Promise<Page<BroadcastSummary>> =>
+      (await this.http.call<Page<BroadcastSummary>>('listBroadcasts', { ...opts, query: { ...page } })).body,
+    /** With its progress and results. */
+    get: async (id: string, opts?: CallOptions): Promise<Broadcast> =>
+      (await this.http.call<Broadcast>('getBroadcast', { ...opts, params: { id } })).body,
+    /** Deletes a draft; 409 `broadcast_not_draft` once it has been sent. */
+    delete: async (id: string, opts?: CallOptions): Promise<void> => {
+      await this.http.call('deleteBroadcast', { ...opts, params: { id } });
+    },
+    /** Sends a draft now, or at `sendAt` (at most 30 days ahead); 409 `broadcast_already_sent` if it is no draft. */
+    send: async (id: string, sendAt?: Date | string, opts?: CallOptions): Promise<Broadcast> => {
+      const body = sendAt === undefined ? {} : { send_at: typeof sendAt === 'string' ? sendAt : sendAt.toISOString() };
+      return (await this.http.call<Broadcast>('sendBroadcast', { ...opts, params: { id }, body })).body;
+    },
+    /** Stops a scheduled, sending or paused broadcast: nobody not yet admitted is sent to. */
+    cancel: async (id: string, opts?: CallOptions): Promise<Broadcast> =>
+      (await this.http.call<Broadcast>('cancelBroadcast', { ...opts, params: { id } })).body,
   };
 
   /** Inbound routes and the mail the inbound MX received (docs/inbound.md). */

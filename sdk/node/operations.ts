@@ -98,6 +98,14 @@ export const OPERATIONS = {
   getQueue: op('GET', '/v1/queue'),
   listReports: op('GET', '/v1/reports'),
 
+  createBroadcast: op('POST', '/v1/broadcasts'),
+  listBroadcasts: op('GET', '/v1/broadcasts'),
+  getBroadcast: op('GET', '/v1/broadcasts/{id}'),
+  deleteBroadcast: op('DELETE', '/v1/broadcasts/{id}'),
+  // Not sent again by itself: a send that went through answers a retry 409 broadcast_already_sent.
+  sendBroadcast: op('POST', '/v1/broadcasts/{id}/send'),
+  cancelBroadcast: op('POST', '/v1/broadcasts/{id}/cancel'),
+
   listCaptures: op('GET', '/v1/sandbox/messages'),
   getCapture: op('GET', '/v1/sandbox/messages/{id}'),
 } as const satisfies Record<string, Operation>;

@@ -310,6 +310,56 @@ export interface ContactFields {
   unsubscribed?: boolean;
 }
 
+/** A broadcast as drafted: `html` or a `template`, one of the two; `subject` unless the template has one. */
+export interface BroadcastFields {
+  name: string;
+  audience_id: string;
+  from: string;
+  subject?: string;
+  html?: string;
+  text?: string;
+  template?: string;
+  /** Merge variables of every message; each contact's data, email and name win over them. */
+  data?: Record<string, unknown>;
+  /** Capture every message instead of delivering it. */
+  sandbox?: boolean;
+}
+
+export type BroadcastStatus = 'draft' | 'scheduled' | 'sending' | 'paused' | 'sent' | 'cancelled';
+
+/** A broadcast as listed. */
+export interface BroadcastSummary {
+  /** `bro_…` */
+  id: string;
+  name: string;
+  audience_id: string;
+  from: string;
+  subject: string | null;
+  html: string | null;
+  text: string | null;
+  template: string | null;
+  data: Record<string, unknown>;
+  sandbox: boolean;
+  status: BroadcastStatus;
+  send_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A broadcast with its fan-out's progress and its messages' results (null for a draft). */
+export interface Broadcast extends BroadcastSummary {
+  /** While paused: why (an open reputation breaker, the daily quota), and when it tries again. */
+  paused: { reason: string; until: string } | null;
+  progress: {
+    admitted: number;
+    refused: { suppressed: number; unsubscribed: number; other: number };
+    started_at: string | null;
+    finished_at: string | null;
+  } | null;
+  /** Each message counted once per kind of event. */
+  results: { sent: number; bounced: number; opened: number; clicked: number; unsubscribed: number; complained: number } | null;
+}
+
 /** What a CSV import did: rows added and updated (by email), and those refused, with why (the first 100 listed). */
 export interface ImportReport {
   added: number;

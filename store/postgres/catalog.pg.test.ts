@@ -138,6 +138,7 @@ describe('PgCatalog migrations', () => {
         { version: 7, name: '007_tracking_host.sql' },
         { version: 8, name: '008_queue_weight.sql' },
         { version: 9, name: '009_audiences.sql' },
+        { version: 10, name: '010_broadcasts.sql' },
         { version: 11, name: '011_automations.sql' },
         { version: 12, name: '012_queue_snapshots.sql' },
         { version: 13, name: '013_engagement.sql' },

@@ -7,6 +7,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
+  Broadcast,
+  BroadcastCreate,
+  BroadcastEventKind,
+  BroadcastStatus,
   Audience,
   Automation,
   AutomationCreate,
@@ -51,6 +55,15 @@ import type {
   WebhookPatch,
   ReceivedReport,
 } from '../catalog.port.ts';
+import {
+  BROADCAST_COLUMNS,
+  BROADCAST_INSERT_COLUMNS,
+  broadcastOf,
+  broadcastPage,
+  broadcastValues,
+  countsOf,
+  type BroadcastRow,
+} from '../broadcasts.rows.ts';
 import {
   AUDIENCE_COLUMNS,
   CONTACT_COLUMNS,
@@ -1100,6 +1113,76 @@ export class PgCatalog implements Catalog {
     const data = rows.slice(0, opts.limit);
     const last = data[data.length - 1];
     return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.started_at, last.id]) : null };
+  }
+
+  async createBroadcast(b: BroadcastCreate): Promise<Broadcast> {
+    const at = now();
+    const broadcast: Broadcast = { ...b, status: 'draft', send_at: null, created_at: at, updated_at: at };
+    const params = Array.from({ length: 15 }, (_, i) => `$${i + 1}`).join(', ');
+    await this.query(
+      `INSERT INTO broadcasts (${BROADCAST_INSERT_COLUMNS}) VALUES (${params})`,
+      broadcastValues(broadcast, b.sandbox),
+    );
+    return broadcast;
+  }
+
+  async getBroadcast(tenantId: string, id: string): Promise<Broadcast | null> {
+    const [row] = await this.query<BroadcastRow>(`SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE tenant_id = $1 AND id = $2`, [
+      tenantId,
+      id,
+    ]);
+    return row ? broadcastOf(row) : null;
+  }
+
+  async listBroadcasts(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<Broadcast>> {
+    const cursor = decodeCursor(opts.cursor, 2);
+    if (cursor && Number.isNaN(Date.parse(cursor[0]!))) throw badCursor();
+    const rows = cursor
+      ? await this.query<BroadcastRow>(
+          `SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE tenant_id = $1 AND (created_at, id) < ($2::timestamptz, $3)
+             ORDER BY created_at DESC, id DESC LIMIT $4`,
+          [tenantId, cursor[0], cursor[1], opts.limit + 1],
+        )
+      : await this.query<BroadcastRow>(
+          `SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+          [tenantId, opts.limit + 1],
+        );
+    return broadcastPage(rows, opts.limit);
+  }
+
+  async setBroadcastStatus(tenantId: string, id: string, status: BroadcastStatus, sendAt: string | null): Promise<void> {
+    await this.query('UPDATE broadcasts SET status = $3, send_at = $4, updated_at = $5 WHERE tenant_id = $1 AND id = $2', [
+      tenantId,
+      id,
+      status,
+      sendAt,
+      now(),
+    ]);
+  }
+
+  async deleteBroadcast(tenantId: string, id: string): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const result = await client.query('DELETE FROM broadcasts WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+      if ((result.rowCount ?? 0) === 0) return false;
+      await client.query('DELETE FROM broadcast_events WHERE broadcast_id = $1', [id]);
+      return true;
+    });
+  }
+
+  async countBroadcastEvent(e: { broadcast_id: string; kind: BroadcastEventKind; message_id: string }): Promise<void> {
+    await this.query('INSERT INTO broadcast_events (broadcast_id, kind, message_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+      e.broadcast_id,
+      e.kind,
+      e.message_id,
+    ]);
+  }
+
+  async broadcastCounts(broadcastId: string): Promise<Record<BroadcastEventKind, number>> {
+    const rows = await this.query<{ kind: string; n: string }>(
+      'SELECT kind, count(*) AS n FROM broadcast_events WHERE broadcast_id = $1 GROUP BY kind',
+      [broadcastId],
+    );
+    return countsOf(rows);
   }
 
   async createInboundRoute(r: InboundRouteCreate): Promise<InboundRoute> {

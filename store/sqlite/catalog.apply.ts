@@ -1,6 +1,6 @@
 // The catalog's writes that go through Gatepost's one group-commit writer (lib/committer.ts), on
-// the catalog's file: sandbox captures and received inbound messages, the two written once per
-// message under load, and opens and clicks, many at a time. Each is durable (fsync) before its put resolves; the commit's fsync is off
+// the catalog's file: sandbox captures, received inbound messages and broadcasts' counted events,
+// the three written once per message under load, and opens and clicks, many at a time. Each is durable (fsync) before its put resolves; the commit's fsync is off
 // the event loop, where under load it took about a fifth of its time (a capture's in the
 // bench:ingress profile, a received message's in bench:inbound's), and writes that arrive while a
 // group is being written go together as the next group.
@@ -17,11 +17,13 @@ import { INBOUND_MESSAGE_COLUMNS } from '../inbound.rows.ts';
 const CAPTURE = 'capture';
 const INBOUND = 'inbound';
 const ENGAGEMENT = 'engagement';
-/** Fields after the kind: a capture's; a received message's before its attachments, and each attachment's; an open's or click's. */
+const BROADCAST_EVENT = 'broadcast_event';
+/** Fields after the kind: a capture's; a received message's before its attachments, and each attachment's; an open's or click's; a broadcast's counted event's. */
 const CAPTURE_FIELDS = 9;
 const INBOUND_FIELDS = 10;
 const ATTACHMENT_FIELDS = 5;
 const ENGAGEMENT_FIELDS = 6;
+const BROADCAST_EVENT_FIELDS = 3;
 
 /** A capture as the writer is posted it: its row of the captures table, then what its search indexes. */
 export function captureWrites(c: CapturedMessage): EncodedWrites {
@@ -45,6 +47,11 @@ export function inboundWrites(m: InboundMessageCreate): EncodedWrites {
     m.attachments.length,
     ...m.attachments.flatMap((a) => [a.filename, a.content_type, a.size, a.content_id, a.content]),
   ];
+}
+
+/** A broadcast's message counted as one kind of event: its row of broadcast_events. */
+export function broadcastEventWrites(e: { broadcast_id: string; kind: string; message_id: string }): EncodedWrites {
+  return [BROADCAST_EVENT, e.broadcast_id, e.kind, e.message_id];
 }
 
 /** Opens and clicks as the writer is posted them: a row each, in the order they were recorded. */
@@ -74,6 +81,7 @@ export const applier: Applier = (db) => {
   const attachment = db.prepare(
     'INSERT INTO inbound_attachments (message_id, n, filename, content_type, size, content_id, content) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
+  const counted = db.prepare('INSERT INTO broadcast_events (broadcast_id, kind, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
   const engagement = db.prepare(
     'INSERT INTO engagement (event_id, message_id, tenant_id, type, created_at, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
@@ -82,6 +90,9 @@ export const applier: Applier = (db) => {
       if (writes[i] === ENGAGEMENT) {
         engagement.run(writes.slice(i + 1, i + 1 + ENGAGEMENT_FIELDS));
         i += 1 + ENGAGEMENT_FIELDS;
+      } else if (writes[i] === BROADCAST_EVENT) {
+        counted.run(...writes.slice(i + 1, i + 1 + BROADCAST_EVENT_FIELDS));
+        i += 1 + BROADCAST_EVENT_FIELDS;
       } else if (writes[i] === CAPTURE) {
         const [tenant, id, at, key, body, to, subject, searched, isHtml] = writes.slice(i + 1, i + 1 + CAPTURE_FIELDS);
         i += 1 + CAPTURE_FIELDS;

@@ -7,6 +7,10 @@ import { GroupCommitter, type EncodedWrites } from '../../lib/committer.ts';
 import { moduleBeside } from '../../lib/worker.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
+  Broadcast,
+  BroadcastCreate,
+  BroadcastEventKind,
+  BroadcastStatus,
   Audience,
   Automation,
   AutomationCreate,
@@ -53,7 +57,7 @@ import type {
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
-import { captureWrites, engagementWrites, inboundWrites } from './catalog.apply.ts';
+import { broadcastEventWrites, captureWrites, engagementWrites, inboundWrites } from './catalog.apply.ts';
 import type { StoredEvent } from '../../events/email.event.ts';
 import { storedEngagement, type EngagementRow } from '../engagement.rows.ts';
 import { plainSealer, type Sealer } from '../../lib/sealed.ts';
@@ -75,6 +79,15 @@ import {
   newDomain,
   type DomainRow,
 } from '../domains.rows.ts';
+import {
+  BROADCAST_COLUMNS,
+  BROADCAST_INSERT_COLUMNS,
+  broadcastOf,
+  broadcastPage,
+  broadcastValues,
+  countsOf,
+  type BroadcastRow,
+} from '../broadcasts.rows.ts';
 import {
   AUDIENCE_COLUMNS,
   CONTACT_COLUMNS,
@@ -948,6 +961,64 @@ export class SqliteCatalog implements Catalog {
     const data = rows.slice(0, opts.limit);
     const last = data[data.length - 1];
     return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.started_at, last.id]) : null };
+  }
+
+  async createBroadcast(b: BroadcastCreate): Promise<Broadcast> {
+    const at = now();
+    const broadcast: Broadcast = { ...b, status: 'draft', send_at: null, created_at: at, updated_at: at };
+    this.sql(`INSERT INTO broadcasts (${BROADCAST_INSERT_COLUMNS}) VALUES (${Array(15).fill('?').join(', ')})`).run(
+      ...broadcastValues(broadcast, b.sandbox ? 1 : 0),
+    );
+    return broadcast;
+  }
+
+  async getBroadcast(tenantId: string, id: string): Promise<Broadcast | null> {
+    const row = this.sql(`SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE tenant_id = ? AND id = ?`).get(tenantId, id);
+    return row ? broadcastOf(row as BroadcastRow) : null;
+  }
+
+  async listBroadcasts(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<Broadcast>> {
+    const cursor = decodeCursor(opts.cursor, 2);
+    const rows = (
+      cursor
+        ? this.sql(
+            `SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE tenant_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
+          ).all(tenantId, cursor[0], cursor[1], opts.limit + 1)
+        : this.sql(
+            `SELECT ${BROADCAST_COLUMNS} FROM broadcasts WHERE tenant_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
+          ).all(tenantId, opts.limit + 1)
+    ) as BroadcastRow[];
+    return broadcastPage(rows, opts.limit);
+  }
+
+  async setBroadcastStatus(tenantId: string, id: string, status: BroadcastStatus, sendAt: string | null): Promise<void> {
+    this.sql('UPDATE broadcasts SET status = ?, send_at = ?, updated_at = ? WHERE tenant_id = ? AND id = ?').run(
+      status,
+      sendAt,
+      now(),
+      tenantId,
+      id,
+    );
+  }
+
+  async deleteBroadcast(tenantId: string, id: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      const deleted = this.sql('DELETE FROM broadcasts WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
+      if (deleted) this.sql('DELETE FROM broadcast_events WHERE broadcast_id = ?').run(id);
+      return deleted;
+    })();
+  }
+
+  /** Durable once it resolves; counted through the writer, as captures are: once per message under load. */
+  countBroadcastEvent(e: { broadcast_id: string; kind: BroadcastEventKind; message_id: string }): Promise<void> {
+    return this.written(broadcastEventWrites(e));
+  }
+
+  async broadcastCounts(broadcastId: string): Promise<Record<BroadcastEventKind, number>> {
+    const rows = this.sql('SELECT kind, count(*) AS n FROM broadcast_events WHERE broadcast_id = ? GROUP BY kind').all(
+      broadcastId,
+    );
+    return countsOf(rows as { kind: string; n: number }[]);
   }
 
   async createInboundRoute(r: InboundRouteCreate): Promise<InboundRoute> {

@@ -2,7 +2,8 @@
 // hard bounces from a real refusing MX host opens a tenant's breaker (a tenant.reputation_changed
 // webhook, GET /v1/reputation); a broadcast sent while it is open is kept and goes only once the
 // cool-down has moved it to half-open; a clean sample then closes it. The state and its cool-down
-// survive a SIGKILL, and the operator's reset closes it.
+// survive a SIGKILL, and the operator's reset closes it. A broadcast sent while it is open says
+// it is paused, and why, and goes once the breaker half-opens.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifiedDomainOver } from '../harness/domains.harness.ts';
 import { eventually, startGatepost, type GatepostProcess } from '../harness/gatepost.harness.ts';
@@ -139,6 +140,41 @@ describe('reputation breaker', () => {
     await eventually(() => transitions(t, t.domain).length >= 3);
     expect(transitions(t, t.domain).map((x) => [x.from, x.to])).toEqual(transitions(t).map((x) => [x.from, x.to]));
     expect((await reputation(t)).domains).toMatchObject([{ domain: t.domain, status: 'closed' }]);
+  });
+
+  it('pauses a broadcast while the breaker is open, saying why, and resumes it when the breaker half-opens', async () => {
+    const t = await sender();
+    await bounceBurst(t, 'c');
+    const open = await breakerAt(t, 'open');
+    const request = (method: string, path: string, body?: unknown) => gp.request(method, path, { key: t.live, body });
+    const audience = (await request('POST', '/v1/audiences', { name: 'Readers' })).body.id;
+    const readers = ['one', 'two', 'three'].map((n) => `${n}-${t.id.slice(-6)}@ok.test`);
+    for (const email of readers)
+      expect((await request('POST', `/v1/audiences/${audience}/contacts`, { email })).status).toBe(201);
+    const made = await request('POST', '/v1/broadcasts', {
+      name: 'While open',
+      audience_id: audience,
+      from: `App <app@${t.domain}>`,
+      subject: 'News',
+      html: '<p>News</p>',
+    });
+    expect((await request('POST', `/v1/broadcasts/${made.body.id}/send`)).status).toBe(200);
+    const broadcast = async () => (await request('GET', `/v1/broadcasts/${made.body.id}`)).body;
+
+    const paused = await eventually(async () => ((await broadcast()).status === 'paused' ? broadcast() : undefined), 30_000);
+    expect(paused.paused.reason).toMatch(/^the tenant's reputation breaker is open: hard bounce rate 100 % over 4 deliveries/);
+    expect(Date.parse(paused.paused.until)).toBeGreaterThanOrEqual(Date.parse(open.half_open_at));
+    expect(paused.progress.admitted).toBe(0);
+    expect((await request('GET', '/v1/broadcasts')).body.data[0]).toMatchObject({ id: made.body.id, status: 'paused' });
+
+    // The cool-down ends: the breaker half-opens and the broadcast's reminder sends it.
+    const sent = await eventually(async () => {
+      const b = await broadcast();
+      return b.status === 'sent' && b.results.sent === readers.length && b;
+    }, 30_000);
+    expect(sent.paused).toBeNull();
+    expect(sent.progress.admitted).toBe(readers.length);
+    expect(Date.parse(sent.progress.finished_at)).toBeGreaterThanOrEqual(Date.parse(open.half_open_at));
   });
 
   it('an open breaker survives a SIGKILL; the admin reset closes it; an unknown tenant is refused', async () => {

@@ -1,0 +1,56 @@
+// Broadcasts as both catalogs store them: one column list, one row shape, one page rule.
+import { BROADCAST_EVENT_KINDS, type Broadcast, type BroadcastEventKind, type Page } from './catalog.port.ts';
+import { encodeCursor } from './cursor.ts';
+
+// Stored as from_addr (FROM is an SQL keyword), read back under its API name.
+export const BROADCAST_COLUMNS =
+  'id, tenant_id, name, audience_id, from_addr AS "from", subject, html, text, template, data, sandbox, status, send_at, created_at, updated_at';
+
+/** The columns a new broadcast is written to, in BROADCAST_COLUMNS' order. */
+export const BROADCAST_INSERT_COLUMNS =
+  'id, tenant_id, name, audience_id, from_addr, subject, html, text, template, data, sandbox, status, send_at, created_at, updated_at';
+
+/** A broadcast as a store returns it: SQLite gives `data` as text and the flag as 0 or 1. */
+export type BroadcastRow = Omit<Broadcast, 'data' | 'sandbox'> & {
+  data: string | Record<string, unknown>;
+  sandbox: number | boolean;
+};
+
+export const broadcastOf = (row: BroadcastRow): Broadcast => ({
+  ...row,
+  data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
+  sandbox: Boolean(row.sandbox),
+});
+
+/** A new broadcast's row values, in BROADCAST_INSERT_COLUMNS' order. */
+export const broadcastValues = (b: Broadcast, sandbox: number | boolean): unknown[] => [
+  b.id,
+  b.tenant_id,
+  b.name,
+  b.audience_id,
+  b.from,
+  b.subject,
+  b.html,
+  b.text,
+  b.template,
+  JSON.stringify(b.data),
+  sandbox,
+  b.status,
+  b.send_at,
+  b.created_at,
+  b.updated_at,
+];
+
+/** A page of broadcasts newest first, from the `limit + 1` rows asked for: its cursor is the last one's time and id. */
+export function broadcastPage(rows: BroadcastRow[], limit: number): Page<Broadcast> {
+  const data = rows.slice(0, limit).map(broadcastOf);
+  const last = data[data.length - 1];
+  return { data, next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null };
+}
+
+/** Every kind's count, zero where none was counted. */
+export function countsOf(rows: { kind: string; n: number | string }[]): Record<BroadcastEventKind, number> {
+  const counts = Object.fromEntries(BROADCAST_EVENT_KINDS.map((k) => [k, 0])) as Record<BroadcastEventKind, number>;
+  for (const r of rows) if (r.kind in counts) counts[r.kind as BroadcastEventKind] = Number(r.n);
+  return counts;
+}
