@@ -219,8 +219,9 @@ export class DaprCluster {
         // Each app's own files (the SMTP ingress's self-signed certificate) stay in the work
         // directory, not in the repository's ./data that every topology would share.
         GATEPOST_DATA_DIR: join(this.workDir, `${prefix}-data`),
-        // Where people reach the API: the links of mail an actor host admits (a broadcast's) point there too.
-        GATEPOST_PUBLIC_URL: `http://127.0.0.1:${ingressPort}`,
+        // Where people reach the API, for the links of mail an actor host admits (a broadcast's);
+        // the ingress knows its own address (and, without one given, names DNS records by its host name).
+        ...(role === 'actors' ? { GATEPOST_PUBLIC_URL: `http://127.0.0.1:${ingressPort}` } : {}),
         ...this.opts.env,
         GATEPOST_RUNTIME: 'dapr',
         GATEPOST_ROLE: role,

@@ -17,6 +17,7 @@ import { BATCH_ACTOR } from '../../actors/batch/batch.actor.ts';
 import { DELIVERY_ACTOR } from '../../actors/delivery/delivery.actor.ts';
 import { WEBHOOK_ACTOR } from '../../actors/webhook/webhook.actor.ts';
 import { AUTOMATION_RUN_ACTOR } from '../../actors/automation/automation.state.ts';
+import { BROADCAST_ACTOR } from '../../actors/broadcast/broadcast.actor.ts';
 import { ADMIN_TOKEN, GatepostClient, dropDatabase, eventually, freshDatabase } from '../harness/gatepost.harness.ts';
 
 const PROBE = 'ProbeActor';
@@ -149,7 +150,16 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     expect(await hostedTypes(cluster.ports.probeHttp!)).toEqual([PROBE]);
     // Gatepost's actor host registered exactly the string constants of its actor definitions.
     expect(await hostedTypes(cluster.ports.actorsHttp!)).toEqual(
-      [MESSAGE_ACTOR, TENANT_ACTOR, RECIPIENT_ACTOR, BATCH_ACTOR, DELIVERY_ACTOR, WEBHOOK_ACTOR, AUTOMATION_RUN_ACTOR].sort(),
+      [
+        MESSAGE_ACTOR,
+        TENANT_ACTOR,
+        RECIPIENT_ACTOR,
+        BATCH_ACTOR,
+        DELIVERY_ACTOR,
+        WEBHOOK_ACTOR,
+        AUTOMATION_RUN_ACTOR,
+        BROADCAST_ACTOR,
+      ].sort(),
     );
   });
 
