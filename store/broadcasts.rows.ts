@@ -1,6 +1,6 @@
 // Broadcasts as both catalogs store them: one column list, one row shape, one page rule.
 import { BROADCAST_EVENT_KINDS, type Broadcast, type BroadcastEventKind, type Page } from './catalog.port.ts';
-import { encodeCursor } from './cursor.ts';
+import { pageOf } from './cursor.ts';
 
 // Stored as from_addr (FROM is an SQL keyword), read back under its API name.
 export const BROADCAST_COLUMNS =
@@ -43,9 +43,7 @@ export const broadcastValues = (b: Broadcast, sandbox: number | boolean): unknow
 
 /** A page of broadcasts newest first, from the `limit + 1` rows asked for: its cursor is the last one's time and id. */
 export function broadcastPage(rows: BroadcastRow[], limit: number): Page<Broadcast> {
-  const data = rows.slice(0, limit).map(broadcastOf);
-  const last = data[data.length - 1];
-  return { data, next_cursor: rows.length > limit && last ? encodeCursor([last.created_at, last.id]) : null };
+  return pageOf(rows, limit, (last) => [last.created_at, last.id], broadcastOf);
 }
 
 /** Every kind's count, zero where none was counted. */

@@ -87,7 +87,7 @@ import { keyRecord } from '../catalog.port.ts';
 import type { StoredEvent } from '../../events/email.event.ts';
 import { storedEngagement, type EngagementRow } from '../engagement.rows.ts';
 import { htmlWords } from '../../mail/content.ts';
-import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
+import { badCursor, decodeCursor, pageOf } from '../cursor.ts';
 import { plainSealer, type Sealer } from '../../lib/sealed.ts';
 import {
   applyWebhookPatch,
@@ -497,9 +497,7 @@ export class PgCatalog implements Catalog {
       `SELECT ${SUPPRESSION_COLUMNS} FROM suppressions WHERE tenant_id = $1 AND address > $2 ORDER BY address LIMIT $3`,
       [tenantId, after, opts.limit + 1],
     );
-    const data = rows.slice(0, opts.limit);
-    const last = data[data.length - 1];
-    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.address]) : null };
+    return pageOf(rows, opts.limit, (last) => [last.address]);
   }
 
   /** The first capture of a message stays; a repeat (a redelivered event) changes nothing. */
@@ -564,9 +562,12 @@ export class PgCatalog implements Catalog {
       const code = (error as { code?: string }).code;
       throw cursor && (code === '22007' || code === '22008') ? badCursor() : error;
     }
-    const data = rows.slice(0, opts.limit).map((r) => fromStored(r.body));
-    const last = data[data.length - 1];
-    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.captured_at, last.message_id]) : null };
+    return pageOf(
+      rows,
+      opts.limit,
+      (last) => [last.captured_at, last.message_id],
+      (r) => fromStored(r.body),
+    );
   }
 
   async getCapture(tenantId: string, messageId: string): Promise<CapturedMessage | null> {
@@ -842,9 +843,7 @@ export class PgCatalog implements Catalog {
       const code = (error as { code?: string }).code;
       throw cursor && (code === '22007' || code === '22008') ? badCursor() : error;
     }
-    const data = rows.slice(0, opts.limit);
-    const last = data[data.length - 1];
-    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.received_at, last.id]) : null };
+    return pageOf(rows, opts.limit, (last) => [last.received_at, last.id]);
   }
 
   async currentReceiptKey(): Promise<ReceiptKey | null> {
@@ -1029,9 +1028,7 @@ export class PgCatalog implements Catalog {
       `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE audience_id = $1 AND tenant_id = $2 AND id > $3 ORDER BY id LIMIT $4`,
       [audienceId, tenantId, after, opts.limit + 1],
     );
-    const data = rows.slice(0, opts.limit).map(contactOf);
-    const last = data[data.length - 1];
-    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.id]) : null };
+    return pageOf(rows, opts.limit, (last) => [last.id], contactOf);
   }
 
   async createAutomation(a: AutomationCreate): Promise<Automation> {
@@ -1110,9 +1107,7 @@ export class PgCatalog implements Catalog {
        ORDER BY started_at DESC, id DESC LIMIT $5`,
       [automationId, tenantId, after?.[0] ?? null, after?.[1] ?? '', opts.limit + 1],
     );
-    const data = rows.slice(0, opts.limit);
-    const last = data[data.length - 1];
-    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.started_at, last.id]) : null };
+    return pageOf(rows, opts.limit, (last) => [last.started_at, last.id]);
   }
 
   async createBroadcast(b: BroadcastCreate): Promise<Broadcast> {
@@ -1292,9 +1287,7 @@ export class PgCatalog implements Catalog {
           `SELECT ${INBOUND_MESSAGE_COLUMNS} FROM inbound_messages WHERE tenant_id = $1 ORDER BY received_at DESC, id DESC LIMIT $2`,
           [tenantId, opts.limit + 1],
         );
-    const data = rows.slice(0, opts.limit);
-    const last = data[data.length - 1];
-    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.received_at, last.id]) : null };
+    return pageOf(rows, opts.limit, (last) => [last.received_at, last.id]);
   }
 
   async inboundRaw(tenantId: string, id: string): Promise<Buffer | null> {

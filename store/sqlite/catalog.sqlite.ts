@@ -56,7 +56,7 @@ import type {
   WebhookPatch,
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
-import { badCursor, decodeCursor, encodeCursor } from '../cursor.ts';
+import { badCursor, decodeCursor, encodeCursor, pageOf } from '../cursor.ts';
 import { broadcastEventWrites, captureWrites, engagementWrites, inboundWrites } from './catalog.apply.ts';
 import type { StoredEvent } from '../../events/email.event.ts';
 import { storedEngagement, type EngagementRow } from '../engagement.rows.ts';
@@ -383,9 +383,7 @@ export class SqliteCatalog implements Catalog {
       after,
       opts.limit + 1,
     ) as Suppression[];
-    const more = rows.length > opts.limit;
-    const data = rows.slice(0, opts.limit);
-    return { data, next_cursor: more ? encodeCursor([data[data.length - 1]!.address]) : null };
+    return pageOf(rows, opts.limit, (last) => [last.address]);
   }
 
   /** Durable once it resolves; captures arriving together share one commit, on the writer's thread. */
@@ -399,9 +397,9 @@ export class SqliteCatalog implements Catalog {
   }
 
   async engagementOf(messageId: string): Promise<StoredEvent[]> {
-    const rows = this.sql('SELECT event_id, type, created_at, data FROM engagement WHERE message_id = ? ORDER BY created_at, seq').all(
-      messageId,
-    ) as EngagementRow[];
+    const rows = this.sql(
+      'SELECT event_id, type, created_at, data FROM engagement WHERE message_id = ? ORDER BY created_at, seq',
+    ).all(messageId) as EngagementRow[];
     return rows.map(storedEngagement);
   }
 
@@ -440,9 +438,12 @@ export class SqliteCatalog implements Catalog {
     const rows = this.sql(
       `SELECT body FROM captures WHERE ${where.join(' AND ')} ORDER BY captured_at DESC, message_id DESC LIMIT ?`,
     ).all(...values, opts.limit + 1) as { body: string }[];
-    const data = rows.slice(0, opts.limit).map((r) => capturedOf(r.body));
-    const last = data[data.length - 1];
-    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.captured_at, last.message_id]) : null };
+    return pageOf(
+      rows,
+      opts.limit,
+      (last) => [last.captured_at, last.message_id],
+      (r) => capturedOf(r.body),
+    );
   }
 
   /**
@@ -707,7 +708,9 @@ export class SqliteCatalog implements Catalog {
   }
 
   async queueSnapshotRows(maxAgeMs: number): Promise<QueueRow[]> {
-    const kept = this.sql('SELECT rows FROM queue_snapshots WHERE taken_at >= ?').all(Date.now() - maxAgeMs) as { rows: string }[];
+    const kept = this.sql('SELECT rows FROM queue_snapshots WHERE taken_at >= ?').all(Date.now() - maxAgeMs) as {
+      rows: string;
+    }[];
     return kept.flatMap((k) => JSON.parse(k.rows) as QueueRow[]);
   }
 
@@ -737,9 +740,12 @@ export class SqliteCatalog implements Catalog {
     > & {
       findings: string;
     })[];
-    const data = rows.slice(0, opts.limit).map((r) => ({ ...r, findings: JSON.parse(r.findings) as Record<string, unknown> }));
-    const last = data[data.length - 1];
-    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.received_at, last.id]) : null };
+    return pageOf(
+      rows,
+      opts.limit,
+      (last) => [last.received_at, last.id],
+      (r) => ({ ...r, findings: JSON.parse(r.findings) as Record<string, unknown> }),
+    );
   }
 
   async currentReceiptKey(): Promise<ReceiptKey | null> {
@@ -889,9 +895,7 @@ export class SqliteCatalog implements Catalog {
     const rows = this.sql(
       `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE audience_id = ? AND tenant_id = ? AND id > ? ORDER BY id LIMIT ?`,
     ).all(audienceId, tenantId, after, opts.limit + 1) as ContactRow[];
-    const data = rows.slice(0, opts.limit).map(contactOf);
-    const last = data[data.length - 1];
-    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.id]) : null };
+    return pageOf(rows, opts.limit, (last) => [last.id], contactOf);
   }
 
   async createAutomation(a: AutomationCreate): Promise<Automation> {
@@ -909,7 +913,9 @@ export class SqliteCatalog implements Catalog {
   }
 
   async listAutomations(tenantId: string): Promise<Automation[]> {
-    const rows = this.sql(`SELECT ${AUTOMATION_COLUMNS} FROM automations WHERE tenant_id = ? ORDER BY created_at, id`).all(tenantId);
+    const rows = this.sql(`SELECT ${AUTOMATION_COLUMNS} FROM automations WHERE tenant_id = ? ORDER BY created_at, id`).all(
+      tenantId,
+    );
     return (rows as AutomationRow[]).map(automationOf);
   }
 
@@ -958,9 +964,7 @@ export class SqliteCatalog implements Catalog {
          AND (started_at < ? OR (started_at = ? AND id < ?))
        ORDER BY started_at DESC, id DESC LIMIT ?`,
     ).all(automationId, tenantId, startedAt, startedAt, id || '\uffff', opts.limit + 1) as AutomationRun[];
-    const data = rows.slice(0, opts.limit);
-    const last = data[data.length - 1];
-    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.started_at, last.id]) : null };
+    return pageOf(rows, opts.limit, (last) => [last.started_at, last.id]);
   }
 
   async createBroadcast(b: BroadcastCreate): Promise<Broadcast> {
@@ -1090,9 +1094,7 @@ export class SqliteCatalog implements Catalog {
             `SELECT ${INBOUND_MESSAGE_COLUMNS} FROM inbound_messages WHERE tenant_id = ? ORDER BY received_at DESC, id DESC LIMIT ?`,
           ).all(tenantId, opts.limit + 1)
     ) as InboundMessageRow[];
-    const data = rows.slice(0, opts.limit).map(inboundMessageOf);
-    const last = data[data.length - 1];
-    return { data, next_cursor: rows.length > opts.limit && last ? encodeCursor([last.received_at, last.id]) : null };
+    return pageOf(rows, opts.limit, (last) => [last.received_at, last.id], inboundMessageOf);
   }
 
   async inboundRaw(tenantId: string, id: string): Promise<Buffer | null> {

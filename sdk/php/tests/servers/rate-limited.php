@@ -5,11 +5,7 @@
 declare(strict_types=1);
 
 require __DIR__ . '/record.php';
-header('Content-Type: application/json');
-if (record() === 1) {
-    http_response_code(429);
-    header('Retry-After: 1');
-    echo '{"error":{"code":"rate_limited","message":"Over the tenant\'s sends per second."}}';
+if (rateLimitedFirst('1')) {
     return;
 }
 http_response_code(202);

@@ -17,3 +17,16 @@ function record(): int
     file_put_contents(sprintf('%s/request-%06d.json', $dir, $n), json_encode($request));
     return $n;
 }
+
+/** Records the request; the first is answered 429 with `Retry-After`, as Gatepost does over a tenant's rate (true: answered). */
+function rateLimitedFirst(string $retryAfter): bool
+{
+    header('Content-Type: application/json');
+    if (record() !== 1) {
+        return false;
+    }
+    http_response_code(429);
+    header("Retry-After: $retryAfter");
+    echo '{"error":{"code":"rate_limited","message":"Over the tenant\'s sends per second."}}';
+    return true;
+}
