@@ -60,9 +60,7 @@ export function embeddedQueue(file: string): {
   close(): void;
 } {
   const db = new Database(file, { readonly: true, fileMustExist: true });
-  const query = db.prepare<{ message: string; delivery: string; ready: string; queued: string; watched: number }, Row>(
-    QUEUE_SQL,
-  );
+  const query = db.prepare<{ message: string; delivery: string; ready: string; queued: string; watched: number }, Row>(QUEUE_SQL);
   const names = { message: MESSAGE_ACTOR, delivery: DELIVERY_ACTOR, ready: MESSAGE_READY, queued: QUEUED };
   const breakers = db.prepare<{ tenant: string }, { tenant_id: string; status: BreakerStatus }>(BREAKERS_SQL);
   return {

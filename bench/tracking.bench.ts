@@ -182,7 +182,17 @@ try {
   ]);
   console.log(
     table(
-      ['round', 'Gatepost clicks/s', 'p50 / p99 ms', 'CPU µs', 'bare Fastify 302/s', 'p50 / p99 ms', 'CPU µs', 'ratio', 'not 302'],
+      [
+        'round',
+        'Gatepost clicks/s',
+        'p50 / p99 ms',
+        'CPU µs',
+        'bare Fastify 302/s',
+        'p50 / p99 ms',
+        'CPU µs',
+        'ratio',
+        'not 302',
+      ],
       rows,
     ),
   );

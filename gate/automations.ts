@@ -14,7 +14,10 @@ import type { Gate } from './gate.ts';
 export type { RunView };
 
 /** A run's send step through the gate, as the key that made the automation. */
-export function automationSender(gate: Pick<Gate, 'admit'>, catalog: Catalog): (args: RunSend) => Promise<{ message_id: string }> {
+export function automationSender(
+  gate: Pick<Gate, 'admit'>,
+  catalog: Catalog,
+): (args: RunSend) => Promise<{ message_id: string }> {
   return async ({ tenant_id, key_id, sandbox, run_id, step, contact, data }) => {
     const [tenant, keys] = await Promise.all([catalog.getTenant(tenant_id), catalog.listKeys(tenant_id)]);
     const key = keys.find((k) => k.id === key_id && k.revoked_at === null);
@@ -66,15 +69,17 @@ export function automationTriggers(invoker: Invoker, catalog: Catalog): Automati
       if (automations.length === 0 || contacts.length === 0) return;
       for (let i = 0; i < contacts.length; i += STARTS_AT_ONCE) {
         await Promise.all(
-          contacts.slice(i, i + STARTS_AT_ONCE).map((c) =>
-            startRuns(
-              invoker,
-              automations,
-              { id: c.id, tenant_id: tenantId, email: c.email },
-              { type: 'contact_added', event_id: c.id },
-              {},
+          contacts
+            .slice(i, i + STARTS_AT_ONCE)
+            .map((c) =>
+              startRuns(
+                invoker,
+                automations,
+                { id: c.id, tenant_id: tenantId, email: c.email },
+                { type: 'contact_added', event_id: c.id },
+                {},
+              ),
             ),
-          ),
         );
       }
     },

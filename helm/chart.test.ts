@@ -365,28 +365,39 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
     expect(envOf(find(objects, 'Deployment', 'gatepost-actors')).has('GATEPOST_INBOUND_TLS_CERT')).toBe(false);
   });
 
-  it('renders manifests valid against the Kubernetes 1.34 and Dapr 1.18 schemas (kubeconform, strict), with every values file', async () => {
-    const examples = join(ROOT, 'helm', 'examples');
-    const sets: [string, string[], string[]][] = [
-      ['the default values', [], []],
-      ['no HPA, an existing Secret, httpGet probes', ['ingress.autoscaling.enabled=false', 'existingSecret=mine', 'actors.probeMode=httpGet'], []],
-      ...readdirSync(examples).map((f): [string, string[], string[]] => [f, [], [join(examples, f)]]),
-    ];
-    for (const [name, set, files] of sets) {
-      const manifests = await rendered(set, files);
-      const verdict = validate(manifests);
-      const documents = parseAllDocuments(manifests).filter((d) => d.toJS() !== null).length;
-      expect(verdict.resources.filter((r) => r.status !== 'statusValid'), name).toEqual([]);
-      expect(verdict.resources.length, name).toBe(documents);
-      expect(verdict.code, name).toBe(0);
-    }
-    // The check refuses what Kubernetes would: a field the API does not define, a port that is not one.
-    const wrong = validate('apiVersion: v1\nkind: Service\nmetadata:\n  name: x\nspec:\n  portz: []\n');
-    expect(wrong.code).not.toBe(0);
-    expect(wrong.resources[0]?.msg).toContain("'portz' not allowed");
-    const port = validate('apiVersion: v1\nkind: Service\nmetadata:\n  name: x\nspec:\n  ports: [{port: eighty}]\n');
-    expect(port.resources[0]?.status).toBe('statusInvalid');
-  }, 20 * 60_000);
+  it(
+    'renders manifests valid against the Kubernetes 1.34 and Dapr 1.18 schemas (kubeconform, strict), with every values file',
+    async () => {
+      const examples = join(ROOT, 'helm', 'examples');
+      const sets: [string, string[], string[]][] = [
+        ['the default values', [], []],
+        [
+          'no HPA, an existing Secret, httpGet probes',
+          ['ingress.autoscaling.enabled=false', 'existingSecret=mine', 'actors.probeMode=httpGet'],
+          [],
+        ],
+        ...readdirSync(examples).map((f): [string, string[], string[]] => [f, [], [join(examples, f)]]),
+      ];
+      for (const [name, set, files] of sets) {
+        const manifests = await rendered(set, files);
+        const verdict = validate(manifests);
+        const documents = parseAllDocuments(manifests).filter((d) => d.toJS() !== null).length;
+        expect(
+          verdict.resources.filter((r) => r.status !== 'statusValid'),
+          name,
+        ).toEqual([]);
+        expect(verdict.resources.length, name).toBe(documents);
+        expect(verdict.code, name).toBe(0);
+      }
+      // The check refuses what Kubernetes would: a field the API does not define, a port that is not one.
+      const wrong = validate('apiVersion: v1\nkind: Service\nmetadata:\n  name: x\nspec:\n  portz: []\n');
+      expect(wrong.code).not.toBe(0);
+      expect(wrong.resources[0]?.msg).toContain("'portz' not allowed");
+      const port = validate('apiVersion: v1\nkind: Service\nmetadata:\n  name: x\nspec:\n  ports: [{port: eighty}]\n');
+      expect(port.resources[0]?.status).toBe('statusInvalid');
+    },
+    20 * 60_000,
+  );
 
   it('puts the chart Secret\u2019s values in its data and refuses an unknown probe mode', async () => {
     const objects = await render('secret.databaseUrl=postgres://gp@db:5432/gp', 'secret.adminToken=tok');

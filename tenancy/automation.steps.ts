@@ -43,7 +43,12 @@ function checkReferences(steps: readonly StepInput[]): void {
   steps.forEach((step, i) => {
     if (step.id === END || seen.has(step.id)) {
       throw invalid(
-        [{ field: `steps[${i}].id`, message: step.id === END ? `"${END}" is kept for ending a run` : 'another step has this id' }],
+        [
+          {
+            field: `steps[${i}].id`,
+            message: step.id === END ? `"${END}" is kept for ending a run` : 'another step has this id',
+          },
+        ],
         `The automation is refused: step ids must be unique, and not "${END}".`,
       );
     }

@@ -111,7 +111,9 @@ describe('importContacts', () => {
     const error = await refusedWith(importContacts(catalog, 'ten_import', audience, Readable.from([csv]), { maxRows: 3 }));
     expect(error.message).toMatch(/more than 3 rows/);
     expect(await all(audience)).toEqual([]);
-    expect(await importContacts(catalog, 'ten_import', audience, Readable.from([csv]), { maxRows: 4 })).toMatchObject({ added: 4 });
+    expect(await importContacts(catalog, 'ten_import', audience, Readable.from([csv]), { maxRows: 4 })).toMatchObject({
+      added: 4,
+    });
   });
 
   it('tells its hook of the contacts each batch added, once committed, and of no contact it updated', async () => {

@@ -135,9 +135,12 @@ export function automationRunActor(deps: AutomationRunDeps) {
         at = following;
         continue;
       }
-      const [condition, of] = step.opened !== undefined ? (['opened', step.opened] as const) : (['clicked', step.clicked!] as const);
+      const [condition, of] =
+        step.opened !== undefined ? (['opened', step.opened] as const) : (['clicked', step.clicked!] as const);
       const sent = run.sends[of];
-      const result = sent ? await messageHas(deps.catalog, sent, condition === 'opened' ? 'email.opened' : 'email.clicked') : false;
+      const result = sent
+        ? await messageHas(deps.catalog, sent, condition === 'opened' ? 'email.opened' : 'email.clicked')
+        : false;
       const target = (result ? step.then : step.else) ?? following;
       entry(run, 'step.condition', step.id, { [condition]: of, result, next: target });
       at = target;

@@ -30,13 +30,7 @@ export interface RunStart {
 }
 
 export type RunEntryType =
-  | 'run.started'
-  | 'step.waiting'
-  | 'step.sent'
-  | 'step.condition'
-  | 'run.completed'
-  | 'run.stopped'
-  | 'run.failed';
+  'run.started' | 'step.waiting' | 'step.sent' | 'step.condition' | 'run.completed' | 'run.stopped' | 'run.failed';
 
 /** One line of a run's timeline. */
 export interface RunEntry {
@@ -49,11 +43,7 @@ export interface RunEntry {
 
 /** Why a run stopped before its end: it is checked at each step. */
 export type StopReason =
-  | 'automation_disabled'
-  | 'automation_deleted'
-  | 'contact_removed'
-  | 'contact_unsubscribed'
-  | 'recipient_suppressed';
+  'automation_disabled' | 'automation_deleted' | 'contact_removed' | 'contact_unsubscribed' | 'recipient_suppressed';
 
 export interface RunState extends AutomationRun {
   trigger: RunTrigger;

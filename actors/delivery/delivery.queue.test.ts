@@ -55,8 +55,7 @@ const reminder = (type: string, id: string, name: string) =>
   h.read(
     (db) =>
       db.prepare('SELECT due_at, data FROM reminders WHERE actor_type = ? AND actor_id = ? AND name = ?').get(type, id, name) as
-        | { due_at: number; data: string | null }
-        | undefined,
+        { due_at: number; data: string | null } | undefined,
   );
 
 /** Makes a reminder due now, on disk, while no runtime runs: the next start fires it. */
@@ -103,7 +102,9 @@ describe('a live message’s place in the fair queue', () => {
     h = harness();
     const d = delivery();
     const first = await start(d);
-    await actor(first.runtime, messageActor, 'msg_r').admit(admitArgs({ content: { ...admitArgs().content, to: 'b@Later.Example' } }));
+    await actor(first.runtime, messageActor, 'msg_r').admit(
+      admitArgs({ content: { ...admitArgs().content, to: 'b@Later.Example' } }),
+    );
     const deliveryOf = (runtime: typeof first.runtime) => actor(runtime, d, 'msg_r');
     const { number, interrupted } = await deliveryOf(first.runtime).begin(undefined);
     expect(await deliveryOf(first.runtime).attempt({ number, interrupted })).toBe('deferred');
@@ -150,7 +151,8 @@ describe('a live message’s place in the fair queue', () => {
     const d = delivery(breaker);
     const { runtime } = await start(d);
     // Two hard bounces in a sample of two: the tenant's breaker opens, and a broadcast waits for its cool-down.
-    for (let i = 0; i < 2; i++) await actor(runtime, tenantActor, 'ten_1').observeReputation({ signal: 'hard', settings: breaker });
+    for (let i = 0; i < 2; i++)
+      await actor(runtime, tenantActor, 'ten_1').observeReputation({ signal: 'hard', settings: breaker });
     await actor(runtime, messageActor, 'msg_h').admit(admitArgs({ stream: 'broadcast' }));
     const first = await actor(runtime, d, 'msg_h').begin(undefined);
     expect(await actor(runtime, d, 'msg_h').attempt(first)).toBe('held');

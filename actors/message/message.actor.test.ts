@@ -107,7 +107,9 @@ describe('MessageActor.admit, called directly', () => {
     await eventually(() => ready.length === 1);
     await runtime.stop();
     const db = new Database(h.file);
-    db.prepare("INSERT OR REPLACE INTO reminders (actor_type, actor_id, name, due_at) VALUES (?, 'msg_w', 'watch', 0)").run(MESSAGE_ACTOR);
+    db.prepare("INSERT OR REPLACE INTO reminders (actor_type, actor_id, name, due_at) VALUES (?, 'msg_w', 'watch', 0)").run(
+      MESSAGE_ACTOR,
+    );
     db.close();
     await startWith();
     await eventually(() => ready.length === 2);

@@ -113,7 +113,8 @@ export function fanOutWebhooks(runtime: ActorRuntime, deps: FanOutDeps): { drain
     const { events } = data as EngagementBatch;
     // Stored once however often the group comes; in order, so webhooks are told in the order the hits came.
     await catalog.recordEngagement(events);
-    for (const e of events) await hear({ tenant_id: e.tenant_id, event: envelopeOf(e.message_id, e.event), ...(e.origin ? { origin: e.origin } : {}) });
+    for (const e of events)
+      await hear({ tenant_id: e.tenant_id, event: envelopeOf(e.message_id, e.event), ...(e.origin ? { origin: e.origin } : {}) });
   });
   runtime.subscribe(WEBHOOK_DUE, async ({ data }) => {
     const { endpoint_id, event_id } = data as WebhookDue;

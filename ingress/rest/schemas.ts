@@ -10,7 +10,11 @@ export const IdempotencyKey = z
   .regex(/^[\x21-\x7e]+$/, 'one to 255 printable ASCII characters, no spaces')
   .meta({ description: 'Makes retries safe: kept 90 days per tenant; a repeat returns the first response.' });
 
-export const Address = z.string().min(3).max(998).meta({ description: 'An address, optionally with a name: "Ann <ann@example.com>".' });
+export const Address = z
+  .string()
+  .min(3)
+  .max(998)
+  .meta({ description: 'An address, optionally with a name: "Ann <ann@example.com>".' });
 
 export const SendRequest = z
   .object({
@@ -248,10 +252,7 @@ export const ValidateRequest = z.object({ address: ValidatedAddress }).strict();
 
 export const ValidateBatchRequest = z
   .object({
-    addresses: z
-      .array(ValidatedAddress)
-      .min(1)
-      .max(MAX_VALIDATE_BATCH, `at most ${MAX_VALIDATE_BATCH} addresses in one batch`),
+    addresses: z.array(ValidatedAddress).min(1).max(MAX_VALIDATE_BATCH, `at most ${MAX_VALIDATE_BATCH} addresses in one batch`),
   })
   .strict();
 
@@ -276,10 +277,15 @@ export const ValidationView = z.object({
       suppressed: Check("The address is on the tenant's suppression list."),
     })
     .meta({ description: 'Each finding; null where it could not be made (after a syntax failure, or when DNS did not answer).' }),
-  suggestion: z.string().nullable().meta({ description: 'The likely intended address when the domain looks like a typo of a common one.' }),
+  suggestion: z
+    .string()
+    .nullable()
+    .meta({ description: 'The likely intended address when the domain looks like a typo of a common one.' }),
 });
 
-export const ValidateBatchResponse = z.object({ results: z.array(ValidationView).meta({ description: 'One per address, in order.' }) });
+export const ValidateBatchResponse = z.object({
+  results: z.array(ValidationView).meta({ description: 'One per address, in order.' }),
+});
 
 /** How a capture was signed: as delivery would sign it, or not at all. */
 export const CapturedDkim = z
@@ -318,14 +324,10 @@ export const TenantCreate = z
   })
   .strict();
 
-const QueueWeight = z
-  .number()
-  .positive()
-  .max(1000)
-  .meta({
-    description:
-      "The tenant's share of each destination's delivery slots in the fair queue beside the other tenants waiting for them (1 by default; 2 takes twice the slots of a tenant of weight 1). See docs/deliverability.md.",
-  });
+const QueueWeight = z.number().positive().max(1000).meta({
+  description:
+    "The tenant's share of each destination's delivery slots in the fair queue beside the other tenants waiting for them (1 by default; 2 takes twice the slots of a tenant of weight 1). See docs/deliverability.md.",
+});
 
 export const TenantUpdate = TenantCreate.partial().extend({ queue_weight: QueueWeight.optional() }).strict();
 

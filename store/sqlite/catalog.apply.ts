@@ -81,12 +81,14 @@ export const applier: Applier = (db) => {
   const attachment = db.prepare(
     'INSERT INTO inbound_attachments (message_id, n, filename, content_type, size, content_id, content) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
-  const counted = db.prepare('INSERT INTO broadcast_events (broadcast_id, kind, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
+  const counted = db.prepare(
+    'INSERT INTO broadcast_events (broadcast_id, kind, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  );
   const engagement = db.prepare(
     'INSERT INTO engagement (event_id, message_id, tenant_id, type, created_at, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
   return db.transaction((writes: EncodedWrites) => {
-    for (let i = 0; i < writes.length; ) {
+    for (let i = 0; i < writes.length;) {
       if (writes[i] === ENGAGEMENT) {
         engagement.run(writes.slice(i + 1, i + 1 + ENGAGEMENT_FIELDS));
         i += 1 + ENGAGEMENT_FIELDS;

@@ -108,14 +108,20 @@ describe('calls between processes per send on the Dapr topology', () => {
     const scrapeBoth = async (): Promise<Both> => ({ ingress: await scrape(suite.cluster.url), actors: await scrape(actorsUrl) });
 
     const sandbox = async (to: string) => {
-      const res = await suite.client.request('POST', '/v1/emails', { key: t.sandbox, body: { to, subject: 'hi', html: '<p>hi</p>' } });
+      const res = await suite.client.request('POST', '/v1/emails', {
+        key: t.sandbox,
+        body: { to, subject: 'hi', html: '<p>hi</p>' },
+      });
       expect(res.status).toBe(202);
       const captured = async () =>
         (await suite.client.request('GET', `/v1/sandbox/messages/${res.body.id}`, { key: t.sandbox })).status === 200;
       await eventually(captured, 30_000);
     };
     const live = async (to: string) => {
-      const res = await suite.client.request('POST', '/v1/emails', { key: t.live, body: { to, subject: 'hi', html: '<p>hi</p>' } });
+      const res = await suite.client.request('POST', '/v1/emails', {
+        key: t.live,
+        body: { to, subject: 'hi', html: '<p>hi</p>' },
+      });
       expect(res.status).toBe(202);
       await eventually(() => suite.relay.received.some((r) => r.messageId === `<${res.body.id}@sender.example>`), 30_000);
     };
@@ -147,7 +153,9 @@ describe('calls between processes per send on the Dapr topology', () => {
     ];
     for (const [name, send, actors] of sends) {
       const seen = await measure(send, { ingress: INGRESS, actors });
-      const total = Object.values(seen.ingress).concat(Object.values(seen.actors)).reduce((a, b) => a + b, 0);
+      const total = Object.values(seen.ingress)
+        .concat(Object.values(seen.actors))
+        .reduce((a, b) => a + b, 0);
       console.log(
         `calls per ${name} send: ${total} in all; ingress ${JSON.stringify(perKind(seen.ingress))}, ` +
           `actor host ${JSON.stringify(perKind(seen.actors))}`,

@@ -109,7 +109,10 @@ describe('automations', () => {
     ]);
     const sent = run.timeline[2].data.message_id as string;
     const message = await gp.request('GET', `/v1/messages/${sent}`, { key: live });
-    expect(message.body.events[0]).toMatchObject({ type: 'message.accepted', data: { ingress: 'automation', stream: 'broadcast' } });
+    expect(message.body.events[0]).toMatchObject({
+      type: 'message.accepted',
+      data: { ingress: 'automation', stream: 'broadcast' },
+    });
     // The wait lasted its duration, as the reminder fired it.
     expect(Date.parse(run.timeline[2].at) - Date.parse(run.timeline[1].at)).toBeGreaterThanOrEqual(2000);
     await eventually(async () => {
@@ -202,9 +205,15 @@ describe('automations', () => {
     const run = await runOnce(id, posted.body.runs[0], ended);
     expect(run).toMatchObject({ status: 'completed', trigger: { type: 'custom_event', name: 'plan.upgraded' } });
 
-    const stranger = await gp.request('POST', '/v1/events', { key: live, body: { name: 'plan.upgraded', email: 'nobody@example.com' } });
+    const stranger = await gp.request('POST', '/v1/events', {
+      key: live,
+      body: { name: 'plan.upgraded', email: 'nobody@example.com' },
+    });
     expect([stranger.status, stranger.body.error.code]).toEqual([404, 'contact_not_found']);
-    const unheard = await gp.request('POST', '/v1/events', { key: live, body: { name: 'never.used', email: 'upgrader@example.com' } });
+    const unheard = await gp.request('POST', '/v1/events', {
+      key: live,
+      body: { name: 'never.used', email: 'upgrader@example.com' },
+    });
     expect([unheard.status, unheard.body.error.code]).toEqual([404, 'contact_not_found']);
     expect((await gp.request('GET', `/v1/automations/${id}/runs`, { key: live })).body.data).toHaveLength(1);
 
@@ -257,7 +266,10 @@ describe('automations', () => {
 
     const run = await runOnce(id, await runFor(id, 'leaver@example.com'), ended);
     expect(run).toMatchObject({ status: 'stopped', reason: 'recipient_suppressed' });
-    expect(run.timeline.at(-1)).toMatchObject({ type: 'run.stopped', data: { reason: 'recipient_suppressed', detail: 'unsubscribe' } });
+    expect(run.timeline.at(-1)).toMatchObject({
+      type: 'run.stopped',
+      data: { reason: 'recipient_suppressed', detail: 'unsubscribe' },
+    });
     expect(run.timeline.filter((e: { type: string }) => e.type === 'step.sent')).toHaveLength(1);
   });
 
@@ -303,7 +315,12 @@ describe('automations', () => {
     expect(mail!.subject).toBe('After the restart');
     const run = await runOnce(id, runId, ended);
     expect(run.status).toBe('completed');
-    expect(run.timeline.map((e: { type: string }) => e.type)).toEqual(['run.started', 'step.waiting', 'step.sent', 'run.completed']);
+    expect(run.timeline.map((e: { type: string }) => e.type)).toEqual([
+      'run.started',
+      'step.waiting',
+      'step.sent',
+      'run.completed',
+    ]);
   });
 });
 
@@ -312,7 +329,12 @@ describe('automation definitions', () => {
 
   it.each([
     ['an unknown template', [{ ...send, template: 'missing' }], 'template_not_found', 'steps[0].template'],
-    ['a cycle', [send, { id: 'w', type: 'wait', duration: 60 }, { id: 'c', type: 'if', opened: 's', else: 'w' }], 'automation_cycle', 'steps[2]'],
+    [
+      'a cycle',
+      [send, { id: 'w', type: 'wait', duration: 60 }, { id: 'c', type: 'if', opened: 's', else: 'w' }],
+      'automation_cycle',
+      'steps[2]',
+    ],
     ['a wait too long', [{ id: 'w', type: 'wait', duration: 'P31D' }, send], 'automation_wait_out_of_range', 'steps[0].duration'],
     ['a wait too short', [{ id: 'w', type: 'wait', duration: 0 }, send], 'automation_wait_out_of_range', 'steps[0].duration'],
     ['an unknown step', [send, { id: 'c', type: 'if', clicked: 'nope' }], 'automation_step_unknown', 'steps[1].clicked'],

@@ -75,72 +75,65 @@ const adminQueue = async (): Promise<Row[]> => (await gp.admin<{ data: Row[] }>(
 const rowOf = async (t: Tenant) => (await adminQueue()).find((r) => r.tenant_id === t.id && r.destination === 'busy.test');
 
 describe('the fair queue', () => {
-  it(
-    'a quiet tenant’s message goes out beside a backlog, within the bound, long before the backlog drains',
-    async () => {
-      const noisy = await sender();
-      const quiet = await sender();
-      let release!: () => void;
-      busy.hold = new Promise((resolve) => (release = resolve));
-      const before = busy.dataStarted;
+  it('a quiet tenant’s message goes out beside a backlog, within the bound, long before the backlog drains', async () => {
+    const noisy = await sender();
+    const quiet = await sender();
+    let release!: () => void;
+    busy.hold = new Promise((resolve) => (release = resolve));
+    const before = busy.dataStarted;
 
-      await Promise.all(Array.from({ length: BACKLOG }, (_, i) => send(noisy, `reader${i}@busy.test`, `backlog ${i}`)));
-      // The first holds the one connection; the rest wait in the queue.
-      await eventually(() => busy.dataStarted === before + 1);
-      await eventually(async () => (await rowOf(noisy))?.waiting === BACKLOG - 1);
-      const quietId = await send(quiet, 'ann@busy.test', 'quiet');
-      const waiting = await eventually(async () => ((await rowOf(quiet))?.waiting === 1 ? rowOf(quiet) : undefined));
-      expect(waiting).toMatchObject({ in_flight: 0, oldest_age_seconds: expect.any(Number) });
-      expect(await rowOf(noisy)).toMatchObject({ waiting: BACKLOG - 1, in_flight: 1 });
+    await Promise.all(Array.from({ length: BACKLOG }, (_, i) => send(noisy, `reader${i}@busy.test`, `backlog ${i}`)));
+    // The first holds the one connection; the rest wait in the queue.
+    await eventually(() => busy.dataStarted === before + 1);
+    await eventually(async () => (await rowOf(noisy))?.waiting === BACKLOG - 1);
+    const quietId = await send(quiet, 'ann@busy.test', 'quiet');
+    const waiting = await eventually(async () => ((await rowOf(quiet))?.waiting === 1 ? rowOf(quiet) : undefined));
+    expect(waiting).toMatchObject({ in_flight: 0, oldest_age_seconds: expect.any(Number) });
+    expect(await rowOf(noisy)).toMatchObject({ waiting: BACKLOG - 1, in_flight: 1 });
 
-      // The tenant sees its own rows only.
-      const own = await gp.request('GET', '/v1/queue', { key: quiet.live });
-      expect(own.status).toBe(200);
-      expect(own.body.data).toEqual([
-        { tenant_id: quiet.id, destination: 'busy.test', waiting: 1, in_flight: 0, oldest_age_seconds: expect.any(Number) },
-      ]);
+    // The tenant sees its own rows only.
+    const own = await gp.request('GET', '/v1/queue', { key: quiet.live });
+    expect(own.status).toBe(200);
+    expect(own.body.data).toEqual([
+      { tenant_id: quiet.id, destination: 'busy.test', waiting: 1, in_flight: 0, oldest_age_seconds: expect.any(Number) },
+    ]);
 
-      const from = busy.received.length;
-      busy.hold = null;
-      release();
-      await eventually(() => busy.received.length === from + BACKLOG + 1, 60_000);
-      const order = busy.received.slice(from).map((m) => m.parsed.subject);
-      // The held one, at most Σ ⌈w⌉ of the others (one: the noisy tenant's weight), then the quiet one.
-      expect(order.indexOf('quiet')).toBeLessThanOrEqual(2);
-      expect(order.filter((s) => s !== 'quiet')).toHaveLength(BACKLOG);
-      expect((await gp.request('GET', `/v1/messages/${quietId}`, { key: quiet.live })).body.status).toBe('sent');
-      await eventually(async () => (await adminQueue()).every((r) => r.destination !== 'busy.test'));
-    },
-  );
+    const from = busy.received.length;
+    busy.hold = null;
+    release();
+    await eventually(() => busy.received.length === from + BACKLOG + 1, 60_000);
+    const order = busy.received.slice(from).map((m) => m.parsed.subject);
+    // The held one, at most Σ ⌈w⌉ of the others (one: the noisy tenant's weight), then the quiet one.
+    expect(order.indexOf('quiet')).toBeLessThanOrEqual(2);
+    expect(order.filter((s) => s !== 'quiet')).toHaveLength(BACKLOG);
+    expect((await gp.request('GET', `/v1/messages/${quietId}`, { key: quiet.live })).body.status).toBe('sent');
+    await eventually(async () => (await adminQueue()).every((r) => r.destination !== 'busy.test'));
+  });
 
-  it(
-    'a backlog waiting in the queue survives a SIGKILL: each message goes out after the restart',
-    async () => {
-      const t = await sender();
-      let release!: () => void;
-      busy.hold = new Promise((resolve) => (release = resolve));
-      const before = busy.dataStarted;
-      const ids = await Promise.all([0, 1, 2, 3, 4].map((i) => send(t, `kill${i}@busy.test`, `kill ${i}`)));
-      await eventually(() => busy.dataStarted === before + 1);
-      await eventually(async () => (await rowOf(t))?.waiting === 4);
+  it('a backlog waiting in the queue survives a SIGKILL: each message goes out after the restart', async () => {
+    const t = await sender();
+    let release!: () => void;
+    busy.hold = new Promise((resolve) => (release = resolve));
+    const before = busy.dataStarted;
+    const ids = await Promise.all([0, 1, 2, 3, 4].map((i) => send(t, `kill${i}@busy.test`, `kill ${i}`)));
+    await eventually(() => busy.dataStarted === before + 1);
+    await eventually(async () => (await rowOf(t))?.waiting === 4);
 
-      await gp.kill();
-      busy.hold = null;
-      release();
-      await gp.start();
-      // Each comes back by its message's watchdog (as long as it had waited, 30 s at least).
-      const status = async (id: string) => (await gp.request('GET', `/v1/messages/${id}`, { key: t.live })).body;
-      await eventually(async () => (await Promise.all(ids.map(status))).every((m) => m.status === 'sent'), 60_000);
-      // The one the kill cut off mid-delivery went again, and says so; none of the others went twice.
-      const timelines = await Promise.all(ids.map(status));
-      const cut = timelines.filter((m) => JSON.stringify(m.events).includes('cut short by a restart'));
-      expect(cut).toHaveLength(1);
-      const subjects = busy.received.map((m) => m.parsed.subject).filter((s) => s?.startsWith('kill '));
-      expect(new Set(subjects)).toEqual(new Set([0, 1, 2, 3, 4].map((i) => `kill ${i}`)));
-      expect(subjects.length).toBeLessThanOrEqual(6);
-    },
-    90_000,
-  );
+    await gp.kill();
+    busy.hold = null;
+    release();
+    await gp.start();
+    // Each comes back by its message's watchdog (as long as it had waited, 30 s at least).
+    const status = async (id: string) => (await gp.request('GET', `/v1/messages/${id}`, { key: t.live })).body;
+    await eventually(async () => (await Promise.all(ids.map(status))).every((m) => m.status === 'sent'), 60_000);
+    // The one the kill cut off mid-delivery went again, and says so; none of the others went twice.
+    const timelines = await Promise.all(ids.map(status));
+    const cut = timelines.filter((m) => JSON.stringify(m.events).includes('cut short by a restart'));
+    expect(cut).toHaveLength(1);
+    const subjects = busy.received.map((m) => m.parsed.subject).filter((s) => s?.startsWith('kill '));
+    expect(new Set(subjects)).toEqual(new Set([0, 1, 2, 3, 4].map((i) => `kill ${i}`)));
+    expect(subjects.length).toBeLessThanOrEqual(6);
+  }, 90_000);
 
   it('sets a tenant’s weight, and refuses zero, negative or non-numeric weights and unknown tenants with coded errors', async () => {
     const t = await gp.tenant();
