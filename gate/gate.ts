@@ -221,7 +221,10 @@ export function createGate(deps: GateDeps): Gate {
     const hosts = fromAddress ? await linkHosts.linkHostsFor(tenant.id, domainOf(fromAddress)) : null;
     const links = trackingLinks(publicUrl(), hosts ?? { tracking_host: null, return_path: null });
     // The rendered content is checked (checkContent) inside the message actor's admitting turn.
-    const rendered = await render(source, draft, renderLimits, { unsubscribe_url: unsubscribeUrl(links, id, trackingKey) });
+    // `{{unsubscribe_url}}` is signed (an HMAC) only for content that names it.
+    const named = !draft.literal && [source.subject, source.html, source.text].some((f) => f?.includes('unsubscribe_url'));
+    const provided: Record<string, string> = named ? { unsubscribe_url: unsubscribeUrl(links, id, trackingKey) } : {};
+    const rendered = await render(source, draft, renderLimits, provided);
     const content = applyTracking(rendered, trackingChoice(stream, draft), links, { id, key: trackingKey });
     // A capture goes nowhere: a sandbox key tries any sender out.
     if (!sandbox && deps.senders) await checkSender(deps.senders, tenant.id, content.from);

@@ -67,6 +67,8 @@ export function applyTracking(
   message: { id: string; key: string },
 ): RenderedContent {
   const { id, key } = message;
+  // Each token is an HMAC: none is made for transactional mail that tracks nothing (the default).
+  if (!choice.clicks && !choice.opens && !choice.unsubscribe) return content;
   const unsubscribe = unsubscribeUrl(links, id, key);
   let { html, text, headers } = content;
   if (choice.clicks || choice.opens) {
