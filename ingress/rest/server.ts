@@ -26,7 +26,7 @@ import { automationTriggers } from '../../gate/automations.ts';
 import { jwksRoutes, receiptAdminRoutes, receiptRoutes, type ReceiptKeyRing } from './receipts.route.ts';
 import { messageRoutes } from './messages.route.ts';
 import { metricsRoutes, type MetricsSource } from './metrics.route.ts';
-import { RequestLog, requestIdOf } from '../../ops/log.ts';
+import { RequestLog, lazyRequestLogger, requestIdOf } from '../../ops/log.ts';
 import {
   AUTH_FAILURES_PER_MINUTE,
   authenticateIn,
@@ -135,6 +135,7 @@ export function restServer(deps: RestDeps): RestServer {
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     // One line per request, with its id: the client's x-request-id, or one made here.
     logController: new RequestLog(),
+    childLoggerFactory: lazyRequestLogger,
     genReqId: requestIdOf,
     bodyLimit: MAX_BODY_BYTES,
     return503OnClosing: true,
