@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dnsResolver } from '../lib/dns.ts';
 import { startDns, type DnsServer } from '../test/harness/dns.harness.ts';
 import { fixture, publishSenders } from '../test/harness/inbound.harness.ts';
+import { createPublicKey } from 'node:crypto';
 import { verdictsOf } from './verdicts.ts';
+import { keptKeys } from './dkim.keys.ts';
 
 let dns: DnsServer;
 let resolve: (name: string, type: string) => Promise<any>;
@@ -52,5 +54,28 @@ describe('verdictsOf', () => {
   it('the null sender is checked by its HELO name', async () => {
     const v = await verdictsOf(fixture('unsigned.eml'), { ...from(''), helo: 'sender.test' }, resolve);
     expect(v.spf).toEqual({ result: 'pass', domain: 'sender.test' });
+  });
+});
+
+describe("signers' public keys (dkim.keys.ts)", () => {
+  it('are parsed once per key record, and the record is asked each time: a rotated key is used at once', async () => {
+    const first = await verdictsOf(fixture('aligned.eml'), from('alice@sender.test'), resolve);
+    const keys = keptKeys();
+    expect(keys).toBeGreaterThan(0);
+    const again = await verdictsOf(fixture('aligned.eml'), from('alice@sender.test'), resolve);
+    expect([first.dkim[0]?.result, again.dkim[0]?.result]).toEqual(['pass', 'pass']);
+    expect(keptKeys()).toBe(keys);
+
+    const name = 's1._domainkey.sender.test';
+    const published = dns.records.get(name)!;
+    const otherKey = createPublicKey(fixture('other.key.pem')).export({ format: 'der', type: 'spki' }).toString('base64');
+    dns.records.set(name, { TXT: [`v=DKIM1; k=rsa; p=${otherKey}`] });
+    try {
+      const rotated = await verdictsOf(fixture('aligned.eml'), from('alice@sender.test'), resolve);
+      expect(rotated.dkim).toEqual([{ result: 'fail', domain: 'sender.test', selector: 's1', aligned: true }]);
+    } finally {
+      dns.records.set(name, published);
+    }
+    expect((await verdictsOf(fixture('aligned.eml'), from('alice@sender.test'), resolve)).dkim[0]?.result).toBe('pass');
   });
 });

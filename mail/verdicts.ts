@@ -2,6 +2,8 @@
 // HELO and MAIL FROM (RFC 7208), every DKIM signature (RFC 6376), DMARC with its policy and which
 // identifier aligned (RFC 7489), and the ARC chain (RFC 8617), all from mailauth's authenticate().
 // Look-ups go through the resolver given, so GATEPOST_DNS_SERVERS decides where they are asked.
+// First: mailauth's verifiers take their key fetcher from it when they load.
+import './dkim.keys.ts';
 import { authenticate, type DNSResolver } from 'mailauth';
 
 export type { DNSResolver };
