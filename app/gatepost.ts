@@ -10,6 +10,7 @@ import { PgCatalog } from '../store/postgres/catalog.pg.ts';
 import { DaprRuntime } from '../dapr/adapter/runtime.dapr.ts';
 import type { Catalog } from '../store/catalog.port.ts';
 import { tenantActor } from '../actors/tenant/tenant.actor.ts';
+import { sourceIpActor } from '../actors/source-ip/source.ip.actor.ts';
 import { recipientActor } from '../actors/recipient/recipient.actor.ts';
 import { mirrorSuppressions } from '../actors/recipient/mirror.ts';
 import { reputationListener } from '../actors/tenant/reputation.feed.ts';
@@ -35,6 +36,7 @@ import { loadConfig } from '../config/config.ts';
 import { SsrfGuard } from '../webhooks/ssrf.guard.ts';
 import { smtpRelay } from '../mta/relay.smtp.ts';
 import { directTransport } from '../mta/direct.smtp.ts';
+import { assertLocalAddresses } from '../mta/source.ips.ts';
 import type { Transport } from '../mta/transport.ts';
 import { ReceiptKeys } from '../mta/receipt.keys.ts';
 import { mailHostOf } from '../mta/mx.host.ts';
@@ -120,6 +122,8 @@ export function registerActors(
     breaker?: BreakerSettings;
     /** The warmup's settings; off when not given (a test that is not about warmup is not capped by it). */
     warmup?: WarmupSettings;
+    /** The local addresses direct delivery connects from (GATEPOST_SOURCE_IPS); none when not given. */
+    sourceIps?: string[];
     webhooks?: WebhookSettings;
     /** The tenant event feed to fill, where this process also serves the API. */
     feed?: EventFeed;
@@ -143,6 +147,7 @@ export function registerActors(
   const delivery = deliveryActor({
     breaker,
     warmup: deps.warmup ?? { ...loadConfig({}).warmup, enabled: false },
+    sourceIps: deps.sourceIps ?? [],
     transport: deps.transport,
     signers: deps.signers,
     receiptKeys: deps.receiptKeys,
@@ -151,6 +156,7 @@ export function registerActors(
     ...deps.observers,
   });
   runtime.register(tenantActor);
+  runtime.register(sourceIpActor);
   runtime.register(recipientActor);
   runtime.register(messageActor);
   runtime.register(batchActor);
@@ -235,6 +241,8 @@ function openRuntime(config: Config, log: (message: string, error?: unknown) => 
 export async function startGatepost(config: Config): Promise<Gatepost> {
   const hostsActors = config.role !== 'ingress';
   const servesApi = config.role !== 'actors';
+  // Delivery connects from them where the actors run: an address this machine has not fails the start.
+  if (hostsActors) await assertLocalAddresses(config.sourceIps);
   const logger = gatepostLog(config.logLevel);
   const report = reportTo(logger);
   const catalog = await openCatalog(config, report);
@@ -291,6 +299,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         horizonMs: config.deliveryHorizonMs,
         breaker: config.breaker,
         warmup: config.warmup,
+        sourceIps: config.sourceIps,
         onCapture: (tenantId) => captures.emit(tenantId),
         webhooks: {
           guard,
@@ -321,6 +330,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         domains,
         senders: config.requireVerifiedDomain ? domains : null,
         warmup: config.warmup,
+        sourceIps: config.sourceIps,
         mailHost: mailHostOf(new CachingMxResolver(dnsResolver(config.dnsServers))),
         inbound: { routes: inboundRoutes, publicUrl: () => publicUrl ?? `http://localhost:${config.port}` },
         webhookGuard: guard,

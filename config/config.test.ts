@@ -239,6 +239,18 @@ describe('loadConfig: sending domains', () => {
     expect(() => loadConfig({ GATEPOST_WARMUP: 'maybe' })).toThrow(/GATEPOST_WARMUP must be true or false/);
   });
 
+  it('reads the source addresses of direct delivery, and refuses what is no address, one listed twice, or a relay beside them', () => {
+    expect(loadConfig({}).sourceIps).toEqual([]);
+    expect(loadConfig({ GATEPOST_SOURCE_IPS: '203.0.113.10, 2001:db8::1' }).sourceIps).toEqual(['203.0.113.10', '2001:db8::1']);
+    expect(() => loadConfig({ GATEPOST_SOURCE_IPS: '203.0.113.10,mail.example' })).toThrow(
+      'GATEPOST_SOURCE_IPS: mail.example is not an IP address',
+    );
+    expect(() => loadConfig({ GATEPOST_SOURCE_IPS: '203.0.113.10,203.0.113.10' })).toThrow(/lists an address twice/);
+    expect(() => loadConfig({ GATEPOST_SOURCE_IPS: '203.0.113.10', GATEPOST_SMTP_RELAY: 'smtp://relay.example:25' })).toThrow(
+      /GATEPOST_SOURCE_IPS is for direct delivery/,
+    );
+  });
+
   it('reads the reputation breaker: defaults below SES and Gmail, percentages as fractions, and refuses what is no rate', () => {
     expect(loadConfig({}).breaker).toEqual({
       windowMs: 86_400_000,
@@ -291,6 +303,8 @@ describe('loadConfig: inbound MX', () => {
     expect(() => loadConfig({ GATEPOST_INBOUND_TLS_CERT: 'mx.crt' })).toThrow(
       'GATEPOST_INBOUND_TLS_CERT and GATEPOST_INBOUND_TLS_KEY go together',
     );
-    expect(() => loadConfig({ GATEPOST_SMTP_TLS_KEY: 'smtp.key' })).toThrow('GATEPOST_SMTP_TLS_CERT and GATEPOST_SMTP_TLS_KEY go together');
+    expect(() => loadConfig({ GATEPOST_SMTP_TLS_KEY: 'smtp.key' })).toThrow(
+      'GATEPOST_SMTP_TLS_CERT and GATEPOST_SMTP_TLS_KEY go together',
+    );
   });
 });

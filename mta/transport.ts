@@ -54,6 +54,8 @@ export interface Envelope {
   to: string[];
   /** The message as it goes on the wire. */
   raw: Buffer;
+  /** The local address to connect from (GATEPOST_SOURCE_IPS, direct delivery); none: the host's route. */
+  source?: string;
 }
 
 export interface Transport {

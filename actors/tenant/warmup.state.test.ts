@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   capsOf,
   initialWarmup,
+  returnWarmup,
   rollWarmup,
   skippedWarmup,
   takeWarmup,
@@ -107,5 +108,21 @@ describe('warmup ramp', () => {
       frozen: true,
     });
     expect(warmupView(state, T0 + 20, false, { ...settings, enabled: false }).status).toBe('off');
+  });
+});
+
+describe('returnWarmup', () => {
+  it('gives a count back to the day and window it was taken in, and to none that has rolled since', () => {
+    const taken = takeWarmup(initialWarmup(T0), 'transactional', T0, false, settings);
+    if (!taken.go) throw new Error('day 1 has room');
+    const back = returnWarmup(taken.state, taken.state);
+    expect(back).toMatchObject({ used_day: 0, used_window: 0 });
+    // The window rolled: the day's count comes back, the new window's stays.
+    const later = takeWarmup(taken.state, 'transactional', T0 + H, false, settings);
+    if (!later.go) throw new Error('the next window has room');
+    expect(returnWarmup(later.state, taken.state)).toMatchObject({ used_day: 1, used_window: 1 });
+    // The day rolled: nothing comes back.
+    const tomorrow = rollWarmup(later.state, T0 + D, false, settings);
+    expect(returnWarmup(tomorrow, taken.state)).toEqual(tomorrow);
   });
 });

@@ -156,3 +156,17 @@ export const skippedWarmup = (state: WarmupState | undefined, now: number): Warm
   status: 'warm',
   last_sent_at: now,
 });
+
+/**
+ * Gives back one taken at `taken` (the state's day and window then): an attempt that took a count
+ * and was then held by something else (a source IP's count, given back when the tenant's breaker or
+ * its domain's warmup holds the message). A day or window that has rolled since keeps its count.
+ */
+export function returnWarmup(state: WarmupState, taken: Pick<WarmupState, 'day_start' | 'window_start'>): WarmupState {
+  if (state.status === 'warm' || state.day_start !== taken.day_start) return state;
+  return {
+    ...state,
+    used_day: Math.max(0, state.used_day - 1),
+    used_window: state.window_start === taken.window_start ? Math.max(0, state.used_window - 1) : state.used_window,
+  };
+}
