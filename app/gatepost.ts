@@ -14,6 +14,7 @@ import { sourceIpActor } from '../actors/source-ip/source.ip.actor.ts';
 import { recipientActor } from '../actors/recipient/recipient.actor.ts';
 import { mirrorSuppressions } from '../actors/recipient/mirror.ts';
 import { reputationListener } from '../actors/tenant/reputation.feed.ts';
+import { breakerMirror } from '../actors/tenant/breaker.mirror.ts';
 import type { BreakerSettings } from '../actors/tenant/reputation.state.ts';
 import type { WarmupSettings } from '../actors/tenant/warmup.state.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
@@ -139,6 +140,8 @@ export function registerActors(
     automationSend?: AutomationRunDeps['send'];
     /** How broadcasts admit their contacts' messages: the gate as the service has it; by default one with the gate's defaults. */
     contacts?: ContactAdmitter;
+    /** Mirrors each tenant's breaker status into the catalog, for GET /metrics where the runtime cannot list them (Dapr). */
+    mirrorBreakers?: boolean;
   },
 ): { drain(): Promise<void>; queue: FairQueue } {
   const { catalog } = deps;
@@ -189,7 +192,12 @@ export function registerActors(
     feed: deps.feed,
     // The idempotent listeners first (starting a run, counting a broadcast's event once): should the
     // breaker's turn fail, the event comes again.
-    listener: everyListener(...(automations ? [automations] : []), broadcastListener(catalog), reputation),
+    listener: everyListener(
+      ...(automations ? [automations] : []),
+      broadcastListener(catalog),
+      ...(deps.mirrorBreakers ? [breakerMirror(catalog)] : []),
+      reputation,
+    ),
     ...(deps.observers ? { metrics: deps.observers.metrics } : {}),
   });
   return {
@@ -255,7 +263,9 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const metrics = promMetrics({
     queue: config.runtime === 'embedded' ? () => embedded().read() : null,
     fairQueue: hostsActors ? () => fairQueue?.destinations() ?? [] : null,
-    breakers: config.runtime === 'embedded' ? () => embedded().breakers() : null,
+    // On Dapr from the catalog's mirror of their transitions (actors/tenant/breaker.mirror.ts),
+    // gauged where the API is served: every actor host would answer the same rows.
+    breakers: config.runtime === 'embedded' ? () => embedded().breakers() : servesApi ? () => catalog.breakerStates() : null,
     daprCalls: runtime instanceof DaprRuntime ? () => runtime.sidecar.calls.snapshot() : null,
   });
   const metricsSource = { scrape: () => metrics.scrape(), token: config.metricsToken };
@@ -313,6 +323,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         queueSlots: config.mxMaxConnections,
         automationSend: automationSender(gate, catalog),
         contacts: broadcastAdmitter(gate, catalog),
+        mirrorBreakers: config.runtime === 'dapr',
       })
     : null;
   fairQueue = actors?.queue ?? null;
