@@ -200,6 +200,7 @@ describe('loadConfig: sending domains', () => {
       dayMs: 86_400_000,
       windowMs: 3_600_000,
       broadcastShare: 0.8,
+      providerShare: 0.5,
       idleMs: 30 * 86_400_000,
     });
     expect(loadConfig({ GATEPOST_SMTP_RELAY: 'smtp://relay.example:25' }).warmup.enabled).toBe(false);
@@ -212,6 +213,7 @@ describe('loadConfig: sending domains', () => {
       GATEPOST_WARMUP_DAY: '6s',
       GATEPOST_WARMUP_WINDOW: '2s',
       GATEPOST_WARMUP_BROADCAST_SHARE: '50%',
+      GATEPOST_WARMUP_PROVIDER_SHARE: '100',
       GATEPOST_WARMUP_IDLE: '1m',
     }).warmup;
     expect(short).toEqual({
@@ -222,6 +224,7 @@ describe('loadConfig: sending domains', () => {
       dayMs: 6000,
       windowMs: 2000,
       broadcastShare: 0.5,
+      providerShare: 1,
       idleMs: 60_000,
     });
     expect(() => loadConfig({ GATEPOST_WARMUP_START: '0' })).toThrow(

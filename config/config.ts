@@ -158,6 +158,7 @@ export interface WarmupConfig {
   dayMs: number;
   windowMs: number;
   broadcastShare: number;
+  providerShare: number;
   idleMs: number;
 }
 
@@ -326,6 +327,8 @@ function warmupOf(env: NodeJS.ProcessEnv): WarmupConfig {
     dayMs,
     windowMs,
     broadcastShare: percentOf('GATEPOST_WARMUP_BROADCAST_SHARE', env.GATEPOST_WARMUP_BROADCAST_SHARE, 80),
+    // A day's cap is not spent on one mailbox provider: each may take half of it (at least one).
+    providerShare: percentOf('GATEPOST_WARMUP_PROVIDER_SHARE', env.GATEPOST_WARMUP_PROVIDER_SHARE, 50),
     idleMs: limit('GATEPOST_WARMUP_IDLE', env.GATEPOST_WARMUP_IDLE, 30 * UNITS.d!),
   };
 }

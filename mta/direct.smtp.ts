@@ -15,6 +15,7 @@ import {
   type Transport,
 } from './transport.ts';
 import { CachingMxResolver } from './mx.resolve.ts';
+import { providerOfDomain } from './provider.ts';
 import { connect, DestinationPool, POOL_IDLE_MS, type MxConnection, type MxTimeouts } from './mx.pool.ts';
 
 export interface DirectOptions {
@@ -92,6 +93,7 @@ export function directTransport(opts: DirectOptions): DirectTransport {
     },
 
     pooledHosts: () => [...new Set([...pools.values()].map((p) => p.host))],
+    providerOf: providerOfDomain(dns),
   };
 
   async function deliverTo(domain: string, envelope: Envelope): Promise<DeliveryReport> {

@@ -65,6 +65,11 @@ export interface Transport {
    */
   transactions(recipients: string[]): string[][];
   send(envelope: Envelope): Promise<DeliveryReport>;
+  /**
+   * The mailbox provider of a recipient domain (mta/provider.ts), where the transport finds the MX
+   * hosts itself; absent behind a relay. Null: not known now.
+   */
+  providerOf?(domain: string): Promise<string | null>;
   /** Ends its connections. */
   close(): Promise<void>;
 }

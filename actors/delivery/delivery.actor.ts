@@ -348,9 +348,16 @@ export function deliveryActor(deps: DeliveryDeps) {
         // held by the tenant, the address's count is given back.
         const source = await sourceFor(turn, record, attempt);
         if ('held' in source) return hold({ go: false, at: source.held, by: 'warmup' });
+        // The destination's provider takes its share of the sending domain's warmup caps.
+        const destination = retryPlace(record, all, done).destination;
+        const provider =
+          sendingDomain && deps.warmup.enabled && deps.transport.providerOf && destination
+            ? await deps.transport.providerOf(destination)
+            : null;
         const held = await actor(turn, tenantActor, record.tenant_id).admitDelivery({
           stream: record.stream,
           domain: sendingDomain,
+          provider,
           settings: deps.breaker,
           warmup: deps.warmup,
           ...(s.slot !== undefined ? { slot: s.slot } : {}),

@@ -21,6 +21,7 @@ const settings: WarmupSettings = {
   dayMs: D,
   windowMs: H,
   broadcastShare: 0.8,
+  providerShare: 1,
   idleMs: 30 * D,
 };
 const T0 = Date.UTC(2026, 10, 1);
@@ -124,5 +125,25 @@ describe('returnWarmup', () => {
     // The day rolled: nothing comes back.
     const tomorrow = rollWarmup(later.state, T0 + D, false, settings);
     expect(returnWarmup(tomorrow, taken.state)).toEqual(tomorrow);
+  });
+});
+
+describe('a share per destination provider', () => {
+  it("keeps one provider to its share of the day's and the window's caps, while another still has room", () => {
+    // Day 1: 50 a day, windows of a day; each provider half of it.
+    const s = { ...settings, windowMs: D, providerShare: 0.5 };
+    let state = initialWarmup(T0);
+    for (let i = 0; i < 25; i++) {
+      const a = takeWarmup(state, 'transactional', T0, false, s, 'google');
+      if (!a.go) throw new Error(`google's ${i + 1}th should go`);
+      state = a.state;
+    }
+    const over = takeWarmup(state, 'transactional', T0, false, s, 'google');
+    expect(over).toMatchObject({ go: false, at: T0 + D });
+    expect(takeWarmup(state, 'transactional', T0, false, s, 'microsoft').go).toBe(true);
+    // Not known: only the domain's caps hold.
+    expect(takeWarmup(state, 'transactional', T0, false, s, null).go).toBe(true);
+    // The next day, google's count starts again.
+    expect(takeWarmup(state, 'transactional', T0 + D, false, s, 'google').go).toBe(true);
   });
 });
