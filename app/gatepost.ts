@@ -10,9 +10,11 @@ import { PgCatalog } from '../store/postgres/catalog.pg.ts';
 import { DaprRuntime } from '../dapr/adapter/runtime.dapr.ts';
 import type { Catalog } from '../store/catalog.port.ts';
 import { tenantActor } from '../actors/tenant/tenant.actor.ts';
+import { sourceIpActor } from '../actors/source-ip/source.ip.actor.ts';
 import { recipientActor } from '../actors/recipient/recipient.actor.ts';
 import { mirrorSuppressions } from '../actors/recipient/mirror.ts';
 import { reputationListener } from '../actors/tenant/reputation.feed.ts';
+import { breakerMirror } from '../actors/tenant/breaker.mirror.ts';
 import type { BreakerSettings } from '../actors/tenant/reputation.state.ts';
 import type { WarmupSettings } from '../actors/tenant/warmup.state.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
@@ -35,6 +37,7 @@ import { loadConfig } from '../config/config.ts';
 import { SsrfGuard } from '../webhooks/ssrf.guard.ts';
 import { smtpRelay } from '../mta/relay.smtp.ts';
 import { directTransport } from '../mta/direct.smtp.ts';
+import { assertLocalAddresses } from '../mta/source.ips.ts';
 import type { Transport } from '../mta/transport.ts';
 import { ReceiptKeys } from '../mta/receipt.keys.ts';
 import { mailHostOf } from '../mta/mx.host.ts';
@@ -120,6 +123,8 @@ export function registerActors(
     breaker?: BreakerSettings;
     /** The warmup's settings; off when not given (a test that is not about warmup is not capped by it). */
     warmup?: WarmupSettings;
+    /** The local addresses direct delivery connects from (GATEPOST_SOURCE_IPS); none when not given. */
+    sourceIps?: string[];
     webhooks?: WebhookSettings;
     /** The tenant event feed to fill, where this process also serves the API. */
     feed?: EventFeed;
@@ -135,6 +140,8 @@ export function registerActors(
     automationSend?: AutomationRunDeps['send'];
     /** How broadcasts admit their contacts' messages: the gate as the service has it; by default one with the gate's defaults. */
     contacts?: ContactAdmitter;
+    /** Mirrors each tenant's breaker status into the catalog, for GET /metrics where the runtime cannot list them (Dapr). */
+    mirrorBreakers?: boolean;
   },
 ): { drain(): Promise<void>; queue: FairQueue } {
   const { catalog } = deps;
@@ -143,6 +150,7 @@ export function registerActors(
   const delivery = deliveryActor({
     breaker,
     warmup: deps.warmup ?? { ...loadConfig({}).warmup, enabled: false },
+    sourceIps: deps.sourceIps ?? [],
     transport: deps.transport,
     signers: deps.signers,
     receiptKeys: deps.receiptKeys,
@@ -151,6 +159,7 @@ export function registerActors(
     ...deps.observers,
   });
   runtime.register(tenantActor);
+  runtime.register(sourceIpActor);
   runtime.register(recipientActor);
   runtime.register(messageActor);
   runtime.register(batchActor);
@@ -183,7 +192,12 @@ export function registerActors(
     feed: deps.feed,
     // The idempotent listeners first (starting a run, counting a broadcast's event once): should the
     // breaker's turn fail, the event comes again.
-    listener: everyListener(...(automations ? [automations] : []), broadcastListener(catalog), reputation),
+    listener: everyListener(
+      ...(automations ? [automations] : []),
+      broadcastListener(catalog),
+      ...(deps.mirrorBreakers ? [breakerMirror(catalog)] : []),
+      reputation,
+    ),
     ...(deps.observers ? { metrics: deps.observers.metrics } : {}),
   });
   return {
@@ -235,6 +249,8 @@ function openRuntime(config: Config, log: (message: string, error?: unknown) => 
 export async function startGatepost(config: Config): Promise<Gatepost> {
   const hostsActors = config.role !== 'ingress';
   const servesApi = config.role !== 'actors';
+  // Delivery connects from them where the actors run: an address this machine has not fails the start.
+  if (hostsActors) await assertLocalAddresses(config.sourceIps);
   const logger = gatepostLog(config.logLevel);
   const report = reportTo(logger);
   const catalog = await openCatalog(config, report);
@@ -247,7 +263,9 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const metrics = promMetrics({
     queue: config.runtime === 'embedded' ? () => embedded().read() : null,
     fairQueue: hostsActors ? () => fairQueue?.destinations() ?? [] : null,
-    breakers: config.runtime === 'embedded' ? () => embedded().breakers() : null,
+    // On Dapr from the catalog's mirror of their transitions (actors/tenant/breaker.mirror.ts),
+    // gauged where the API is served: every actor host would answer the same rows.
+    breakers: config.runtime === 'embedded' ? () => embedded().breakers() : servesApi ? () => catalog.breakerStates() : null,
     daprCalls: runtime instanceof DaprRuntime ? () => runtime.sidecar.calls.snapshot() : null,
   });
   const metricsSource = { scrape: () => metrics.scrape(), token: config.metricsToken };
@@ -291,6 +309,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         horizonMs: config.deliveryHorizonMs,
         breaker: config.breaker,
         warmup: config.warmup,
+        sourceIps: config.sourceIps,
         onCapture: (tenantId) => captures.emit(tenantId),
         webhooks: {
           guard,
@@ -304,6 +323,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         queueSlots: config.mxMaxConnections,
         automationSend: automationSender(gate, catalog),
         contacts: broadcastAdmitter(gate, catalog),
+        mirrorBreakers: config.runtime === 'dapr',
       })
     : null;
   fairQueue = actors?.queue ?? null;
@@ -321,6 +341,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         domains,
         senders: config.requireVerifiedDomain ? domains : null,
         warmup: config.warmup,
+        sourceIps: config.sourceIps,
         mailHost: mailHostOf(new CachingMxResolver(dnsResolver(config.dnsServers))),
         inbound: { routes: inboundRoutes, publicUrl: () => publicUrl ?? `http://localhost:${config.port}` },
         webhookGuard: guard,

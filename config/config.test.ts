@@ -200,6 +200,7 @@ describe('loadConfig: sending domains', () => {
       dayMs: 86_400_000,
       windowMs: 3_600_000,
       broadcastShare: 0.8,
+      providerShare: 0.5,
       idleMs: 30 * 86_400_000,
     });
     expect(loadConfig({ GATEPOST_SMTP_RELAY: 'smtp://relay.example:25' }).warmup.enabled).toBe(false);
@@ -212,6 +213,7 @@ describe('loadConfig: sending domains', () => {
       GATEPOST_WARMUP_DAY: '6s',
       GATEPOST_WARMUP_WINDOW: '2s',
       GATEPOST_WARMUP_BROADCAST_SHARE: '50%',
+      GATEPOST_WARMUP_PROVIDER_SHARE: '100',
       GATEPOST_WARMUP_IDLE: '1m',
     }).warmup;
     expect(short).toEqual({
@@ -222,6 +224,7 @@ describe('loadConfig: sending domains', () => {
       dayMs: 6000,
       windowMs: 2000,
       broadcastShare: 0.5,
+      providerShare: 1,
       idleMs: 60_000,
     });
     expect(() => loadConfig({ GATEPOST_WARMUP_START: '0' })).toThrow(
@@ -237,6 +240,18 @@ describe('loadConfig: sending domains', () => {
     expect(() => loadConfig({ GATEPOST_WARMUP_DAY: '0s' })).toThrow(/GATEPOST_WARMUP_DAY/);
     expect(() => loadConfig({ GATEPOST_WARMUP_BROADCAST_SHARE: '0' })).toThrow(/GATEPOST_WARMUP_BROADCAST_SHARE/);
     expect(() => loadConfig({ GATEPOST_WARMUP: 'maybe' })).toThrow(/GATEPOST_WARMUP must be true or false/);
+  });
+
+  it('reads the source addresses of direct delivery, and refuses what is no address, one listed twice, or a relay beside them', () => {
+    expect(loadConfig({}).sourceIps).toEqual([]);
+    expect(loadConfig({ GATEPOST_SOURCE_IPS: '203.0.113.10, 2001:db8::1' }).sourceIps).toEqual(['203.0.113.10', '2001:db8::1']);
+    expect(() => loadConfig({ GATEPOST_SOURCE_IPS: '203.0.113.10,mail.example' })).toThrow(
+      'GATEPOST_SOURCE_IPS: mail.example is not an IP address',
+    );
+    expect(() => loadConfig({ GATEPOST_SOURCE_IPS: '203.0.113.10,203.0.113.10' })).toThrow(/lists an address twice/);
+    expect(() => loadConfig({ GATEPOST_SOURCE_IPS: '203.0.113.10', GATEPOST_SMTP_RELAY: 'smtp://relay.example:25' })).toThrow(
+      /GATEPOST_SOURCE_IPS is for direct delivery/,
+    );
   });
 
   it('reads the reputation breaker: defaults below SES and Gmail, percentages as fractions, and refuses what is no rate', () => {
@@ -291,6 +306,8 @@ describe('loadConfig: inbound MX', () => {
     expect(() => loadConfig({ GATEPOST_INBOUND_TLS_CERT: 'mx.crt' })).toThrow(
       'GATEPOST_INBOUND_TLS_CERT and GATEPOST_INBOUND_TLS_KEY go together',
     );
-    expect(() => loadConfig({ GATEPOST_SMTP_TLS_KEY: 'smtp.key' })).toThrow('GATEPOST_SMTP_TLS_CERT and GATEPOST_SMTP_TLS_KEY go together');
+    expect(() => loadConfig({ GATEPOST_SMTP_TLS_KEY: 'smtp.key' })).toThrow(
+      'GATEPOST_SMTP_TLS_CERT and GATEPOST_SMTP_TLS_KEY go together',
+    );
   });
 });

@@ -1,4 +1,5 @@
 // The operator contract: every setting Gatepost reads from its environment, with its default.
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { parseKey } from '../lib/sealed.ts';
@@ -142,6 +143,11 @@ export interface Config {
   breaker: BreakerConfig;
   /** A new sending domain's warmup (GATEPOST_WARMUP*, docs/deliverability.md). */
   warmup: WarmupConfig;
+  /**
+   * The local addresses direct delivery connects from (GATEPOST_SOURCE_IPS), each warming up on
+   * its own ramp; empty: whatever address the host routes through.
+   */
+  sourceIps: string[];
 }
 
 export interface WarmupConfig {
@@ -152,6 +158,7 @@ export interface WarmupConfig {
   dayMs: number;
   windowMs: number;
   broadcastShare: number;
+  providerShare: number;
   idleMs: number;
 }
 
@@ -320,6 +327,8 @@ function warmupOf(env: NodeJS.ProcessEnv): WarmupConfig {
     dayMs,
     windowMs,
     broadcastShare: percentOf('GATEPOST_WARMUP_BROADCAST_SHARE', env.GATEPOST_WARMUP_BROADCAST_SHARE, 80),
+    // A day's cap is not spent on one mailbox provider: each may take half of it (at least one).
+    providerShare: percentOf('GATEPOST_WARMUP_PROVIDER_SHARE', env.GATEPOST_WARMUP_PROVIDER_SHARE, 50),
     idleMs: limit('GATEPOST_WARMUP_IDLE', env.GATEPOST_WARMUP_IDLE, 30 * UNITS.d!),
   };
 }
@@ -427,5 +436,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : null,
     breaker: breakerOf(env),
     warmup: warmupOf(env),
+    sourceIps: sourceIpsOf(env),
   };
+}
+
+/**
+ * GATEPOST_SOURCE_IPS: IP addresses, comma-separated, each once. Only direct delivery connects
+ * from them: behind a relay it is the relay that connects to the MX hosts. Whether each is an
+ * address of this machine is checked at start (mta/source.ips.ts), where the actors run.
+ */
+function sourceIpsOf(env: NodeJS.ProcessEnv): string[] {
+  const ips = list(env.GATEPOST_SOURCE_IPS);
+  for (const ip of ips) if (isIP(ip) === 0) throw new Error(`GATEPOST_SOURCE_IPS: ${ip} is not an IP address`);
+  if (new Set(ips).size !== ips.length) throw new Error('GATEPOST_SOURCE_IPS lists an address twice');
+  if (ips.length > 0 && env.GATEPOST_SMTP_RELAY) {
+    throw new Error('GATEPOST_SOURCE_IPS is for direct delivery; with GATEPOST_SMTP_RELAY the relay connects to the MX hosts');
+  }
+  return ips;
 }

@@ -15,6 +15,7 @@ import {
   type Transport,
 } from './transport.ts';
 import { CachingMxResolver } from './mx.resolve.ts';
+import { providerOfDomain } from './provider.ts';
 import { connect, DestinationPool, POOL_IDLE_MS, type MxConnection, type MxTimeouts } from './mx.pool.ts';
 
 export interface DirectOptions {
@@ -51,26 +52,29 @@ const ANSWERED = new Set(['EENVELOPE', 'EMESSAGE']);
 
 export function directTransport(opts: DirectOptions): DirectTransport {
   const dns = new CachingMxResolver(opts.resolver);
-  const pools = new Map<string, DestinationPool>();
-  const poolOf = (host: string) => {
-    let pool = pools.get(host);
-    if (pool) return pool;
+  // A pool per MX host and source address (GATEPOST_SOURCE_IPS): a connection from one address is
+  // never handed to mail that is to go from another, and each address has the cap of its own.
+  const pools = new Map<string, { host: string; pool: DestinationPool }>();
+  const poolOf = (host: string, source: string | undefined) => {
+    const key = `${host} ${source ?? ''}`;
+    const found = pools.get(key);
+    if (found) return found.pool;
     // An idle pool closes its connections and is dropped; the next message to the host opens a new one.
     const created = new DestinationPool(opts.maxConnections, {
       idleMs: opts.poolIdleMs ?? POOL_IDLE_MS,
-      onIdle: () => pools.get(host) === created && pools.delete(host),
+      onIdle: () => pools.get(key)?.pool === created && pools.delete(key),
     });
-    pools.set(host, created);
+    pools.set(key, { host, pool: created });
     return created;
   };
 
   /** A connection to `host` from its pool: an idle one, or a new one to the first address that takes it. */
-  async function connectTo(host: string, ips: string[]): Promise<MxConnection> {
-    return poolOf(host).acquire(async () => {
+  async function connectTo(host: string, ips: string[], source: string | undefined): Promise<MxConnection> {
+    return poolOf(host, source).acquire(async () => {
       let last: unknown;
       for (const ip of ips) {
         try {
-          return await connect(host, ip, opts);
+          return await connect(host, ip, { ...opts, localAddress: source });
         } catch (error) {
           last = error;
         }
@@ -85,10 +89,11 @@ export function directTransport(opts: DirectOptions): DirectTransport {
     send: (envelope) => deliverTo(domainOf(envelope.to[0]!), envelope),
 
     async close() {
-      for (const pool of pools.values()) pool.close();
+      for (const { pool } of pools.values()) pool.close();
     },
 
-    pooledHosts: () => [...pools.keys()],
+    pooledHosts: () => [...new Set([...pools.values()].map((p) => p.host))],
+    providerOf: providerOfDomain(dns),
   };
 
   async function deliverTo(domain: string, envelope: Envelope): Promise<DeliveryReport> {
@@ -104,12 +109,12 @@ export function directTransport(opts: DirectOptions): DirectTransport {
       }
       let conn: MxConnection;
       try {
-        conn = await connectTo(mx.name, ips);
+        conn = await connectTo(mx.name, ips, envelope.source);
       } catch (error) {
         failures.push(`${mx.name}: ${describe(error as SmtpFailure)}`);
         continue; // RFC 5321 §5.1: a host that cannot be reached, the next one
       }
-      return transact(conn, envelope, poolOf(mx.name));
+      return transact(conn, envelope, poolOf(mx.name, envelope.source));
     }
     // A domain with no MX whose own name has no address cannot take mail (RFC 5321 §5.1). MX
     // hosts that were named but have no address, or could not be reached, may be back later.

@@ -28,6 +28,8 @@ export interface ConnectOptions {
   /** The name EHLO gives (GATEPOST_HOSTNAME). */
   hostname: string;
   timeouts: MxTimeouts;
+  /** The local address to connect from (GATEPOST_SOURCE_IPS); none: the host's route. */
+  localAddress?: string | undefined;
 }
 
 /** Opens an SMTP session to `ip` (the MX `host`'s address): greeting, EHLO, and STARTTLS when offered. */
@@ -35,6 +37,7 @@ export function connect(host: string, ip: string, opts: ConnectOptions): Promise
   const smtp = new SMTPConnection({
     host: ip,
     port: opts.port,
+    ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
     name: opts.hostname,
     servername: host,
     // Opportunistic TLS, as Postfix's `may`: encrypt when offered, whoever signed the certificate

@@ -25,7 +25,8 @@ export async function resolveMx(domain: string, resolver: Resolver): Promise<MxR
   try {
     records = await resolver.resolveMx(domain);
   } catch (error) {
-    if (codeOf(error) === NXDOMAIN) return { failure: 'permanent', cause: 'nxdomain', text: `Domain ${domain} does not exist (NXDOMAIN)` };
+    if (codeOf(error) === NXDOMAIN)
+      return { failure: 'permanent', cause: 'nxdomain', text: `Domain ${domain} does not exist (NXDOMAIN)` };
     if (codeOf(error) !== NODATA) {
       return { failure: 'transient', text: `MX look-up for ${domain} failed: ${codeOf(error) ?? String(error)}` };
     }

@@ -54,6 +54,8 @@ export interface Envelope {
   to: string[];
   /** The message as it goes on the wire. */
   raw: Buffer;
+  /** The local address to connect from (GATEPOST_SOURCE_IPS, direct delivery); none: the host's route. */
+  source?: string;
 }
 
 export interface Transport {
@@ -63,6 +65,11 @@ export interface Transport {
    */
   transactions(recipients: string[]): string[][];
   send(envelope: Envelope): Promise<DeliveryReport>;
+  /**
+   * The mailbox provider of a recipient domain (mta/provider.ts), where the transport finds the MX
+   * hosts itself; absent behind a relay. Null: not known now.
+   */
+  providerOf?(domain: string): Promise<string | null>;
   /** Ends its connections. */
   close(): Promise<void>;
 }

@@ -68,13 +68,13 @@ export interface SidecarCalls {
  * `queue`: the waiting messages per tenant, read when scraped; null where the runtime cannot tell
  * them cheaply (Dapr), and then the queue's metrics are left out. `fairQueue`: this process's fair
  * queue per destination, null where it hosts no actors. `breakers`: every tenant's breaker, read
- * when scraped; null where the runtime cannot list them (Dapr). `daprCalls`: the calls between
+ * when scraped (on Dapr from the catalog's mirror); null where none are gauged. `daprCalls`: the calls between
  * the app and its sidecar, read when scraped; null on the embedded runtime.
  */
 export function promMetrics(opts: {
   queue: (() => TenantQueue[]) | null;
   fairQueue?: (() => DestinationQueue[]) | null;
-  breakers?: (() => TenantBreaker[]) | null;
+  breakers?: (() => TenantBreaker[] | Promise<TenantBreaker[]>) | null;
   daprCalls?: (() => SidecarCalls[]) | null;
 }): PromMetrics {
   const registry = new Registry();
@@ -161,9 +161,10 @@ export function promMetrics(opts: {
       help: "Each tenant's reputation breaker: 0 closed, 1 warning, 2 open, 3 half-open.",
       labelNames: ['tenant'] as const,
       registers: [registry],
-      collect() {
+      async collect() {
+        const now = await readBreakers();
         breakers.reset();
-        for (const b of readBreakers()) breakers.set({ tenant: b.tenant_id }, BREAKER_VALUES[b.status]);
+        for (const b of now) breakers.set({ tenant: b.tenant_id }, BREAKER_VALUES[b.status]);
       },
     });
   }

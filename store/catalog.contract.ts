@@ -1640,5 +1640,24 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect((await catalog.currentReceiptKey())!.kid).toBe(current[0]!.kid);
       });
     });
+
+    describe('breaker states', () => {
+      it("keeps each tenant's latest transition, and never lets one heard late replace a newer one", async () => {
+        const [a, b] = [unique('ten'), unique('ten')];
+        await catalog.putBreakerState(a, 'open', 2_000);
+        await catalog.putBreakerState(b, 'warning', 1_000);
+        // Heard late: the transition at 1 s came before the one kept, at 2 s.
+        await catalog.putBreakerState(a, 'warning', 1_000);
+        const mine = async () => (await catalog.breakerStates()).filter((r) => r.tenant_id === a || r.tenant_id === b);
+        expect(await mine()).toEqual(
+          [
+            { tenant_id: a, status: 'open' },
+            { tenant_id: b, status: 'warning' },
+          ].sort((x, y) => x.tenant_id.localeCompare(y.tenant_id)),
+        );
+        await catalog.putBreakerState(a, 'half_open', 3_000);
+        expect((await mine()).find((r) => r.tenant_id === a)).toEqual({ tenant_id: a, status: 'half_open' });
+      });
+    });
   });
 }

@@ -347,6 +347,9 @@ export interface ContactUpsert {
   unsubscribed?: boolean;
 }
 
+/** A reputation breaker's status (docs/deliverability.md). */
+export type BreakerStatus = 'closed' | 'warning' | 'open' | 'half_open';
+
 /** One tenant's mail for one destination in a fair queue (mta/fair.queue.ts), as GET /v1/queue shows it. */
 export interface QueueRow {
   tenant_id: string;
@@ -648,5 +651,10 @@ export interface Catalog {
   queueSnapshotRows(maxAgeMs: number): Promise<QueueRow[]>;
   /** A host that stops takes its rows away. */
   deleteQueueSnapshot(hostId: string): Promise<void>;
+
+  /** Keeps a tenant's breaker status as a transition at `since` (ms since epoch) left it, unless a newer one is kept. */
+  putBreakerState(tenantId: string, status: BreakerStatus, since: number): Promise<void>;
+  /** Every tenant's breaker status kept: those whose breaker has moved. */
+  breakerStates(): Promise<{ tenant_id: string; status: BreakerStatus }[]>;
   close(): Promise<void>;
 }

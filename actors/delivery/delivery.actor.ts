@@ -19,6 +19,7 @@ import type { DkimSigner } from '../../mail/dkim.ts';
 import { envelopeRecipients } from '../../mail/mime.ts';
 import { outgoingBytes, OutgoingFailed, type Outgoing } from '../../mail/outgoing.thread.ts';
 import { queueLease } from '../../mta/fair.queue.ts';
+import { sourceOrder } from '../../mta/source.ips.ts';
 import { unanswered, type DeliveryReport, type Transport } from '../../mta/transport.ts';
 import { receiptDraft } from '../../mta/receipt.ts';
 import { returnPathDomain, verpAddress } from '../../mta/verp.ts';
@@ -27,7 +28,8 @@ import type { Catalog } from '../../store/catalog.port.ts';
 import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
 import type { AttemptOutcome, MessageReady, MessageRecord, QueuePlace } from '../message/message.state.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
-import { issueReceipt, tenantActor, type ReceiptSigner } from '../tenant/tenant.actor.ts';
+import { issueReceipt, tenantActor, type DeliveryAdmission, type ReceiptSigner } from '../tenant/tenant.actor.ts';
+import { sourceIpActor, sourceIpActorId, type SourceTaken } from '../source-ip/source.ip.actor.ts';
 import type { BreakerSettings } from '../tenant/reputation.state.ts';
 import type { WarmupSettings } from '../tenant/warmup.state.ts';
 import { uncounted, unlogged, type EventLog, type Metrics } from '../../ops/metrics.port.ts';
@@ -124,8 +126,10 @@ export interface DeliveryDeps {
   signers: { signerFor(tenantId: string, fromDomain: string): Promise<DkimSigner | null> };
   /** The reputation breaker's settings: whether mail may go is the tenant's breakers' to say. */
   breaker: BreakerSettings;
-  /** The warmup's settings (GATEPOST_WARMUP_*): a new sending domain's caps. */
+  /** The warmup's settings (GATEPOST_WARMUP_*): a new sending domain's caps, and each source address's. */
   warmup: WarmupSettings;
+  /** The local addresses direct delivery connects from (GATEPOST_SOURCE_IPS); empty: the host's route. */
+  sourceIps: string[];
   /** Counts each transaction by outcome, with its duration. */
   metrics?: Metrics;
   /** A line per transaction, naming the message and the request that made it. */
@@ -213,6 +217,7 @@ export function deliveryActor(deps: DeliveryDeps) {
     attempt: number,
     pending: string[][],
     found: FromSigner,
+    sourceIp: string | null,
   ): Promise<AttemptOutcome[]> {
     // Signed between the bytes and the hand-over, so both signatures cover exactly what is sent,
     // and the receipt's hash is of the signed bytes.
@@ -228,7 +233,7 @@ export function deliveryActor(deps: DeliveryDeps) {
         'failure' in signed
           ? signed.failure
           : await deps.transport
-              .send({ from, to, raw: signed.raw })
+              .send({ from, to, raw: signed.raw, ...(sourceIp ? { source: sourceIp } : {}) })
               .catch((error: unknown) => unanswered('transient', `Delivery failed: ${String(error)}`));
       // Recipients refused at RCPT TO have outcomes of their own (their 4xx deferred, their 5xx
       // bounced), whether the others were accepted or refused too.
@@ -257,6 +262,29 @@ export function deliveryActor(deps: DeliveryDeps) {
       outcomes.push(...these);
     }
     return outcomes;
+  }
+
+  /**
+   * The source address this attempt connects from (docs/deliverability.md): none unless
+   * GATEPOST_SOURCE_IPS lists some; with warmup on, the first in the message's order
+   * (`sourceOrder`) whose ramp has room, its count taken; none with room: held until the
+   * earliest of their next windows.
+   */
+  async function sourceFor(
+    turn: ActorTurn,
+    record: MessageRecord,
+    attempt: number,
+  ): Promise<{ ip: null; taken?: undefined } | { ip: string; taken?: SourceTaken } | { held: number }> {
+    const ips = sourceOrder(deps.sourceIps, record.id, attempt);
+    if (ips.length === 0) return { ip: null };
+    if (!deps.warmup.enabled) return { ip: ips[0]! };
+    let at = Infinity;
+    for (const ip of ips) {
+      const answer = await actor(turn, sourceIpActor, sourceIpActorId(ip)).take({ stream: record.stream, settings: deps.warmup });
+      if (answer.go) return { ip, taken: answer.taken };
+      at = Math.min(at, answer.at);
+    }
+    return { held: at };
   }
 
   return defineActor({
@@ -305,15 +333,8 @@ export function deliveryActor(deps: DeliveryDeps) {
         // outgoing()'s to report, and the mail waits there.
         const found = await fromSigner(deps.signers, record, content);
         const sendingDomain = 'domain' in found ? found.domain : null;
-        const held = await actor(turn, tenantActor, record.tenant_id).admitDelivery({
-          stream: record.stream,
-          domain: sendingDomain,
-          settings: deps.breaker,
-          warmup: deps.warmup,
-          ...(s.slot !== undefined ? { slot: s.slot } : {}),
-        });
         const all = envelopeRecipients(content);
-        if (!held.go) {
+        const hold = (held: Exclude<DeliveryAdmission, { go: true }>) => {
           turn.setReminder('retry', held.at, retryPlace(record, all, done));
           if (s.queued) turn.deleteReminder(QUEUED);
           const begun = s.begun === attempt ? attempt - 1 : s.begun;
@@ -321,10 +342,32 @@ export function deliveryActor(deps: DeliveryDeps) {
           const slot = held.by === 'breaker' ? held.at : s.slot;
           const next: DeliveryState = { ...s, begun, in_flight: false, slot, held_until: held.at, queued: undefined };
           turn.set('delivery', next);
-          return 'held';
+          return 'held' as const;
+        };
+        // The source address first (its warmup, when several are listed), then the tenant's say;
+        // held by the tenant, the address's count is given back.
+        const source = await sourceFor(turn, record, attempt);
+        if ('held' in source) return hold({ go: false, at: source.held, by: 'warmup' });
+        // The destination's provider takes its share of the sending domain's warmup caps.
+        const destination = retryPlace(record, all, done).destination;
+        const provider =
+          sendingDomain && deps.warmup.enabled && deps.transport.providerOf && destination
+            ? await deps.transport.providerOf(destination)
+            : null;
+        const held = await actor(turn, tenantActor, record.tenant_id).admitDelivery({
+          stream: record.stream,
+          domain: sendingDomain,
+          provider,
+          settings: deps.breaker,
+          warmup: deps.warmup,
+          ...(s.slot !== undefined ? { slot: s.slot } : {}),
+        });
+        if (!held.go) {
+          if (source.taken) await actor(turn, sourceIpActor, sourceIpActorId(source.ip)).giveBack({ taken: source.taken });
+          return hold(held);
         }
         const pending = deps.transport.transactions(all.filter((to) => !done[to]));
-        const outcomes = await deliver(turn, record, content, attempt, pending, found);
+        const outcomes = await deliver(turn, record, content, attempt, pending, found, source.ip);
         if (sendingDomain) for (const o of outcomes) o.sending_domain = sendingDomain;
         for (const o of outcomes) {
           if (o.result === 'deferred') continue;

@@ -48,6 +48,7 @@ const deliveryWith = (given: Partial<Parameters<typeof deliveryActor>[0]>) =>
     horizonMs: 86_400_000,
     breaker: loadConfig({}).breaker,
     warmup: loadConfig({ GATEPOST_WARMUP: 'false' }).warmup,
+    sourceIps: [],
     ...given,
   });
 

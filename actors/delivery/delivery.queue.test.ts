@@ -39,6 +39,7 @@ function delivery(breaker = loadConfig({}).breaker) {
     horizonMs: 86_400_000,
     breaker,
     warmup: loadConfig({ GATEPOST_WARMUP: 'false' }).warmup,
+    sourceIps: [],
   });
 }
 

@@ -3,7 +3,9 @@
 // warning → open → half-open (after a cool-down) → closed on a clean sample. Plain functions over
 // plain state: the TenantActor keeps the state durable and publishes each transition.
 
-export type BreakerStatus = 'closed' | 'warning' | 'open' | 'half_open';
+import type { BreakerStatus } from '../../store/catalog.port.ts';
+
+export type { BreakerStatus };
 
 /** What a lifecycle event tells the breaker: an accepted delivery, a hard bounce, a 5.7.x block, a complaint. */
 export type ReputationSignal = 'sent' | 'hard' | 'block' | 'complaint';

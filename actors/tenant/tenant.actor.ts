@@ -223,6 +223,8 @@ export const tenantActor = defineActor({
         stream: 'transactional' | 'broadcast';
         slot?: number;
         domain?: string | null;
+        /** The destination's mailbox provider (mta/provider.ts), whose share of the domain's warmup caps it takes; null: not known. */
+        provider?: string | null;
         settings: BreakerSettings;
         warmup: WarmupSettings;
       },
@@ -238,7 +240,7 @@ export const tenantActor = defineActor({
       if (!args.domain || !args.warmup.enabled) return { go: true };
       const key = warmupKey(args.domain);
       const before = (await turn.get<WarmupState>(key)) ?? initialWarmup(now);
-      const answer = takeWarmup(before, args.stream, now, await frozen(turn, args.domain), args.warmup);
+      const answer = takeWarmup(before, args.stream, now, await frozen(turn, args.domain), args.warmup, args.provider ?? null);
       turn.set(key, answer.state);
       return answer.go ? { go: true } : { go: false, at: answer.at, by: 'warmup' };
     },

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   capsOf,
   initialWarmup,
+  returnWarmup,
   rollWarmup,
   skippedWarmup,
   takeWarmup,
@@ -20,6 +21,7 @@ const settings: WarmupSettings = {
   dayMs: D,
   windowMs: H,
   broadcastShare: 0.8,
+  providerShare: 1,
   idleMs: 30 * D,
 };
 const T0 = Date.UTC(2026, 10, 1);
@@ -107,5 +109,41 @@ describe('warmup ramp', () => {
       frozen: true,
     });
     expect(warmupView(state, T0 + 20, false, { ...settings, enabled: false }).status).toBe('off');
+  });
+});
+
+describe('returnWarmup', () => {
+  it('gives a count back to the day and window it was taken in, and to none that has rolled since', () => {
+    const taken = takeWarmup(initialWarmup(T0), 'transactional', T0, false, settings);
+    if (!taken.go) throw new Error('day 1 has room');
+    const back = returnWarmup(taken.state, taken.state);
+    expect(back).toMatchObject({ used_day: 0, used_window: 0 });
+    // The window rolled: the day's count comes back, the new window's stays.
+    const later = takeWarmup(taken.state, 'transactional', T0 + H, false, settings);
+    if (!later.go) throw new Error('the next window has room');
+    expect(returnWarmup(later.state, taken.state)).toMatchObject({ used_day: 1, used_window: 1 });
+    // The day rolled: nothing comes back.
+    const tomorrow = rollWarmup(later.state, T0 + D, false, settings);
+    expect(returnWarmup(tomorrow, taken.state)).toEqual(tomorrow);
+  });
+});
+
+describe('a share per destination provider', () => {
+  it("keeps one provider to its share of the day's and the window's caps, while another still has room", () => {
+    // Day 1: 50 a day, windows of a day; each provider half of it.
+    const s = { ...settings, windowMs: D, providerShare: 0.5 };
+    let state = initialWarmup(T0);
+    for (let i = 0; i < 25; i++) {
+      const a = takeWarmup(state, 'transactional', T0, false, s, 'google');
+      if (!a.go) throw new Error(`google's ${i + 1}th should go`);
+      state = a.state;
+    }
+    const over = takeWarmup(state, 'transactional', T0, false, s, 'google');
+    expect(over).toMatchObject({ go: false, at: T0 + D });
+    expect(takeWarmup(state, 'transactional', T0, false, s, 'microsoft').go).toBe(true);
+    // Not known: only the domain's caps hold.
+    expect(takeWarmup(state, 'transactional', T0, false, s, null).go).toBe(true);
+    // The next day, google's count starts again.
+    expect(takeWarmup(state, 'transactional', T0 + D, false, s, 'google').go).toBe(true);
   });
 });

@@ -22,6 +22,8 @@ export interface WarmupSettings {
   windowMs: number;
   /** The fraction of each cap broadcasts may use; the rest is kept for transactional mail. */
   broadcastShare: number;
+  /** The fraction of each cap the mail to one destination provider may use (1: no cap of its own). */
+  providerShare: number;
   /** A domain that sent nothing for this long starts the ramp again. */
   idleMs: number;
 }
@@ -38,6 +40,8 @@ export interface WarmupState {
   used_window: number;
   /** The last send the domain made (ms since epoch), for the idle rule. */
   last_sent_at: number | null;
+  /** Today's and this window's counts per destination provider (mta/provider.ts); none before the first. */
+  providers?: Record<string, { used_day: number; used_window: number }>;
 }
 
 /** What GET /v1/domains/:id shows of the ramp. */
@@ -84,10 +88,16 @@ export function rollWarmup(state: WarmupState, now: number, frozen: boolean, s: 
       used_day: 0,
       window_start: day_start,
       used_window: 0,
+      providers: {},
     };
   }
   const window_start = next.day_start + Math.floor((now - next.day_start) / s.windowMs) * s.windowMs;
-  if (window_start !== next.window_start) next = { ...next, window_start, used_window: 0 };
+  if (window_start !== next.window_start) {
+    const providers = Object.fromEntries(
+      Object.entries(next.providers ?? {}).map(([name, used]) => [name, { ...used, used_window: 0 }]),
+    );
+    next = { ...next, window_start, used_window: 0, providers };
+  }
   if (capsOf(next.day, s).daily >= s.fullPerDay) next = { ...next, status: 'warm' };
   return next;
 }
@@ -96,9 +106,13 @@ export function rollWarmup(state: WarmupState, now: number, frozen: boolean, s: 
 const limitOf = (cap: number, stream: 'transactional' | 'broadcast', s: WarmupSettings) =>
   stream === 'transactional' ? cap : Math.max(1, Math.floor(cap * s.broadcastShare));
 
+/** How many of a cap one destination provider's mail may use: its share (at least one). */
+const providerLimitOf = (cap: number, s: WarmupSettings) => Math.max(1, Math.floor(cap * s.providerShare));
+
 /**
- * Whether one more message of `stream` may go now. Yes takes one from the day's and the window's
- * counts; no says when the next window starts, when it may ask again.
+ * Whether one more message of `stream` may go now, to `provider` (its destination's, or null when
+ * not known). Yes takes one from the day's and the window's counts, and from the provider's; no
+ * says when the next window starts, when it may ask again.
  */
 export function takeWarmup(
   before: WarmupState,
@@ -106,6 +120,7 @@ export function takeWarmup(
   now: number,
   frozen: boolean,
   s: WarmupSettings,
+  provider: string | null = null,
 ): { go: true; state: WarmupState } | { go: false; at: number; state: WarmupState } {
   const state = rollWarmup(before, now, frozen, s);
   if (state.status === 'warm') return { go: true, state: { ...state, last_sent_at: now } };
@@ -115,10 +130,18 @@ export function takeWarmup(
   if (state.used_day >= limitOf(caps.daily, stream, s) || state.used_window >= limitOf(caps.window, stream, s)) {
     return { go: false, at: next, state };
   }
-  return {
-    go: true,
-    state: { ...state, used_day: state.used_day + 1, used_window: state.used_window + 1, last_sent_at: now },
-  };
+  const used = provider === null ? null : (state.providers?.[provider] ?? { used_day: 0, used_window: 0 });
+  if (used && (used.used_day >= providerLimitOf(caps.daily, s) || used.used_window >= providerLimitOf(caps.window, s))) {
+    return { go: false, at: next, state };
+  }
+  const taken: WarmupState = { ...state, used_day: state.used_day + 1, used_window: state.used_window + 1, last_sent_at: now };
+  if (provider !== null && used) {
+    taken.providers = {
+      ...state.providers,
+      [provider]: { used_day: used.used_day + 1, used_window: used.used_window + 1 },
+    };
+  }
+  return { go: true, state: taken };
 }
 
 /** The view of a domain no cap applies to: warmup off, or the domain warm. */
@@ -156,3 +179,17 @@ export const skippedWarmup = (state: WarmupState | undefined, now: number): Warm
   status: 'warm',
   last_sent_at: now,
 });
+
+/**
+ * Gives back one taken at `taken` (the state's day and window then): an attempt that took a count
+ * and was then held by something else (a source IP's count, given back when the tenant's breaker or
+ * its domain's warmup holds the message). A day or window that has rolled since keeps its count.
+ */
+export function returnWarmup(state: WarmupState, taken: Pick<WarmupState, 'day_start' | 'window_start'>): WarmupState {
+  if (state.status === 'warm' || state.day_start !== taken.day_start) return state;
+  return {
+    ...state,
+    used_day: Math.max(0, state.used_day - 1),
+    used_window: state.window_start === taken.window_start ? Math.max(0, state.used_window - 1) : state.used_window,
+  };
+}

@@ -33,11 +33,9 @@ const DnsRecordView = z.object({
   name: z.string(),
   value: z.string().meta({ description: 'What to publish: the TXT text, or the MX or CNAME target host.' }),
   priority: z.number().int().optional().meta({ description: 'MX only.' }),
-  required: z
-    .boolean()
-    .meta({
-      description: 'Needed for the domain to verify (DKIM and SPF); false: advised (DMARC, return path, inbound MX, tracking).',
-    }),
+  required: z.boolean().meta({
+    description: 'Needed for the domain to verify (DKIM and SPF); false: advised (DMARC, return path, inbound MX, tracking).',
+  }),
   status: z.enum(['pending', 'verified', 'failed']),
   found: z
     .array(z.string())
@@ -58,7 +56,7 @@ const DomainView = z.object({
   updated_at: z.string(),
 });
 
-const WarmupView = z.object({
+export const WarmupView = z.object({
   status: z.enum(['off', 'warming', 'warm']).meta({
     description:
       'off: warmup is turned off (GATEPOST_WARMUP). warming: on the ramp, its caps hold. warm: at the ramp end, or skipped by the operator; an idle spell (GATEPOST_WARMUP_IDLE) starts the ramp again.',
@@ -80,7 +78,7 @@ const WarmupView = z.object({
 
 const DomainWithWarmup = DomainView.extend({ warmup: WarmupView });
 
-const WarmupChange = z
+export const WarmupChange = z
   .discriminatedUnion('action', [
     z.object({ action: z.literal('skip').meta({ description: 'The domain is warm already: no caps.' }) }).strict(),
     z

@@ -66,6 +66,9 @@ const warming = {
   frozen: false,
 };
 
+/** A source address's ramp: a domain's without `frozen`. */
+const { frozen: _, ...sourceIp } = warming;
+
 const template = {
   id: TPL,
   slug: 'order-shipped',
@@ -792,6 +795,19 @@ export const operationExamples: Record<string, OperationExamples> = {
       used_this_window: 0,
       next_window: null,
     },
+  },
+  getV1AdminSourceIps: {
+    answer: {
+      data: [
+        { ...sourceIp, ip: '203.0.113.10' },
+        { ...sourceIp, ip: '203.0.113.11', used_today: 38, used_this_window: 4 },
+      ],
+    },
+  },
+  postV1AdminSourceIpsIpWarmup: {
+    params: { ip: '203.0.113.10' },
+    body: { action: 'restart', day: 1 },
+    answer: { ...sourceIp, ip: '203.0.113.10', day: 1, daily_cap: 50, window_cap: 3, used_today: 0, used_this_window: 0 },
   },
 
   postEmail: { body: postmarkSend, answer: postmarkAnswer },

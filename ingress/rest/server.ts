@@ -40,6 +40,8 @@ import { codedError, sendError } from './errors.http.ts';
 import { registerOpenApi } from './openapi.swagger.ts';
 import { serializerCompiler, validatorCompiler, withZod } from './schema.http.ts';
 import { reputationAdminRoutes, reputationRoutes } from './reputation.route.ts';
+import { sourceIpAdminRoutes } from './source.ips.route.ts';
+import { sourceIps } from '../../gate/source.ips.ts';
 import { queueAdminRoutes, queueRoutes, type QueueSource } from './queue.route.ts';
 import { sandboxRoutes } from './sandbox.route.ts';
 import { suppressionRoutes } from './suppressions.route.ts';
@@ -83,6 +85,8 @@ export interface RestDeps {
   senders?: VerifiedSenders | null;
   /** The warmup settings the actors run with (GATEPOST_WARMUP*), so a domain shows the caps it is held to; off when not given. */
   warmup?: WarmupSettings;
+  /** The source addresses direct delivery connects from (GATEPOST_SOURCE_IPS), for the admin's view; none when not given. */
+  sourceIps?: string[];
   /** Inbound routes, and the base of the URLs received messages are served at; none: no /v1/inbound routes. */
   inbound?: { routes: InboundRoutes; publicUrl: () => string };
   /**
@@ -129,7 +133,8 @@ export interface RestServer {
 export function restServer(deps: RestDeps): RestServer {
   const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
   const compat = compatIngresses(deps);
-  const breakers = reputations(deps.invoker, deps.warmup ?? { ...loadConfig({}).warmup, enabled: false });
+  const warmup = deps.warmup ?? { ...loadConfig({}).warmup, enabled: false };
+  const breakers = reputations(deps.invoker, warmup);
   const tracking = new Tracking({ invoker: deps.invoker, publisher: deps.publisher, catalog: deps.catalog, log: deps.log });
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
@@ -262,6 +267,7 @@ export function restServer(deps: RestDeps): RestServer {
       reputationAdminRoutes(withZod(admin), breakers, deps.catalog);
       domainAdminRoutes(withZod(admin), breakers, deps.catalog);
       queueAdminRoutes(withZod(admin), deps.queue ?? noQueue);
+      sourceIpAdminRoutes(withZod(admin), sourceIps(deps.invoker, deps.sourceIps ?? [], warmup));
     });
   }
   // The hosted capture inbox: a web UI signed in to with a sandbox key, then a session cookie.

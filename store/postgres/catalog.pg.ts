@@ -40,6 +40,7 @@ import type {
   NewReceiptKey,
   InboxSession,
   Page,
+  BreakerStatus,
   QueueRow,
   Quota,
   SendingDomain,
@@ -800,6 +801,21 @@ export class PgCatalog implements Catalog {
 
   async deleteQueueSnapshot(hostId: string): Promise<void> {
     await this.query('DELETE FROM queue_snapshots WHERE host_id = $1', [hostId]);
+  }
+
+  async putBreakerState(tenantId: string, status: BreakerStatus, since: number): Promise<void> {
+    await this.query(
+      `INSERT INTO breaker_states (tenant_id, status, since) VALUES ($1, $2, $3)
+       ON CONFLICT (tenant_id) DO UPDATE SET status = excluded.status, since = excluded.since
+       WHERE excluded.since >= breaker_states.since`,
+      [tenantId, status, since],
+    );
+  }
+
+  async breakerStates(): Promise<{ tenant_id: string; status: BreakerStatus }[]> {
+    return this.query<{ tenant_id: string; status: BreakerStatus }>(
+      'SELECT tenant_id, status FROM breaker_states ORDER BY tenant_id',
+    );
   }
 
   async putReport(r: ReceivedReport): Promise<void> {

@@ -40,6 +40,7 @@ import type {
   NewReceiptKey,
   InboxSession,
   Page,
+  BreakerStatus,
   QueueRow,
   Quota,
   ReceivedReport,
@@ -716,6 +717,21 @@ export class SqliteCatalog implements Catalog {
 
   async deleteQueueSnapshot(hostId: string): Promise<void> {
     this.sql('DELETE FROM queue_snapshots WHERE host_id = ?').run(hostId);
+  }
+
+  async putBreakerState(tenantId: string, status: BreakerStatus, since: number): Promise<void> {
+    this.sql(
+      `INSERT INTO breaker_states (tenant_id, status, since) VALUES (?, ?, ?)
+       ON CONFLICT (tenant_id) DO UPDATE SET status = excluded.status, since = excluded.since
+       WHERE excluded.since >= breaker_states.since`,
+    ).run(tenantId, status, since);
+  }
+
+  async breakerStates(): Promise<{ tenant_id: string; status: BreakerStatus }[]> {
+    return this.sql('SELECT tenant_id, status FROM breaker_states ORDER BY tenant_id').all() as {
+      tenant_id: string;
+      status: BreakerStatus;
+    }[];
   }
 
   async putReport(r: ReceivedReport): Promise<void> {

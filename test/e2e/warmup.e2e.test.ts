@@ -27,6 +27,11 @@ beforeAll(async () => {
     'ok.test': { MX: [{ exchange: 'mx-ok.test', priority: 10 }] },
     'mx-refuse.test': { A: [mx.refuse.ip] },
     'refuse.test': { MX: [{ exchange: 'mx-refuse.test', priority: 10 }] },
+    // Two mailbox providers, by their MX hosts' names (mta/provider.ts), both on the loopback sink.
+    'aspmx.l.google.com': { A: [mx.ok.ip] },
+    'gmail.test': { MX: [{ exchange: 'aspmx.l.google.com', priority: 10 }] },
+    'outlook-test.mail.protection.outlook.com': { A: [mx.ok.ip] },
+    'outlook.test': { MX: [{ exchange: 'outlook-test.mail.protection.outlook.com', priority: 10 }] },
   });
   gp = await startGatepost({
     env: {
@@ -38,6 +43,8 @@ beforeAll(async () => {
       // A ramp day of eight seconds, one window a day.
       GATEPOST_WARMUP_DAY: '8s',
       GATEPOST_WARMUP_WINDOW: '8s',
+      // One provider may take the whole cap, but in the test about providers.
+      GATEPOST_WARMUP_PROVIDER_SHARE: '100',
       GATEPOST_BREAKER_MIN_SAMPLE: '4',
       GATEPOST_BREAKER_BOUNCE_WARN: '40',
       GATEPOST_BREAKER_BOUNCE_OPEN: '60',
@@ -142,6 +149,34 @@ describe('warmup', () => {
 
     const restarted = await admin({ action: 'restart', day: 3 });
     expect(restarted.body).toMatchObject({ status: 'warming', day: 3, daily_cap: START * 4, used_today: 0 });
+  });
+});
+
+describe('a share per destination provider', () => {
+  it("keeps one provider to its share of a new domain's day while another provider's mail goes, and sends the rest the next day", async () => {
+    // Day 1's cap of 4 in one window of eight seconds, half of it for each provider.
+    gp.setEnv({
+      GATEPOST_WARMUP_START: '4',
+      GATEPOST_WARMUP_DAY: '8s',
+      GATEPOST_WARMUP_WINDOW: '8s',
+      GATEPOST_WARMUP_PROVIDER_SHARE: '50',
+    });
+    await gp.restart();
+    const t = await sender(undefined, 'prov');
+    const google: string[] = [];
+    for (let i = 0; i < 4; i++) google.push(await send(t, `g${i}@gmail.test`));
+    const microsoft = [await send(t, 'm0@outlook.test'), await send(t, 'm1@outlook.test')];
+    const full = await eventually(async () => {
+      const w = await warmupOf(t);
+      return w.day === 1 && w.used_today === 4 ? w : undefined;
+    });
+    const dayEnd = Date.parse(full.next_window);
+    const times = async (ids: string[]) => (await Promise.all(ids.map((id) => settled(t, id, 'sent')))).map(acceptedAt);
+    // Google's half of day 1 went, and Microsoft's, though Google's mail was sent first.
+    const [g, m] = [await times(google), await times(microsoft)];
+    expect(g.filter((at) => at < dayEnd)).toHaveLength(2);
+    expect(g.filter((at) => at >= dayEnd)).toHaveLength(2);
+    expect(m.filter((at) => at < dayEnd)).toHaveLength(2);
   });
 });
 

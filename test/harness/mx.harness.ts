@@ -21,6 +21,9 @@ export interface MxReceived {
   /** The cipher the message came over (null: plain text), and the name the client gave in EHLO. */
   cipher: string | null;
   ehlo: string;
+  /** The address the client connected from, and when the message was taken (ms since epoch). */
+  remoteAddress: string;
+  at: number;
 }
 
 export interface MxHost {
@@ -112,6 +115,8 @@ export async function startMx(
             parsed,
             cipher: secure && tlsOptions ? tlsOptions.name : null,
             ehlo: session.hostNameAppearsAs,
+            remoteAddress: session.remoteAddress,
+            at: Date.now(),
           });
           callback(null, 'Queued as q1');
         }, callback);
