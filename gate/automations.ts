@@ -7,7 +7,7 @@ import { GatepostError } from '../errors/errors.catalog.ts';
 import { derivedId, newId } from '../lib/ids.ts';
 import { runClient, startRuns } from '../actors/automation/automation.actor.ts';
 import type { RunSend, RunView } from '../actors/automation/automation.state.ts';
-import type { Catalog, Contact } from '../store/catalog.port.ts';
+import type { Catalog, Contact, ContactTrigger } from '../store/catalog.port.ts';
 import { contactDraft } from './contact.draft.ts';
 import type { Gate } from './gate.ts';
 
@@ -47,8 +47,17 @@ export interface CustomEvent {
 }
 
 export interface AutomationTriggers {
-  /** Contacts just added to an audience (by the API or an import): the audience's automations start a run for each. */
+  /**
+   * Contacts just added to an audience (by the API or an import): the audience's automations start
+   * a run for each, then the contacts' triggers the catalog recorded with them are forgotten.
+   */
   contactsAdded(tenantId: string, audienceId: string, contacts: readonly Pick<Contact, 'id' | 'email'>[]): Promise<void>;
+  /**
+   * Starts the runs still owed for contacts added a while ago (their request ended before it
+   * started them: a crash), up to a page of them; answers how many it found. Runs are keyed by
+   * automation, contact and event, so a run started twice (by the request and a sweep) is one run.
+   */
+  sweepContactTriggers(): Promise<number>;
   /**
    * Starts a run of each enabled automation the event's name triggers whose audience has the
    * email; `contact_not_found` when none has it (nothing is started). Answers the event's id and
@@ -61,13 +70,16 @@ export interface AutomationTriggers {
 
 /** Started at most this many at once (an import adds up to a thousand contacts a batch). */
 const STARTS_AT_ONCE = 16;
+/** A trigger this old is the sweep's: the request that added its contact would have started its runs by then. */
+const SWEEP_AFTER_MS = 10_000;
+const SWEEP_PAGE = 1000;
 
 export function automationTriggers(invoker: Invoker, catalog: Catalog): AutomationTriggers {
   return {
     async contactsAdded(tenantId, audienceId, contacts) {
+      if (contacts.length === 0) return;
       const automations = await catalog.automationsTriggeredBy(tenantId, 'contact_added', audienceId);
-      if (automations.length === 0 || contacts.length === 0) return;
-      for (let i = 0; i < contacts.length; i += STARTS_AT_ONCE) {
+      for (let i = 0; i < contacts.length && automations.length > 0; i += STARTS_AT_ONCE) {
         await Promise.all(
           contacts
             .slice(i, i + STARTS_AT_ONCE)
@@ -82,6 +94,27 @@ export function automationTriggers(invoker: Invoker, catalog: Catalog): Automati
             ),
         );
       }
+      await catalog.ackContactTriggers(contacts.map((c) => c.id));
+    },
+
+    async sweepContactTriggers() {
+      const owed = await catalog.pendingContactTriggers(new Date(Date.now() - SWEEP_AFTER_MS).toISOString(), SWEEP_PAGE);
+      const byAudience = new Map<string, ContactTrigger[]>();
+      for (const t of owed) {
+        const key = `${t.tenant_id} ${t.audience_id}`;
+        const group = byAudience.get(key);
+        if (group) group.push(t);
+        else byAudience.set(key, [t]);
+      }
+      for (const group of byAudience.values()) {
+        const { tenant_id, audience_id } = group[0]!;
+        await this.contactsAdded(
+          tenant_id,
+          audience_id,
+          group.map((t) => ({ id: t.contact_id, email: t.email })),
+        );
+      }
+      return owed.length;
     },
 
     async customEvent(tenantId, { name, email, data, idempotency_key, sandboxOnly }) {

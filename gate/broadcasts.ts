@@ -6,17 +6,13 @@ import { GatepostError } from '../errors/errors.catalog.ts';
 import { newId } from '../lib/ids.ts';
 import { checkSendAt } from '../mail/policy.ts';
 import type { Invoker } from '../runtime/runtime.port.ts';
-import type { Broadcast, BroadcastCreate, BroadcastEventKind, Catalog, Page } from '../store/catalog.port.ts';
+import type { Broadcast, BroadcastCreate, BroadcastEventKind, BroadcastState, Catalog, Page } from '../store/catalog.port.ts';
 import { broadcastClient } from '../actors/broadcast/broadcast.actor.ts';
-import type { BroadcastContent, BroadcastPlan, BroadcastProgress } from '../actors/broadcast/broadcast.state.ts';
+import type { BroadcastContent, BroadcastPlan } from '../actors/broadcast/broadcast.state.ts';
 import { checkSender, type Sender, type VerifiedSenders } from './gate.ts';
 
-/** A broadcast with its fan-out's progress and its messages' results (both null for a draft). */
-export type BroadcastView = Omit<Broadcast, 'tenant_id'> & {
-  paused: BroadcastProgress['paused'];
-  progress: Pick<BroadcastProgress, 'admitted' | 'refused' | 'started_at' | 'finished_at'> | null;
-  results: Record<BroadcastEventKind, number> | null;
-};
+/** A broadcast with its fan-out's progress (the catalog's, as its actor last wrote it) and its messages' results (null for a draft). */
+export type BroadcastView = Omit<Broadcast, 'tenant_id'> & { results: Record<BroadcastEventKind, number> | null };
 
 /** A draft's fields, as a request gives them. */
 export type BroadcastDraft = Omit<BroadcastCreate, 'id' | 'tenant_id'>;
@@ -35,9 +31,9 @@ export interface Broadcasts {
 
 const noBroadcast = (id: string) => new GatepostError('not_found', `No broadcast has the id "${id}".`);
 
-/** A draft as the API shows it: no progress, no results yet. */
+/** A draft as the API shows it: no results yet. */
 function draftView({ tenant_id: _, ...b }: Broadcast): BroadcastView {
-  return { ...b, paused: null, progress: null, results: null };
+  return { ...b, results: null };
 }
 
 export function broadcasts(deps: { invoker: Invoker; catalog: Catalog; senders: VerifiedSenders | null }): Broadcasts {
@@ -66,18 +62,12 @@ export function broadcasts(deps: { invoker: Invoker; catalog: Catalog; senders: 
     return template;
   };
 
-  /** The view of a broadcast sent: the catalog's row, the actor's word on where it is, the counted events. */
-  const viewOf = async (b: Broadcast, progress: BroadcastProgress): Promise<BroadcastView> => {
-    const { admitted, refused, started_at, finished_at } = progress;
-    return {
-      ...draftView(b),
-      status: progress.status,
-      send_at: progress.send_at,
-      paused: progress.paused,
-      progress: { admitted, refused, started_at, finished_at },
-      results: await catalog.broadcastCounts(b.id),
-    };
-  };
+  /** The view of a broadcast sent, with its state as its actor answered it (the catalog's may be older), and its counted events. */
+  const viewOf = async (b: Broadcast, state: BroadcastState): Promise<BroadcastView> => ({
+    ...draftView(b),
+    ...state,
+    results: await catalog.broadcastCounts(b.id),
+  });
 
   /** What the broadcast will send, its template read now. */
   async function contentOf(b: Broadcast): Promise<BroadcastContent> {
@@ -95,10 +85,10 @@ export function broadcasts(deps: { invoker: Invoker; catalog: Catalog; senders: 
 
     list: (tenantId, page) => catalog.listBroadcasts(tenantId, page),
 
+    // The catalog's, as the actor wrote it after its last page: never waits for a page under way.
     async get(tenantId, id) {
       const b = await broadcastOf(tenantId, id);
-      const progress = await broadcastClient(deps.invoker, id).view(undefined);
-      return progress ? viewOf(b, progress) : draftView(b);
+      return b.progress ? { ...draftView(b), results: await catalog.broadcastCounts(id) } : draftView(b);
     },
 
     async remove(tenantId, id) {
@@ -136,8 +126,8 @@ export function broadcasts(deps: { invoker: Invoker; catalog: Catalog; senders: 
         data: b.data,
         sandbox,
       };
-      const progress = await broadcastClient(deps.invoker, id).send({ plan, send_at: sendAt });
-      return viewOf(b, progress);
+      const state = await broadcastClient(deps.invoker, id).send({ plan, send_at: sendAt });
+      return viewOf(b, state);
     },
 
     async cancel(tenantId, id) {

@@ -1,25 +1,38 @@
 // Broadcasts as both catalogs store them: one column list, one row shape, one page rule.
-import { BROADCAST_EVENT_KINDS, type Broadcast, type BroadcastEventKind, type Page } from './catalog.port.ts';
+import {
+  BROADCAST_EVENT_KINDS,
+  type Broadcast,
+  type BroadcastEventKind,
+  type BroadcastFanOut,
+  type BroadcastPaused,
+  type Page,
+} from './catalog.port.ts';
 import { pageOf } from './cursor.ts';
 
 // Stored as from_addr (FROM is an SQL keyword), read back under its API name.
 export const BROADCAST_COLUMNS =
-  'id, tenant_id, name, audience_id, from_addr AS "from", subject, html, text, template, data, sandbox, status, send_at, created_at, updated_at';
+  'id, tenant_id, name, audience_id, from_addr AS "from", subject, html, text, template, data, sandbox, status, send_at, paused, progress, created_at, updated_at';
 
 /** The columns a new broadcast is written to, in BROADCAST_COLUMNS' order. */
 export const BROADCAST_INSERT_COLUMNS =
   'id, tenant_id, name, audience_id, from_addr, subject, html, text, template, data, sandbox, status, send_at, created_at, updated_at';
 
-/** A broadcast as a store returns it: SQLite gives `data` as text and the flag as 0 or 1. */
-export type BroadcastRow = Omit<Broadcast, 'data' | 'sandbox'> & {
+/** A broadcast as a store returns it: SQLite gives the JSON columns as text and the flag as 0 or 1. */
+export type BroadcastRow = Omit<Broadcast, 'data' | 'sandbox' | 'paused' | 'progress'> & {
   data: string | Record<string, unknown>;
   sandbox: number | boolean;
+  paused: string | BroadcastPaused | null;
+  progress: string | BroadcastFanOut | null;
 };
+
+const parsed = <T>(value: string | T): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
 export const broadcastOf = (row: BroadcastRow): Broadcast => ({
   ...row,
-  data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
+  data: parsed(row.data),
   sandbox: Boolean(row.sandbox),
+  paused: row.paused === null ? null : parsed(row.paused),
+  progress: row.progress === null ? null : parsed(row.progress),
 });
 
 /** A new broadcast's row values, in BROADCAST_INSERT_COLUMNS' order. */

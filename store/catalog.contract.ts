@@ -881,6 +881,11 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect(await catalog.engagementOf(a)).toEqual([earlier.event, group[0]!.event, group[2]!.event]);
         expect(await catalog.engagementOf(b)).toEqual([group[1]!.event]);
         expect(await catalog.engagementOf(unique('msg'))).toEqual([]);
+        // Its retention over, a message's go; another's stay.
+        await catalog.forgetEngagement(a);
+        await catalog.forgetEngagement(unique('msg'));
+        expect(await catalog.engagementOf(a)).toEqual([]);
+        expect(await catalog.engagementOf(b)).toEqual([group[1]!.event]);
       });
     });
 
@@ -1498,6 +1503,56 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect(await catalog.getAutomation(a.id, made.id)).toBeNull();
       });
 
+      it('records a contact added to an audience an automation starts on, with the contact, until its runs are acknowledged', async () => {
+        const a = await newTenant();
+        const [welcomed, plain] = [
+          await catalog.createAudience({ id: unique('aud'), tenant_id: a.id, name: 'Welcomed' }),
+          await catalog.createAudience({ id: unique('aud'), tenant_id: a.id, name: 'Plain' }),
+        ];
+        await catalog.createAutomation(automation(a.id, welcomed.id));
+        // An automation on another trigger, or disabled, records nothing.
+        await catalog.createAutomation(automation(a.id, plain.id, { trigger: { type: 'custom_event', name: 'x' } }));
+        const off = await catalog.createAutomation(automation(a.id, plain.id));
+        await catalog.updateAutomation(a.id, off.id, { enabled: false });
+        const person = (audience_id: string, email: string) => ({
+          id: unique('con'),
+          tenant_id: a.id,
+          audience_id,
+          email,
+          name: null,
+          data: {},
+          unsubscribed: false,
+        });
+        const ann = await catalog.createContact(person(welcomed.id, 'ann@example.com'));
+        await catalog.createContact(person(plain.id, 'ann@example.com'));
+        // A contact refused (there already) records nothing either.
+        await expectError(catalog.createContact(person(welcomed.id, 'ann@example.com')), 'contact_exists');
+        const bo = unique('con');
+        await catalog.upsertContacts(a.id, welcomed.id, [
+          { id: unique('con'), email: 'ann@example.com', data: { visits: 1 } },
+          { id: bo, email: 'bo@example.com', data: {} },
+        ]);
+        await catalog.upsertContacts(a.id, plain.id, [{ id: unique('con'), email: 'cy@example.com', data: {} }]);
+        const owed = async () =>
+          (await catalog.pendingContactTriggers(new Date(Date.now() + 60_000).toISOString(), 10_000)).filter(
+            (t) => t.tenant_id === a.id,
+          );
+        const byId = (x: { contact_id: string }, y: { contact_id: string }) => x.contact_id.localeCompare(y.contact_id);
+        expect((await owed()).sort(byId)).toEqual(
+          [
+            { contact_id: ann.id, tenant_id: a.id, audience_id: welcomed.id, email: 'ann@example.com' },
+            { contact_id: bo, tenant_id: a.id, audience_id: welcomed.id, email: 'bo@example.com' },
+          ].sort(byId),
+        );
+        // Only those added before the time given.
+        expect(await catalog.pendingContactTriggers('2000-01-01T00:00:00.000Z', 10)).toEqual([]);
+        await catalog.ackContactTriggers([ann.id]);
+        await catalog.ackContactTriggers([]);
+        expect((await owed()).map((t) => t.contact_id)).toEqual([bo]);
+        await catalog.ackContactTriggers([bo, ann.id]);
+        expect(await owed()).toEqual([]);
+      });
+
       it("lists an automation's runs newest first, rewrites a run in place, and keeps none of a deleted automation", async () => {
         const a = await newTenant();
         const aud = await catalog.createAudience({ id: unique('aud'), tenant_id: a.id, name: 'News' });
@@ -1555,6 +1610,8 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
           audience_id: first.audience_id,
           status: 'draft',
           send_at: null,
+          paused: null,
+          progress: null,
           created_at: expect.stringMatching(ISO),
           updated_at: first.created_at,
         });
@@ -1575,9 +1632,24 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
           await expectError(catalog.listBroadcasts(a.id, { limit: 2, cursor }), 'invalid_request');
 
         const at = new Date(Date.now() + 3_600_000).toISOString();
-        await catalog.setBroadcastStatus(a.id, first.id, 'scheduled', at);
-        await catalog.setBroadcastStatus(b.id, first.id, 'cancelled', null);
-        expect(await catalog.getBroadcast(a.id, first.id)).toMatchObject({ status: 'scheduled', send_at: at });
+        const progress = {
+          admitted: 0,
+          refused: { suppressed: 0, unsubscribed: 0, other: 0 },
+          started_at: null,
+          finished_at: null,
+        };
+        await catalog.setBroadcastState(a.id, first.id, { status: 'scheduled', send_at: at, paused: null, progress });
+        await catalog.setBroadcastState(b.id, first.id, { status: 'cancelled', send_at: null, paused: null, progress });
+        expect(await catalog.getBroadcast(a.id, first.id)).toMatchObject({
+          status: 'scheduled',
+          send_at: at,
+          paused: null,
+          progress,
+        });
+        const paused = { reason: "the tenant's daily send quota is used up", until: at };
+        const sending = { ...progress, admitted: 500, refused: { suppressed: 2, unsubscribed: 1, other: 0 }, started_at: at };
+        await catalog.setBroadcastState(a.id, first.id, { status: 'paused', send_at: at, paused, progress: sending });
+        expect(await catalog.getBroadcast(a.id, first.id)).toMatchObject({ status: 'paused', paused, progress: sending });
         expect(await catalog.deleteBroadcast(b.id, first.id)).toBe(false);
         expect(await catalog.deleteBroadcast(a.id, first.id)).toBe(true);
         expect(await catalog.getBroadcast(a.id, first.id)).toBeNull();

@@ -426,6 +426,14 @@ export interface AutomationRun {
   updated_at: string;
 }
 
+/** A contact added to an audience whose `contact_added` runs are owed, until they are started. */
+export interface ContactTrigger {
+  contact_id: string;
+  tenant_id: string;
+  audience_id: string;
+  email: string;
+}
+
 /** What an upsert of contacts did: `added_ids` are the ids of the rows that were new contacts. */
 export interface ContactsUpserted {
   added: number;
@@ -433,7 +441,7 @@ export interface ContactsUpserted {
   added_ids: string[];
 }
 
-/** Where a broadcast is (docs/broadcasts.md); the catalog keeps the last status its BroadcastActor reported, for listing. */
+/** Where a broadcast is (docs/broadcasts.md); the catalog keeps what its BroadcastActor last wrote. */
 export type BroadcastStatus = 'draft' | 'scheduled' | 'sending' | 'paused' | 'sent' | 'cancelled';
 
 /** A broadcast as drafted: one content, rendered for each contact of an audience. */
@@ -456,11 +464,45 @@ export interface Broadcast {
   sandbox: boolean;
   status: BroadcastStatus;
   send_at: string | null;
+  /** While paused: why, and until when; null otherwise. */
+  paused: BroadcastPaused | null;
+  /** What the fan-out has done so far; null for a draft. */
+  progress: BroadcastFanOut | null;
   created_at: string;
   updated_at: string;
 }
 
-export type BroadcastCreate = Omit<Broadcast, 'status' | 'send_at' | 'created_at' | 'updated_at'>;
+export type BroadcastCreate = Omit<Broadcast, 'status' | 'send_at' | 'paused' | 'progress' | 'created_at' | 'updated_at'>;
+
+/** Why a paused broadcast waits (an open reputation breaker, the tenant's daily quota), and until when. */
+export interface BroadcastPaused {
+  reason: string;
+  until: string;
+}
+
+/** A fan-out's own count: what the gate did with the contacts walked so far. */
+export interface BroadcastFanOut {
+  /** Messages the gate admitted (a message admitted before a crash, admitted again, is the same message). */
+  admitted: number;
+  refused: {
+    /** The gate refused the address: the tenant's suppression list has it. */
+    suppressed: number;
+    /** Skipped: the contact is unsubscribed from the audience. */
+    unsubscribed: number;
+    /** The gate refused it for another reason (a render over its limits, a sender no longer verified). */
+    other: number;
+  };
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** Where a sent broadcast is, as its BroadcastActor writes it after each page: what a read shows without asking the actor. */
+export interface BroadcastState {
+  status: Exclude<BroadcastStatus, 'draft'>;
+  send_at: string | null;
+  paused: BroadcastPaused | null;
+  progress: BroadcastFanOut;
+}
 
 /** What a broadcast's messages' lifecycle events are counted as: each message once per kind. */
 export const BROADCAST_EVENT_KINDS = ['sent', 'bounced', 'opened', 'clicked', 'unsubscribed', 'complained'] as const;
@@ -516,6 +558,8 @@ export interface Catalog {
   recordEngagement(events: EngagementEvent[]): Promise<void>;
   /** A message's opens and clicks, in the order they were recorded. */
   engagementOf(messageId: string): Promise<StoredEvent[]>;
+  /** Deletes a message's opens and clicks: its retention is over (`message.expired`). */
+  forgetEngagement(messageId: string): Promise<void>;
 
   /** Stores a session, and forgets every expired one. */
   createInboxSession(s: InboxSession): Promise<void>;
@@ -582,10 +626,21 @@ export interface Catalog {
   listAudiences(tenantId: string): Promise<Audience[]>;
   /** Deletes the audience and its contacts. */
   deleteAudience(tenantId: string, id: string): Promise<boolean>;
-  /** Refuses `contact_exists` when the audience has the email already. */
+  /**
+   * Refuses `contact_exists` when the audience has the email already. When an enabled automation
+   * of the audience starts on `contact_added`, the contact's trigger is recorded in the same
+   * transaction (see pendingContactTriggers).
+   */
   createContact(c: ContactCreate): Promise<Contact>;
-  /** Adds or updates each row by email, all in one transaction; answers how many were added and updated, and which were added. */
+  /**
+   * Adds or updates each row by email, all in one transaction; answers how many were added and
+   * updated, and which were added. Records each added contact's trigger as createContact does.
+   */
   upsertContacts(tenantId: string, audienceId: string, rows: ContactUpsert[]): Promise<ContactsUpserted>;
+  /** Contacts added before `before` whose `contact_added` runs are owed still (a crash came between), oldest first. */
+  pendingContactTriggers(before: string, limit: number): Promise<ContactTrigger[]>;
+  /** Forgets these contacts' triggers: their runs are started. */
+  ackContactTriggers(contactIds: readonly string[]): Promise<void>;
   /** By id (`con_…`) or by email. */
   getContact(tenantId: string, audienceId: string, idOrEmail: string): Promise<Contact | null>;
   /** Refuses `contact_exists` when a new email is another contact's; null when there is no such contact. */
@@ -619,8 +674,8 @@ export interface Catalog {
   getBroadcast(tenantId: string, id: string): Promise<Broadcast | null>;
   /** The tenant's broadcasts, newest first. */
   listBroadcasts(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<Broadcast>>;
-  /** What the broadcast's actor says of it now: its status, and when it is to be sent. */
-  setBroadcastStatus(tenantId: string, id: string, status: BroadcastStatus, sendAt: string | null): Promise<void>;
+  /** Where the broadcast is, as its actor writes it after each page of its fan-out. */
+  setBroadcastState(tenantId: string, id: string, state: BroadcastState): Promise<void>;
   /** Deletes the broadcast and its counts. */
   deleteBroadcast(tenantId: string, id: string): Promise<boolean>;
   /** Counts one message of a broadcast as `kind`; the same message and kind again count nothing. */

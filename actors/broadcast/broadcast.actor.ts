@@ -12,9 +12,15 @@ import { actor, defineActor, type ActorDefinition, type ActorTurn, type Invoker 
 import { GatepostError, type ErrorCode } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
 import { domainOf, parseMailbox } from '../../mail/address.ts';
-import type { Catalog } from '../../store/catalog.port.ts';
+import type { BroadcastState, Catalog } from '../../store/catalog.port.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
-import type { BroadcastPlan, BroadcastProgress, ContactAdmitter, ContactOutcome, SentStatus } from './broadcast.state.ts';
+import {
+  stateOf,
+  type BroadcastPlan,
+  type BroadcastProgress,
+  type ContactAdmitter,
+  type ContactOutcome,
+} from './broadcast.state.ts';
 
 export const BROADCAST_ACTOR = 'BroadcastActor';
 
@@ -31,10 +37,14 @@ export interface BroadcastDeps {
 
 const readProgress = (turn: ActorTurn) => turn.get<BroadcastProgress>('progress');
 
-/** Saves the progress, and tells the catalog (which lists broadcasts) when the status moved. */
-async function save(turn: ActorTurn, deps: BroadcastDeps, plan: BroadcastPlan, before: SentStatus | null, p: BroadcastProgress) {
+/**
+ * Saves the progress, and writes it to the catalog, which `GET /v1/broadcasts/:id` reads without
+ * waiting for a page under way. Written in the turn, before its state: a crash after it runs the
+ * page again, which admits the same messages again and so writes the same counts.
+ */
+async function save(turn: ActorTurn, deps: BroadcastDeps, plan: BroadcastPlan, p: BroadcastProgress) {
   turn.set('progress', p);
-  if (p.status !== before) await deps.catalog.setBroadcastStatus(plan.tenant_id, turn.actorId, p.status, p.send_at);
+  await deps.catalog.setBroadcastState(plan.tenant_id, turn.actorId, stateOf(p));
 }
 
 function pause(p: BroadcastProgress, reason: string, until: number): BroadcastProgress {
@@ -59,7 +69,7 @@ async function fanOutPage(turn: ActorTurn, deps: BroadcastDeps): Promise<void> {
   if (hold) {
     const until = Math.max(hold.until, now + RECHECK_MS);
     turn.setReminder(PAGE, until);
-    return save(turn, deps, plan, before.status, pause(started, hold.reason, until));
+    return save(turn, deps, plan, pause(started, hold.reason, until));
   }
 
   const page = await deps.catalog.listContacts(plan.tenant_id, plan.audience_id, {
@@ -75,7 +85,7 @@ async function fanOutPage(turn: ActorTurn, deps: BroadcastDeps): Promise<void> {
     turn.setReminder(PAGE, now + wait);
     const daily = later.find((o) => o.refused === 'quota_exceeded');
     const waiting = daily ? pause(started, "the tenant's daily send quota is used up", now + wait) : { ...started, paused: null };
-    return save(turn, deps, plan, before.status, waiting);
+    return save(turn, deps, plan, waiting);
   }
 
   const refused = { ...started.refused, unsubscribed: started.refused.unsubscribed + page.data.length - subscribed.length };
@@ -87,7 +97,7 @@ async function fanOutPage(turn: ActorTurn, deps: BroadcastDeps): Promise<void> {
   }
   const last = page.next_cursor === null;
   if (!last) turn.setReminder(PAGE, Date.now());
-  return save(turn, deps, plan, before.status, {
+  return save(turn, deps, plan, {
     ...started,
     status: last ? 'sent' : 'sending',
     paused: null,
@@ -106,7 +116,7 @@ export function broadcastActor(deps: BroadcastDeps) {
        * Sends the broadcast: now, or at `send_at` (its reminder). Once only: a broadcast sent (or
        * scheduled, or cancelled) already is refused, as is one deleted as a draft.
        */
-      async send(turn, { plan, send_at }: { plan: BroadcastPlan; send_at: string | null }): Promise<BroadcastProgress> {
+      async send(turn, { plan, send_at }: { plan: BroadcastPlan; send_at: string | null }): Promise<BroadcastState> {
         if (await turn.get<boolean>('discarded')) throw new GatepostError('not_found', 'No broadcast has that id.');
         const sent = await readProgress(turn);
         if (sent) {
@@ -124,12 +134,12 @@ export function broadcastActor(deps: BroadcastDeps) {
         };
         turn.set('plan', plan);
         turn.setReminder(PAGE, send_at ? Date.parse(send_at) : Date.now());
-        await save(turn, deps, plan, null, progress);
-        return progress;
+        await save(turn, deps, plan, progress);
+        return stateOf(progress);
       },
 
       /** Stops the fan-out: what was admitted goes on, nobody else is sent to. */
-      async cancel(turn): Promise<BroadcastProgress> {
+      async cancel(turn): Promise<BroadcastState> {
         const before = await readProgress(turn);
         if (!before || before.status === 'sent' || before.status === 'cancelled') {
           throw new GatepostError(
@@ -142,8 +152,8 @@ export function broadcastActor(deps: BroadcastDeps) {
         const plan = (await turn.get<BroadcastPlan>('plan'))!;
         turn.deleteReminder(PAGE);
         const cancelled: BroadcastProgress = { ...before, status: 'cancelled', paused: null, finished_at: isoTime() };
-        await save(turn, deps, plan, before.status, cancelled);
-        return cancelled;
+        await save(turn, deps, plan, cancelled);
+        return stateOf(cancelled);
       },
 
       /** Marks a draft deleted, so that no send can follow; refused once it has been sent. */
@@ -152,9 +162,6 @@ export function broadcastActor(deps: BroadcastDeps) {
         if (sent) throw new GatepostError('broadcast_not_draft', `The broadcast is ${sent.status}: cancel it instead.`);
         turn.set('discarded', true);
       },
-
-      /** The fan-out's progress; null for a draft. */
-      view: async (turn): Promise<BroadcastProgress | null> => (await readProgress(turn)) ?? null,
     },
 
     async onReminder(turn, name) {

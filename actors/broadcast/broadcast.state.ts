@@ -1,7 +1,14 @@
 // What a BroadcastActor keeps, what it answers, and the port it admits contacts' messages through
 // (the gate, handed to it by the composition root: actors never import the gate).
 import type { ErrorCode } from '../../errors/errors.catalog.ts';
-import type { ApiKey, BroadcastStatus, Contact } from '../../store/catalog.port.ts';
+import type {
+  ApiKey,
+  BroadcastFanOut,
+  BroadcastPaused,
+  BroadcastState,
+  BroadcastStatus,
+  Contact,
+} from '../../store/catalog.port.ts';
 
 /** The content every message of a broadcast renders, fixed when it is sent (a template read then). */
 export interface BroadcastContent {
@@ -28,26 +35,29 @@ export interface BroadcastPlan {
 export type SentStatus = Exclude<BroadcastStatus, 'draft'>;
 
 /** What the fan-out has done so far; rewritten after each page, with the cursor, in one turn. */
-export interface BroadcastProgress {
+export interface BroadcastProgress extends BroadcastFanOut {
   status: SentStatus;
   send_at: string | null;
-  /** Why a paused broadcast waits (an open reputation breaker, the tenant's daily quota), and until when. */
-  paused: { reason: string; until: string } | null;
-  started_at: string | null;
-  finished_at: string | null;
+  paused: BroadcastPaused | null;
   /** Where the next page of the audience starts (a contacts cursor); null: at its start. */
   cursor: string | null;
-  /** Messages the gate admitted (a message admitted before a crash, admitted again, is the same message). */
-  admitted: number;
-  refused: {
-    /** The gate refused the address: the tenant's suppression list has it. */
-    suppressed: number;
-    /** Skipped: the contact is unsubscribed from the audience. */
-    unsubscribed: number;
-    /** The gate refused it for another reason (a render over its limits, a sender no longer verified). */
-    other: number;
-  };
 }
+
+/** What the catalog keeps of a fan-out's progress (all but the cursor), for reads that do not ask the actor. */
+export const stateOf = ({
+  status,
+  send_at,
+  paused,
+  admitted,
+  refused,
+  started_at,
+  finished_at,
+}: BroadcastProgress): BroadcastState => ({
+  status,
+  send_at,
+  paused,
+  progress: { admitted, refused, started_at, finished_at },
+});
 
 /** One contact's message, as the gate answered it: admitted (new or a replay), or refused with the error's code. */
 export type ContactOutcome = { admitted: true } | { refused: ErrorCode; retry_after?: number };

@@ -1,5 +1,5 @@
-// When a message's 90 days are over, its state and its delivery's state go, and its id (and so
-// its idempotency key) is free again.
+// When a message's 90 days are over, its state, its delivery's state and its opens and clicks go,
+// and its id (and so its idempotency key) is free again.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -54,7 +54,7 @@ const watchDueAt = (id: string) =>
     .due_at;
 
 describe('message retention', () => {
-  it('keeps a delivered message 90 days, then removes it and its delivery state', async () => {
+  it('keeps a delivered message 90 days, then removes it, its delivery state and its opens and clicks', async () => {
     h = harness();
     catalog = new SqliteCatalog(join(h.file, '..', 'catalog.db'));
     const runtime = await start();
@@ -65,6 +65,18 @@ describe('message retention', () => {
     const status = (id: string) => (h.stateOnDisk(MESSAGE_ACTOR, id, 'outcomes') as { status: string } | undefined)?.status;
     await eventually(() => status('msg_r') === 'sent' && status('msg_l') === 'deferred');
     expect(h.stateOnDisk(DELIVERY_ACTOR, 'msg_l', 'delivery')).toMatchObject({ attempts: 1, done: false });
+    const opened = (message_id: string) => ({
+      tenant_id: 'ten_r',
+      message_id,
+      event: {
+        id: `evt_${message_id}`,
+        type: 'email.opened' as const,
+        created_at: new Date().toISOString(),
+        data: { message_id },
+      },
+    });
+    const other = opened('msg_other');
+    await catalog.recordEngagement([opened('msg_r'), other]);
     // A delivery outcome moves the watch reminder to the end of retention at once; and a watch
     // that fires for a message with an outcome puts it there.
     const record = h.stateOnDisk(MESSAGE_ACTOR, 'msg_r', 'record') as { created_at: string };
@@ -87,6 +99,8 @@ describe('message retention', () => {
       expect(h.stateOnDisk(MESSAGE_ACTOR, id, 'outcomes')).toBeUndefined();
     }
     await eventually(() => h.stateOnDisk(DELIVERY_ACTOR, 'msg_l', 'delivery') === undefined);
+    await eventually(async () => (await catalog.engagementOf('msg_r')).length === 0);
+    expect(await catalog.engagementOf('msg_other')).toEqual([other.event]);
     expect(h.read((db) => db.prepare("SELECT name FROM reminders WHERE actor_id = 'msg_l'").all())).toEqual([]);
   });
 });

@@ -102,7 +102,7 @@ const BroadcastView = z.object({
 
 const TAGS = ['Broadcasts'];
 
-const listed = ({ tenant_id: _, ...b }: Broadcast) => b;
+const listed = ({ tenant_id: _, paused: _p, progress: _f, ...b }: Broadcast) => b;
 
 /** What the schema cannot say alone: html or a template, and a subject unless the template has one; a from that is a mailbox. */
 function checkDraft(body: BroadcastCreate): void {

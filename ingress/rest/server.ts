@@ -22,7 +22,7 @@ import type { InboundRoutes } from '../../tenancy/inbound.routes.ts';
 import { emailRoutes } from './emails.route.ts';
 import { customEventRoutes, eventRoutes } from './events.route.ts';
 import { automationRoutes } from './automations.route.ts';
-import { automationTriggers } from '../../gate/automations.ts';
+import { automationTriggers, type AutomationTriggers } from '../../gate/automations.ts';
 import { jwksRoutes, receiptAdminRoutes, receiptRoutes, type ReceiptKeyRing } from './receipts.route.ts';
 import { messageRoutes } from './messages.route.ts';
 import { metricsRoutes, type MetricsSource } from './metrics.route.ts';
@@ -130,12 +130,37 @@ export interface RestServer {
   routes: { method: string; url: string; access: Access }[];
 }
 
+/** How often the contact-added runs a crash left owed are looked for. */
+const SWEEP_EVERY_MS = 5_000;
+
+/** Starts the runs a crash left owed (gate/automations.ts) every SWEEP_EVERY_MS, until the server closes. */
+function sweepContactTriggers(
+  triggers: AutomationTriggers,
+  log: RestDeps['log'],
+  onClose: (hook: () => Promise<void>) => void,
+): void {
+  // One sweep at a time: a slow catalog skips ticks rather than piling sweeps up.
+  let sweeping: Promise<unknown> | null = null;
+  const timer = setInterval(() => {
+    sweeping ??= triggers
+      .sweepContactTriggers()
+      .catch((error: unknown) => log('the owed contact-added runs could not be started; the next sweep tries again', error))
+      .finally(() => (sweeping = null));
+  }, SWEEP_EVERY_MS);
+  timer.unref();
+  onClose(async () => {
+    clearInterval(timer);
+    await sweeping;
+  });
+}
+
 export function restServer(deps: RestDeps): RestServer {
   const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
   const compat = compatIngresses(deps);
   const warmup = deps.warmup ?? { ...loadConfig({}).warmup, enabled: false };
   const breakers = reputations(deps.invoker, warmup);
   const tracking = new Tracking({ invoker: deps.invoker, publisher: deps.publisher, catalog: deps.catalog, log: deps.log });
+  const triggers = automationTriggers(deps.invoker, deps.catalog);
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     // One line per request, with its id: the client's x-request-id, or one made here.
@@ -169,6 +194,7 @@ export function restServer(deps: RestDeps): RestServer {
       return style?.refuseUrl ? style.refuseUrl.answer(reply, refused) : sendError(reply, refused);
     },
   });
+  sweepContactTriggers(triggers, deps.log, (hook) => app.addHook('onClose', hook));
   const served: RestServer['served'] = [];
   const routes: RestServer['routes'] = [];
   let underWay = 0;
@@ -246,7 +272,6 @@ export function restServer(deps: RestDeps): RestServer {
     queueRoutes(scope, deps.queue ?? noQueue);
     validateRoutes(scope, deps.gate, deps.mailHost);
     // In a scope of their own: their text/csv parser hands the import its request stream.
-    const triggers = automationTriggers(deps.invoker, deps.catalog);
     keyed.register(async (audiences) => audienceRoutes(withZod(audiences), deps.catalog, triggers));
     automationRoutes(scope, deps.catalog, triggers);
     customEventRoutes(scope, triggers);

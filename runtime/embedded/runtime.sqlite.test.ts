@@ -379,6 +379,15 @@ describe('eviction', () => {
     expect(await actor(rt, counter, 'kept').get(undefined)).toBe(5);
   });
 
+  it('beyond maxIdleStateChars of idle state, the longest-activated idle actors are dropped and reload correctly', async () => {
+    // Each counter's state is its key and a number: 'n' and '0'..'5', two characters.
+    const rt = await h.start({ actors: [counter], options: { maxIdleStateChars: 6 } });
+    const ids = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'];
+    for (const [i, id] of ids.entries()) await actor(rt, counter, id).set(i);
+    await eventually(() => expect(rt.stats().active).toBeLessThanOrEqual(3), 5000);
+    for (const [i, id] of ids.entries()) expect(await actor(rt, counter, id).get(undefined)).toBe(i);
+  });
+
   it('beyond maxActive, the least recently used actors are dropped and reload correctly', async () => {
     const rt = await h.start({ actors: [counter], options: { maxActive: 2 } });
     const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'];

@@ -10,7 +10,7 @@ import type {
   Broadcast,
   BroadcastCreate,
   BroadcastEventKind,
-  BroadcastStatus,
+  BroadcastState,
   Audience,
   Automation,
   AutomationCreate,
@@ -22,6 +22,7 @@ import type {
   ContactCreate,
   ContactPatch,
   ContactUpsert,
+  ContactTrigger,
   InboundAttachment,
   InboundMessage,
   InboundMessageCreate,
@@ -128,6 +129,10 @@ const TYPES = {
 };
 
 const now = () => new Date().toISOString();
+
+/** Whether an enabled automation of audience $3 of tenant $2 starts on `contact_added` (createContact's and upsertContacts' parameters). */
+const STARTS_ON_CONTACT_ADDED = `EXISTS (SELECT 1 FROM automations
+  WHERE tenant_id = $2 AND trigger_type = 'contact_added' AND trigger_key = $3 AND enabled)`;
 
 interface TenantRow {
   id: string;
@@ -540,6 +545,10 @@ export class PgCatalog implements Catalog {
     return rows.map(storedEngagement);
   }
 
+  async forgetEngagement(messageId: string): Promise<void> {
+    await this.query('DELETE FROM engagement WHERE message_id = $1', [messageId]);
+  }
+
   async listCaptures(tenantId: string, opts: CaptureQuery): Promise<Page<CapturedMessage>> {
     const cursor = decodeCursor(opts.cursor, 2);
     // PostgreSQL's text refuses a NUL outright: no cursor handed out holds one.
@@ -936,16 +945,15 @@ export class PgCatalog implements Catalog {
   async createContact(c: ContactCreate): Promise<Contact> {
     const at = now();
     try {
-      await this.query(`INSERT INTO contacts (${CONTACT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`, [
-        c.id,
-        c.tenant_id,
-        c.audience_id,
-        c.email,
-        c.name,
-        JSON.stringify(c.data),
-        c.unsubscribed,
-        at,
-      ]);
+      // One statement: the contact and its trigger (when an automation starts on it) together.
+      await this.query(
+        `WITH added AS (
+           INSERT INTO contacts (${CONTACT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING id
+         )
+         INSERT INTO contact_triggers (contact_id, tenant_id, audience_id, email, added_at)
+           SELECT id, $2, $3, $4, $8 FROM added WHERE ${STARTS_ON_CONTACT_ADDED}`,
+        [c.id, c.tenant_id, c.audience_id, c.email, c.name, JSON.stringify(c.data), c.unsubscribed, at],
+      );
     } catch (error) {
       throw (error as { code?: string }).code === '23505' ? contactExists(c.email) : error;
     }
@@ -997,8 +1005,27 @@ export class PgCatalog implements Catalog {
           else updated++;
         }
       }
+      if (added.length > 0) {
+        await client.query(
+          `INSERT INTO contact_triggers (contact_id, tenant_id, audience_id, email, added_at)
+             SELECT id, tenant_id, audience_id, email, created_at FROM contacts WHERE id = ANY($1) AND ${STARTS_ON_CONTACT_ADDED}`,
+          [added, tenantId, audienceId],
+        );
+      }
       return { added: added.length, updated, added_ids: added };
     });
+  }
+
+  async pendingContactTriggers(before: string, limit: number): Promise<ContactTrigger[]> {
+    return this.query<ContactTrigger>(
+      `SELECT contact_id, tenant_id, audience_id, email FROM contact_triggers
+         WHERE added_at < $1::timestamptz ORDER BY added_at, contact_id LIMIT $2`,
+      [before, limit],
+    );
+  }
+
+  async ackContactTriggers(contactIds: readonly string[]): Promise<void> {
+    if (contactIds.length > 0) await this.query('DELETE FROM contact_triggers WHERE contact_id = ANY($1)', [contactIds]);
   }
 
   async getContact(tenantId: string, audienceId: string, idOrEmail: string): Promise<Contact | null> {
@@ -1128,7 +1155,15 @@ export class PgCatalog implements Catalog {
 
   async createBroadcast(b: BroadcastCreate): Promise<Broadcast> {
     const at = now();
-    const broadcast: Broadcast = { ...b, status: 'draft', send_at: null, created_at: at, updated_at: at };
+    const broadcast: Broadcast = {
+      ...b,
+      status: 'draft',
+      send_at: null,
+      paused: null,
+      progress: null,
+      created_at: at,
+      updated_at: at,
+    };
     const params = Array.from({ length: 15 }, (_, i) => `$${i + 1}`).join(', ');
     await this.query(
       `INSERT INTO broadcasts (${BROADCAST_INSERT_COLUMNS}) VALUES (${params})`,
@@ -1161,14 +1196,11 @@ export class PgCatalog implements Catalog {
     return broadcastPage(rows, opts.limit);
   }
 
-  async setBroadcastStatus(tenantId: string, id: string, status: BroadcastStatus, sendAt: string | null): Promise<void> {
-    await this.query('UPDATE broadcasts SET status = $3, send_at = $4, updated_at = $5 WHERE tenant_id = $1 AND id = $2', [
-      tenantId,
-      id,
-      status,
-      sendAt,
-      now(),
-    ]);
+  async setBroadcastState(tenantId: string, id: string, s: BroadcastState): Promise<void> {
+    await this.query(
+      'UPDATE broadcasts SET status = $3, send_at = $4, paused = $5, progress = $6, updated_at = $7 WHERE tenant_id = $1 AND id = $2',
+      [tenantId, id, s.status, s.send_at, s.paused && JSON.stringify(s.paused), JSON.stringify(s.progress), now()],
+    );
   }
 
   async deleteBroadcast(tenantId: string, id: string): Promise<boolean> {

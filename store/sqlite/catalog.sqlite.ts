@@ -10,7 +10,7 @@ import type {
   Broadcast,
   BroadcastCreate,
   BroadcastEventKind,
-  BroadcastStatus,
+  BroadcastState,
   Audience,
   Automation,
   AutomationCreate,
@@ -22,6 +22,7 @@ import type {
   ContactCreate,
   ContactPatch,
   ContactUpsert,
+  ContactTrigger,
   InboundAttachment,
   InboundMessage,
   InboundMessageCreate,
@@ -402,6 +403,10 @@ export class SqliteCatalog implements Catalog {
       'SELECT event_id, type, created_at, data FROM engagement WHERE message_id = ? ORDER BY created_at, seq',
     ).all(messageId) as EngagementRow[];
     return rows.map(storedEngagement);
+  }
+
+  async forgetEngagement(messageId: string): Promise<void> {
+    this.sql('DELETE FROM engagement WHERE message_id = ?').run(messageId);
   }
 
   /** The catalog's writes made once per message under load go through the group-commit writer (catalog.apply.ts). */
@@ -824,21 +829,39 @@ export class SqliteCatalog implements Catalog {
     const at = now();
     const contact: Contact = { ...c, created_at: at, updated_at: at };
     try {
-      this.sql(`INSERT INTO contacts (${CONTACT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-        c.id,
-        c.tenant_id,
-        c.audience_id,
-        c.email,
-        c.name,
-        JSON.stringify(c.data),
-        c.unsubscribed ? 1 : 0,
-        at,
-        at,
-      );
+      this.db.transaction(() => {
+        this.sql(`INSERT INTO contacts (${CONTACT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+          c.id,
+          c.tenant_id,
+          c.audience_id,
+          c.email,
+          c.name,
+          JSON.stringify(c.data),
+          c.unsubscribed ? 1 : 0,
+          at,
+          at,
+        );
+        if (this.startsOnContactAdded(c.tenant_id, c.audience_id)) this.recordContactTrigger(c, at);
+      })();
     } catch (error) {
       throw (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? contactExists(c.email) : error;
     }
     return contact;
+  }
+
+  /** Whether an enabled automation of the audience starts on `contact_added`. */
+  private startsOnContactAdded(tenantId: string, audienceId: string): boolean {
+    return (
+      this.sql(
+        "SELECT 1 FROM automations WHERE tenant_id = ? AND trigger_type = 'contact_added' AND trigger_key = ? AND enabled = 1 LIMIT 1",
+      ).get(tenantId, audienceId) !== undefined
+    );
+  }
+
+  private recordContactTrigger(c: Pick<Contact, 'id' | 'tenant_id' | 'audience_id' | 'email'>, at: string): void {
+    this.sql(
+      'INSERT INTO contact_triggers (contact_id, tenant_id, audience_id, email, added_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    ).run(c.id, c.tenant_id, c.audience_id, c.email, at);
   }
 
   async upsertContacts(tenantId: string, audienceId: string, rows: ContactUpsert[]): Promise<ContactsUpserted> {
@@ -854,8 +877,9 @@ export class SqliteCatalog implements Catalog {
     );
     return this.db.transaction(() => {
       const added: string[] = [];
+      const triggers = this.startsOnContactAdded(tenantId, audienceId);
       for (const r of rows) {
-        if (!exists.get(audienceId, r.email)) added.push(r.id);
+        const isNew = !exists.get(audienceId, r.email);
         upsert.run({
           id: r.id,
           tenant_id: tenantId,
@@ -868,9 +892,23 @@ export class SqliteCatalog implements Catalog {
           has_unsubscribed: r.unsubscribed === undefined ? 0 : 1,
           at,
         });
+        if (!isNew) continue;
+        added.push(r.id);
+        if (triggers) this.recordContactTrigger({ id: r.id, tenant_id: tenantId, audience_id: audienceId, email: r.email }, at);
       }
       return { added: added.length, updated: rows.length - added.length, added_ids: added };
     })();
+  }
+
+  async pendingContactTriggers(before: string, limit: number): Promise<ContactTrigger[]> {
+    return this.sql(
+      'SELECT contact_id, tenant_id, audience_id, email FROM contact_triggers WHERE added_at < ? ORDER BY added_at, contact_id LIMIT ?',
+    ).all(before, limit) as ContactTrigger[];
+  }
+
+  async ackContactTriggers(contactIds: readonly string[]): Promise<void> {
+    if (contactIds.length === 0) return;
+    this.sql(`DELETE FROM contact_triggers WHERE contact_id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(contactIds));
   }
 
   async getContact(tenantId: string, audienceId: string, idOrEmail: string): Promise<Contact | null> {
@@ -985,7 +1023,15 @@ export class SqliteCatalog implements Catalog {
 
   async createBroadcast(b: BroadcastCreate): Promise<Broadcast> {
     const at = now();
-    const broadcast: Broadcast = { ...b, status: 'draft', send_at: null, created_at: at, updated_at: at };
+    const broadcast: Broadcast = {
+      ...b,
+      status: 'draft',
+      send_at: null,
+      paused: null,
+      progress: null,
+      created_at: at,
+      updated_at: at,
+    };
     this.sql(`INSERT INTO broadcasts (${BROADCAST_INSERT_COLUMNS}) VALUES (${Array(15).fill('?').join(', ')})`).run(
       ...broadcastValues(broadcast, b.sandbox ? 1 : 0),
     );
@@ -1011,14 +1057,10 @@ export class SqliteCatalog implements Catalog {
     return broadcastPage(rows, opts.limit);
   }
 
-  async setBroadcastStatus(tenantId: string, id: string, status: BroadcastStatus, sendAt: string | null): Promise<void> {
-    this.sql('UPDATE broadcasts SET status = ?, send_at = ?, updated_at = ? WHERE tenant_id = ? AND id = ?').run(
-      status,
-      sendAt,
-      now(),
-      tenantId,
-      id,
-    );
+  async setBroadcastState(tenantId: string, id: string, s: BroadcastState): Promise<void> {
+    this.sql(
+      'UPDATE broadcasts SET status = ?, send_at = ?, paused = ?, progress = ?, updated_at = ? WHERE tenant_id = ? AND id = ?',
+    ).run(s.status, s.send_at, s.paused && JSON.stringify(s.paused), JSON.stringify(s.progress), now(), tenantId, id);
   }
 
   async deleteBroadcast(tenantId: string, id: string): Promise<boolean> {

@@ -145,6 +145,55 @@ describe('broadcasts', () => {
     expect([resend.status, resend.body.error.code]).toEqual([409, 'broadcast_already_sent']);
   });
 
+  it("shows a fan-out's progress from the catalog, where its actor writes it after each page", async () => {
+    // 600 contacts and a daily quota of 550: the first page (500) is admitted and saved, the second
+    // admits 50 and is refused the rest, so the broadcast pauses until the quota's reset.
+    const t = await suite.gp.tenant({ quota: { per_day: 550 } });
+    const asTenant = (method: string, path: string, body?: unknown) => suite.gp.request(method, path, { key: t.live, body });
+    const audience = (await asTenant('POST', '/v1/audiences', { name: 'Many' })).body.id as string;
+    const emails = Array.from({ length: 600 }, (_, i) => `many${i}-${t.id.slice(-6)}@example.com`);
+    const imported = await suite.gp.request('POST', `/v1/audiences/${audience}/contacts/import`, {
+      key: t.live,
+      headers: { 'content-type': 'text/csv' },
+      body: `email\n${emails.join('\n')}\n`,
+    });
+    expect(imported.body).toMatchObject({ added: 600, refused_count: 0 });
+    const made = await asTenant('POST', '/v1/broadcasts', {
+      name: 'Many',
+      audience_id: audience,
+      from: FROM,
+      subject: 'Hi',
+      html: '<p>{{email}}</p>',
+      sandbox: true,
+    });
+    const id = made.body.id as string;
+    expect((await asTenant('POST', `/v1/broadcasts/${id}/send`)).status).toBe(200);
+
+    const paused = await eventually<any>(async () => {
+      const b = (await asTenant('GET', `/v1/broadcasts/${id}`)).body;
+      return b.status === 'paused' ? b : undefined;
+    }, 60_000);
+    expect(paused.paused).toEqual({ reason: "the tenant's daily send quota is used up", until: expect.any(String) });
+    expect(paused.progress).toEqual({
+      admitted: 500,
+      refused: { suppressed: 0, unsubscribed: 0, other: 0 },
+      started_at: expect.any(String),
+      finished_at: null,
+    });
+    // What the read showed is the catalog's row, as the actor wrote it.
+    const row = (await suite.gp.catalogRows('broadcasts')).find((r: any) => r.id === id) as Record<string, unknown>;
+    const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+    expect([row.status, json(row.paused), json(row.progress)]).toEqual(['paused', paused.paused, paused.progress]);
+
+    const cancelled = await asTenant('POST', `/v1/broadcasts/${id}/cancel`);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', paused: null, progress: { admitted: 500 } });
+    expect(await asTenant('GET', `/v1/broadcasts/${id}`).then((r) => r.body)).toMatchObject({
+      status: 'cancelled',
+      paused: null,
+      progress: { admitted: 500, finished_at: expect.any(String) },
+    });
+  });
+
   it('refuses bad input with a coded error, leaving the draft as it was', async () => {
     const other = await suite.gp.tenant();
     const theirs = await audienceOf([{ email: 'theirs@example.com' }], other.live);
