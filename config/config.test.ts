@@ -237,6 +237,8 @@ describe('loadConfig: sending domains', () => {
     expect(() => loadConfig({ GATEPOST_WARMUP_DAY: '0s' })).toThrow(/GATEPOST_WARMUP_DAY/);
     expect(() => loadConfig({ GATEPOST_WARMUP_BROADCAST_SHARE: '0' })).toThrow(/GATEPOST_WARMUP_BROADCAST_SHARE/);
     expect(() => loadConfig({ GATEPOST_WARMUP: 'maybe' })).toThrow(/GATEPOST_WARMUP must be true or false/);
+    expect(() => loadConfig({ GATEPOST_METRICS: 'off' })).toThrow(/GATEPOST_METRICS must be true or false/);
+    expect([loadConfig({}).metrics, loadConfig({ GATEPOST_METRICS: 'false' }).metrics]).toEqual([true, false]);
   });
 
   it('reads the reputation breaker: defaults below SES and Gmail, percentages as fractions, and refuses what is no rate', () => {
@@ -291,6 +293,8 @@ describe('loadConfig: inbound MX', () => {
     expect(() => loadConfig({ GATEPOST_INBOUND_TLS_CERT: 'mx.crt' })).toThrow(
       'GATEPOST_INBOUND_TLS_CERT and GATEPOST_INBOUND_TLS_KEY go together',
     );
-    expect(() => loadConfig({ GATEPOST_SMTP_TLS_KEY: 'smtp.key' })).toThrow('GATEPOST_SMTP_TLS_CERT and GATEPOST_SMTP_TLS_KEY go together');
+    expect(() => loadConfig({ GATEPOST_SMTP_TLS_KEY: 'smtp.key' })).toThrow(
+      'GATEPOST_SMTP_TLS_CERT and GATEPOST_SMTP_TLS_KEY go together',
+    );
   });
 });
