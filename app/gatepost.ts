@@ -56,7 +56,7 @@ import { mailtoUnsubscribes } from '../gate/tracking.ts';
 import { InboundRoutes } from '../tenancy/inbound.routes.ts';
 import { webhookDeliveries } from '../gate/webhooks.ts';
 import { keySealer, plainSealer } from '../lib/sealed.ts';
-import type { EventLog, Metrics } from '../ops/metrics.port.ts';
+import { uncounted, type EventLog, type Metrics } from '../ops/metrics.port.ts';
 import { promMetrics } from '../ops/metrics.prom.ts';
 import { gatepostLog, type Logger } from '../ops/log.ts';
 import { embeddedQueue } from './queue.embedded.ts';
@@ -260,15 +260,18 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   const embedded = () => (queue ??= embeddedQueue(join(config.dataDir, 'actors.db')));
   // The fair queue is made with the actors, below (which are handed these metrics).
   let fairQueue: FairQueue | null = null;
-  const metrics = promMetrics({
-    queue: config.runtime === 'embedded' ? () => embedded().read() : null,
-    fairQueue: hostsActors ? () => fairQueue?.destinations() ?? [] : null,
-    // On Dapr from the catalog's mirror of their transitions (actors/tenant/breaker.mirror.ts),
-    // gauged where the API is served: every actor host would answer the same rows.
-    breakers: config.runtime === 'embedded' ? () => embedded().breakers() : servesApi ? () => catalog.breakerStates() : null,
-    daprCalls: runtime instanceof DaprRuntime ? () => runtime.sidecar.calls.snapshot() : null,
-  });
-  const metricsSource = { scrape: () => metrics.scrape(), token: config.metricsToken };
+  const prom = config.metrics
+    ? promMetrics({
+        queue: config.runtime === 'embedded' ? () => embedded().read() : null,
+        fairQueue: hostsActors ? () => fairQueue?.destinations() ?? [] : null,
+        // On Dapr from the catalog's mirror of their transitions (actors/tenant/breaker.mirror.ts),
+        // gauged where the API is served: every actor host would answer the same rows.
+        breakers: config.runtime === 'embedded' ? () => embedded().breakers() : servesApi ? () => catalog.breakerStates() : null,
+        daprCalls: runtime instanceof DaprRuntime ? () => runtime.sidecar.calls.snapshot() : null,
+      })
+    : null;
+  const metrics: Metrics = prom ?? uncounted;
+  const metricsSource = prom && { scrape: () => prom.scrape(), token: config.metricsToken };
   const records = {
     hostname: config.hostname,
     spf: config.spf,
@@ -353,7 +356,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         ready: () => ready,
         version: VERSION,
         log: report,
-        metrics: metricsSource,
+        ...(metricsSource ? { metrics: metricsSource } : {}),
         logger,
       })
     : null;

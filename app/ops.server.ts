@@ -6,11 +6,12 @@ import { metricsRoutes, type MetricsSource } from '../ingress/rest/metrics.route
 import { serializerCompiler, validatorCompiler, withZod } from '../ingress/rest/schema.http.ts';
 import { GatepostError } from '../errors/errors.catalog.ts';
 
-export function opsServer(source: MetricsSource, log: (message: string, error?: unknown) => void): FastifyInstance {
+/** With no source (GATEPOST_METRICS=false) it answers 404 to everything, as the API process does to GET /metrics. */
+export function opsServer(source: MetricsSource | null, log: (message: string, error?: unknown) => void): FastifyInstance {
   const app = Fastify({ logger: false });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  metricsRoutes(withZod(app), source);
+  if (source) metricsRoutes(withZod(app), source);
   app.setNotFoundHandler((request, reply) =>
     sendError(
       reply,

@@ -1,4 +1,4 @@
-// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --rounds 3 --profile DIR --node-args="ARGS" --runtime embedded|dapr|both --load wrk|autocannon]
+// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --rounds 3 --profile DIR --node-args="ARGS" --runtime embedded|dapr|both --load wrk|autocannon --observability]
 // POST /v1/emails under the same load against servers, one after the other: Gatepost (sandbox
 // key; on the embedded runtime with fsync on, and/or on the Dapr topology of dapr/cluster), a bare
 // Fastify route (the HTTP ceiling) and Express + zod + BullMQ, taking turns for several rounds.
@@ -59,6 +59,12 @@ const { values: flags } = parseArgs({
     runtime: { type: 'string', default: 'embedded' },
     /** `wrk` (default) or `autocannon`. */
     load: { type: 'string', default: 'wrk' },
+    /**
+     * What metrics and the request log cost (issue 26, budget 5 %): the embedded Gatepost as it
+     * ships (metrics counted, GET /metrics scraped every second, a log line a request) against one
+     * with GATEPOST_METRICS=false and GATEPOST_LOG_LEVEL=warn, taking turns; no baselines.
+     */
+    observability: { type: 'boolean', default: false },
   },
 });
 const DURATION = Number(flags.duration);
@@ -296,13 +302,38 @@ async function baselineExpressBullmq(): Promise<Measured> {
 type Run = () => Promise<Measured>;
 
 async function gatepostEmbedded(): Promise<Measured> {
-  const gp = await startGatepost([...profileArgs(flags.profile), ...(flags['node-args']?.split(' ') ?? [])]);
+  const name = SEND_AT_S === null ? 'Gatepost (sandbox, fsync on)' : `Gatepost (send_at +${SEND_AT_S} s: admission only)`;
+  return gatepostEmbeddedAs(name, {}, false);
+}
+
+/** --observability: as it ships, with a scrape a second (the runs' names tell the two apart). */
+const observed = () => gatepostEmbeddedAs('Gatepost with metrics (scraped 1/s) and request log', {}, true);
+const unobserved = () =>
+  gatepostEmbeddedAs('Gatepost without (GATEPOST_METRICS=false, LOG_LEVEL=warn)', {
+    GATEPOST_METRICS: 'false',
+    GATEPOST_LOG_LEVEL: 'warn',
+  });
+
+async function gatepostEmbeddedAs(name: string, env: Record<string, string>, scrape = false): Promise<Measured> {
+  const gp = await startGatepost([...profileArgs(flags.profile), ...(flags['node-args']?.split(' ') ?? [])], env);
+  let scrapes = 0;
+  const scraper = scrape
+    ? setInterval(() => {
+        void fetch(`${gp.url}/metrics`)
+          .then(async (res) => (await res.text(), res.ok && scrapes++))
+          .catch(() => {});
+      }, 1000)
+    : null;
   try {
-    const name = SEND_AT_S === null ? 'Gatepost (sandbox, fsync on)' : `Gatepost (send_at +${SEND_AT_S} s: admission only)`;
     const m = await measure(name, gp.url, gp.key, [gp.pid]);
-    m.notes = await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids]);
+    if (scraper) clearInterval(scraper);
+    m.notes = [
+      ...(scraper ? [`GET /metrics answered ${scrapes} scrapes during the warm-up and run`] : []),
+      ...(await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids])),
+    ];
     return m;
   } finally {
+    if (scraper) clearInterval(scraper);
     await gp.stop();
   }
 }
@@ -331,11 +362,13 @@ async function main() {
   const runtimes = flags.runtime === 'both' ? ['embedded', 'dapr'] : [flags.runtime];
   if (runtimes.some((r) => r !== 'embedded' && r !== 'dapr'))
     throw new Error(`--runtime ${flags.runtime}: embedded, dapr or both`);
-  const runs: Run[] = [
-    ...(runtimes.includes('embedded') ? [gatepostEmbedded] : []),
-    ...(runtimes.includes('dapr') ? [gatepostDapr] : []),
-    ...(flags['gatepost-only'] ? [] : [baselineFastify, baselineExpressBullmq]),
-  ];
+  const runs: Run[] = flags.observability
+    ? [observed, unobserved]
+    : [
+        ...(runtimes.includes('embedded') ? [gatepostEmbedded] : []),
+        ...(runtimes.includes('dapr') ? [gatepostDapr] : []),
+        ...(flags['gatepost-only'] ? [] : [baselineFastify, baselineExpressBullmq]),
+      ];
 
   const rounds = await inTurns(ROUNDS, runs);
 
@@ -390,6 +423,16 @@ async function main() {
     console.log(`${label}: ${xs.map((x) => fmt(x, 2)).join(', ')}${summary}`);
   };
   console.log();
+  if (flags.observability) {
+    line(
+      'with metrics and request log / without, accepted/s by round',
+      rounds.map((rows) => rateOf(rows[0]!) / rateOf(rows[1]!)),
+    );
+    line(
+      'with / without, CPU per send by round',
+      rounds.map((rows) => cpuPerSend(rows[0]!) / cpuPerSend(rows[1]!)),
+    );
+  }
   runs.forEach((_, gp) => {
     const name = rounds[0]![gp]!.name;
     if (!name.startsWith('Gatepost')) return;

@@ -9,6 +9,7 @@ import { publish } from '../test/harness/domains.harness.ts';
 import { startDns, type DnsServer } from '../test/harness/dns.harness.ts';
 import { eventually, startGatepost, type GatepostProcess } from '../test/harness/gatepost.harness.ts';
 import { freePort, startMx, type MxHost } from '../test/harness/mx.harness.ts';
+import { Gatepost } from '../sdk/node/index.ts';
 import { buildCli, gatepost, removeCliBuild, startGatepostCli } from './cli.testkit.ts';
 
 let gp: GatepostProcess;
@@ -60,9 +61,26 @@ async function helps(path: string[] = []): Promise<Map<string, string>> {
 describe('usage', () => {
   it('has help on every command, exit 0', async () => {
     const all = await helps();
-    const expected = ['send', 'messages get', 'messages tail', 'templates push', 'templates pull', 'suppressions add'];
+    const expected = [
+      'send',
+      'messages get',
+      'messages tail',
+      'templates push',
+      'templates pull',
+      'suppressions add',
+      'broadcasts create',
+    ];
     expect([...all.keys()]).toEqual(
-      expect.arrayContaining([...expected, 'webhooks create', 'inbox list', 'domains verify', 'receipt verify', 'listen']),
+      expect.arrayContaining([
+        ...expected,
+        'webhooks create',
+        'inbox list',
+        'domains verify',
+        'receipt verify',
+        'listen',
+        'broadcasts send',
+        'automations runs',
+      ]),
     );
     for (const [path, help] of all) expect(help, path).toMatch(new RegExp(`^Usage: gatepost${path ? ` ${path}` : ''} `));
   });
@@ -259,6 +277,88 @@ describe('suppressions and webhooks', () => {
     );
     expect((await gatepost(['webhooks', 'delete', w.id], liveEnv)).stdout).toBe(`deleted ${w.id}\n`);
     expect(json((await gatepost(['--json', 'webhooks', 'list'], liveEnv)).stdout)).toEqual([]);
+  });
+});
+
+describe('broadcasts and automations', () => {
+  it('drafts a broadcast from a template to an audience, sends it into the sandbox inbox, lists and reads it; schedules and cancels another', async () => {
+    const api = new Gatepost({ apiKey: tenant.live, baseUrl: gp.url });
+    await api.templates.create({ slug: 'cli-news', subject: 'News for {{name}}', html: '<p>Hi {{name}}</p>' });
+    const audience = await api.audiences.create('CLI readers');
+    await api.audiences.importContacts(audience.id, 'email,name\nann.cli@example.com,Ann\nbob.cli@example.com,Bob\n');
+    const create = ['broadcasts', 'create', '--name', 'News', '--audience', audience.id, '--from', 'News <news@shop.example>'];
+
+    const made = await gatepost(['--json', ...create, '--template', 'cli-news', '--sandbox'], liveEnv);
+    expect(made.code, made.stderr).toBe(0);
+    const draft = json(made.stdout);
+    expect(draft).toMatchObject({ id: expect.stringMatching(/^bro_/), status: 'draft', template: 'cli-news', sandbox: true });
+    expect((await gatepost(['broadcasts', 'send', draft.id], liveEnv)).stdout).toMatch(
+      new RegExp(`^${draft.id}  (sending|sent)  News\n`),
+    );
+    const sent = await eventually(async () => {
+      const b = json((await gatepost(['--json', 'broadcasts', 'get', draft.id], liveEnv)).stdout);
+      return b.status === 'sent' && b.results?.sent === 2 && b;
+    });
+    expect(sent.progress).toMatchObject({ admitted: 2 });
+    expect((await gatepost(['broadcasts', 'get', draft.id], liveEnv)).stdout).toContain(
+      'progress: 2 admitted; refused 0 suppressed, 0 unsubscribed, 0 other\n',
+    );
+    const inbox = (await gatepost(['inbox', 'list', '--limit', '50'], sandboxEnv)).stdout;
+    expect(inbox).toContain('News for Ann');
+    expect(inbox).toContain('News for Bob');
+    expect((await gatepost(['broadcasts', 'list'], liveEnv)).stdout).toMatch(new RegExp(`^${draft.id}\\s+sent\\s`, 'm'));
+
+    const again = await gatepost(['broadcasts', 'send', draft.id], liveEnv);
+    expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/^gatepost: broadcast_already_sent: /) });
+    const neither = await gatepost([...create], liveEnv);
+    expect(neither).toMatchObject({ code: 2, stderr: 'gatepost: give --template <slug> or --html <file>, one of the two\n' });
+
+    const dir = mkdtempSync(join(tmpdir(), 'gatepost-cli-broadcast-'));
+    writeFileSync(join(dir, 'news.html'), '<p>Later, {{name}}</p>');
+    const later = json(
+      (await gatepost(['--json', ...create, '--html', join(dir, 'news.html'), '--subject', 'Later', '--sandbox'], liveEnv))
+        .stdout,
+    );
+    expect(later).toMatchObject({ html: '<p>Later, {{name}}</p>', subject: 'Later' });
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    expect(json((await gatepost(['--json', 'broadcasts', 'send', later.id, '--at', at], liveEnv)).stdout)).toMatchObject({
+      status: 'scheduled',
+      send_at: at,
+    });
+    expect((await gatepost(['broadcasts', 'cancel', later.id], liveEnv)).stdout).toMatch(new RegExp(`^${later.id}  cancelled`));
+  });
+
+  it('lists an automation, shows its steps, its runs and a run’s timeline', async () => {
+    const api = new Gatepost({ apiKey: tenant.live, baseUrl: gp.url });
+    await api.templates.create({ slug: 'cli-upgrade', subject: 'On {{plan}}', html: '<p>{{plan}}</p>' });
+    const audience = await api.audiences.create('CLI customers');
+    await api.audiences.addContact(audience.id, { email: 'eve.cli@example.com', name: 'Eve' });
+    const automation = await api.automations.create({
+      name: 'Upgrades',
+      audience_id: audience.id,
+      trigger: { type: 'custom_event', name: 'cli.upgraded' },
+      steps: [{ id: 'hello', type: 'send', template: 'cli-upgrade', from: 'Shop <hi@shop.example>' }],
+      sandbox: true,
+    });
+    const { runs } = await api.events.post({ name: 'cli.upgraded', email: 'eve.cli@example.com', data: { plan: 'pro' } });
+
+    expect((await gatepost(['automations', 'list'], liveEnv)).stdout).toMatch(
+      new RegExp(`^${automation.id}\\s+enabled\\s+custom_event cli.upgraded\\s+Upgrades$`, 'm'),
+    );
+    const shown = await gatepost(['automations', 'get', automation.id], liveEnv);
+    expect(shown.stdout).toContain('trigger:  custom_event cli.upgraded\n');
+    expect(shown.stdout).toMatch(/^hello\s+send\s+template cli-upgrade from Shop <hi@shop.example>$/m);
+    const listed = await eventually(async () => {
+      const page = json((await gatepost(['--json', 'automations', 'runs', automation.id], liveEnv)).stdout);
+      return page.length === 1 && page[0].status === 'completed' && page;
+    });
+    expect(listed[0]).toMatchObject({ id: runs[0], email: 'eve.cli@example.com' });
+    const run = await gatepost(['automations', 'run', automation.id, runs[0]!], liveEnv);
+    expect(run.stdout).toMatch(new RegExp(`^${runs[0]}  completed  eve.cli@example.com\n`));
+    expect(run.stdout).toMatch(/\sstep\.sent\s+hello\s+\{"message_id":"msg_/);
+    const unknown = await gatepost(['--json', 'automations', 'get', 'aut_nope'], liveEnv);
+    expect(unknown.code).toBe(1);
+    expect(json(unknown.stderr)).toMatchObject({ error: { code: 'not_found', status: 404 } });
   });
 });
 

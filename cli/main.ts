@@ -1,6 +1,8 @@
 // `gatepost`: the command line for Gatepost's API (docs/cli.md). Exit codes: 0 done, 1 the API
 // refused or failed (or a receipt does not verify), 2 a usage error (a bad flag, no API key).
 import { Command, CommanderError } from 'commander';
+import { automationCommands } from './commands/automations.command.ts';
+import { broadcastCommands } from './commands/broadcasts.command.ts';
 import { domainCommands } from './commands/domains.command.ts';
 import { inboxCommands } from './commands/inbox.command.ts';
 import { listenCommand } from './commands/listen.command.ts';
@@ -32,6 +34,8 @@ export function program(): Command {
     webhookCommands,
     inboxCommands,
     domainCommands,
+    broadcastCommands,
+    automationCommands,
     receiptCommands,
     listenCommand,
   ]) {

@@ -240,6 +240,8 @@ describe('loadConfig: sending domains', () => {
     expect(() => loadConfig({ GATEPOST_WARMUP_DAY: '0s' })).toThrow(/GATEPOST_WARMUP_DAY/);
     expect(() => loadConfig({ GATEPOST_WARMUP_BROADCAST_SHARE: '0' })).toThrow(/GATEPOST_WARMUP_BROADCAST_SHARE/);
     expect(() => loadConfig({ GATEPOST_WARMUP: 'maybe' })).toThrow(/GATEPOST_WARMUP must be true or false/);
+    expect(() => loadConfig({ GATEPOST_METRICS: 'off' })).toThrow(/GATEPOST_METRICS must be true or false/);
+    expect([loadConfig({}).metrics, loadConfig({ GATEPOST_METRICS: 'false' }).metrics]).toEqual([true, false]);
   });
 
   it('reads the source addresses of direct delivery, and refuses what is no address, one listed twice, or a relay beside them', () => {

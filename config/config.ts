@@ -74,6 +74,8 @@ export interface Config {
   adminToken: string | null;
   /** GET /metrics asks for `Authorization: Bearer <token>` when set; null: it answers anyone. */
   metricsToken: string | null;
+  /** GATEPOST_METRICS: false counts nothing and serves no GET /metrics (docs/metrics.md#cost). */
+  metrics: boolean;
   /** The lowest level of log line written (GATEPOST_LOG_LEVEL); `info` writes a line per request. */
   logLevel: LogLevel;
   http: HttpLimits;
@@ -365,6 +367,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || null,
     adminToken: adminTokenOf(env.GATEPOST_ADMIN_TOKEN),
     metricsToken: env.GATEPOST_METRICS_TOKEN || null,
+    metrics: booleanOf('GATEPOST_METRICS', env.GATEPOST_METRICS, true),
     logLevel: logLevelOf(env.GATEPOST_LOG_LEVEL),
     http: {
       headersTimeoutMs: limit(

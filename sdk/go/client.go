@@ -96,6 +96,14 @@ type requestOptions struct {
 	idempotencyKey string
 	// minTimeout lengthens the attempt's deadline for a request the server holds open (the event feed).
 	minTimeout time.Duration
+	// download: the answer is a file (any type), not JSON.
+	download bool
+}
+
+// download receives an answer that is a file: its bytes and headers (call fills it in).
+type download struct {
+	body   []byte
+	header http.Header
 }
 
 // WithIdempotencyKey sends the Idempotency-Key header: a repeat of the call with the same key
@@ -115,6 +123,8 @@ func (c *Client) call(ctx context.Context, name string, params []string, body an
 	for _, opt := range opts {
 		opt(&ro)
 	}
+	file, isDownload := out.(*download)
+	ro.download = isDownload
 	path, err := fillPath(op.Path, params)
 	if err != nil {
 		return err
@@ -130,6 +140,10 @@ func (c *Client) call(ctx context.Context, name string, params []string, body an
 	for attempt := 1; ; attempt++ {
 		status, header, answer, err := c.once(ctx, op.Method, target, p, ro)
 		if err == nil && status >= 200 && status < 300 {
+			if isDownload {
+				file.body, file.header = answer, header
+				return nil
+			}
 			if out == nil || status == http.StatusNoContent {
 				return nil
 			}
@@ -169,7 +183,11 @@ func (c *Client) once(ctx context.Context, method, target string, p payload, ro 
 	}
 	req.ContentLength = length
 	req.Header.Set("Authorization", "Bearer "+c.apiKey)
-	req.Header.Set("Accept", "application/json")
+	if ro.download {
+		req.Header.Set("Accept", "*/*")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
 	req.Header.Set("User-Agent", c.userAgent)
 	if p.contentType != "" {
 		req.Header.Set("Content-Type", p.contentType)

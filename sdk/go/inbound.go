@@ -3,6 +3,8 @@ package gatepost
 import (
 	"context"
 	"encoding/json"
+	"mime"
+	"strconv"
 )
 
 // InboundRoute says where mail to a match goes (docs/inbound.md).
@@ -157,4 +159,37 @@ func (m *InboundMessage) decode(raw json.RawMessage) error {
 		return &Error{Code: CodeInvalidResponse, Message: "the answer is not the JSON expected: " + err.Error()}
 	}
 	return nil
+}
+
+// InboundAttachment is an attachment of a received message, downloaded.
+type InboundAttachment struct {
+	// Filename is as the message named it (characters outside printable ASCII replaced by "_"),
+	// or "attachment-<n>" when it had none.
+	Filename string
+	// ContentType is as Gatepost serves it: the part's own type.
+	ContentType string
+	Content     []byte
+}
+
+// GetInboundRaw answers a received message byte for byte as the inbound MX took it (message/rfc822).
+func (c *Client) GetInboundRaw(ctx context.Context, id string) ([]byte, error) {
+	var out download
+	if err := c.call(ctx, "inbound.messages.raw", []string{id}, nil, nil, &out, nil); err != nil {
+		return nil, err
+	}
+	return out.body, nil
+}
+
+// GetInboundAttachment answers attachment n (from 0, in the order of the message's attachments);
+// an *Error not_found when the message has no such attachment.
+func (c *Client) GetInboundAttachment(ctx context.Context, id string, n int) (*InboundAttachment, error) {
+	var out download
+	if err := c.call(ctx, "inbound.messages.attachment", []string{id, strconv.Itoa(n)}, nil, nil, &out, nil); err != nil {
+		return nil, err
+	}
+	a := &InboundAttachment{ContentType: out.header.Get("Content-Type"), Content: out.body}
+	if _, params, err := mime.ParseMediaType(out.header.Get("Content-Disposition")); err == nil {
+		a.Filename = params["filename"]
+	}
+	return a, nil
 }

@@ -9,18 +9,33 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startGatepost, type GatepostProcess } from '../../test/harness/gatepost.harness.ts';
 import { Gatepost, GatepostError, OPERATIONS, type Event } from './index.ts';
 import { gatepostErrorOf } from '../../test/harness/sdk.harness.ts';
+import { startDns } from '../../test/harness/dns.harness.ts';
+import { publishSenders, receiveInbound, type ReceivedInbound } from '../../test/harness/inbound.harness.ts';
 
 let gp: GatepostProcess;
 let tenant: Awaited<ReturnType<GatepostProcess['tenant']>>;
 let sandbox: Gatepost;
 let live: Gatepost;
+/** Another tenant, with a message its inbound MX received (the first one has no inbound mail). */
+let receiver: Gatepost;
+let received: ReceivedInbound;
 
 beforeAll(async () => {
+  // DNS answers while the inbound domain is verified and its mail received, and is closed then.
+  const dns = await startDns();
+  publishSenders(dns);
   // Webhook endpoints on loopback pass the SSRF guard only when allowed.
-  gp = await startGatepost({ env: { GATEPOST_WEBHOOK_ALLOW: '127.0.0.0/8' } });
+  gp = await startGatepost({ env: { GATEPOST_WEBHOOK_ALLOW: '127.0.0.0/8', GATEPOST_DNS_SERVERS: dns.address } });
   tenant = await gp.tenant();
   sandbox = new Gatepost({ apiKey: tenant.sandbox, baseUrl: gp.url });
   live = new Gatepost({ apiKey: tenant.live, baseUrl: gp.url });
+  const inboundTenant = await gp.tenant();
+  receiver = new Gatepost({ apiKey: inboundTenant.live, baseUrl: gp.url });
+  try {
+    received = await receiveInbound(gp, dns, inboundTenant.live, 'inbound.test');
+  } finally {
+    await dns.close();
+  }
 });
 afterAll(async () => {
   await gp?.dispose();
@@ -211,6 +226,16 @@ describe('inbound and deliverability', () => {
     expect((await gatepostErrorOf(live.inbound.updateRoute('rte_nope', { action: 'store' }))).code).toBe('not_found');
     expect((await live.inbound.listMessages()).data).toEqual([]);
     expect((await gatepostErrorOf(live.inbound.getMessage('inm_nope'))).code).toBe('not_found');
+  });
+
+  it('downloads a received message byte for byte, and its attachment with its type and filename', async () => {
+    expect(Buffer.from(await receiver.inbound.raw(received.id))).toEqual(received.raw);
+    const attachment = await receiver.inbound.attachment(received.id, 0);
+    expect(attachment).toMatchObject({ filename: 'receipt.txt', content_type: expect.stringMatching(/^text\/plain/) });
+    expect(new TextDecoder().decode(attachment.content)).toBe('Order 1042, paid.\n');
+    expect((await gatepostErrorOf(receiver.inbound.attachment(received.id, 1))).code).toBe('not_found');
+    // Another tenant's message is one that does not exist.
+    expect((await gatepostErrorOf(live.inbound.raw(received.id))).code).toBe('not_found');
   });
 
   it('reads a closed breaker, the queue and no reports for a tenant whose mail neither bounces nor complains', async () => {

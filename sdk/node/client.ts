@@ -22,6 +22,7 @@ import type {
   Domain,
   Event,
   EventFeedPage,
+  InboundAttachment,
   InboundMessage,
   InboundRoute,
   InboundRouteFields,
@@ -48,6 +49,9 @@ import type {
   WebhookEventType,
   WebhookUpdate,
 } from './types.ts';
+
+/** The filename of `Content-Disposition: attachment; filename="…"`, or null. */
+const filenameOf = (disposition: string | null): string | null => /filename="([^"]*)"/.exec(disposition ?? '')?.[1] ?? null;
 
 /** A message in one of these has had its last delivery outcome. */
 export const FINAL_STATUSES: ReadonlySet<MessageStatus> = new Set(['sent', 'bounced']);
@@ -295,6 +299,22 @@ export class Gatepost {
       (await this.http.call<Page<InboundMessage>>('listInboundMessages', { ...opts, query: { ...page } })).body,
     getMessage: async (id: string, opts?: CallOptions): Promise<InboundMessage> =>
       (await this.http.call<InboundMessage>('getInboundMessage', { ...opts, params: { id } })).body,
+    /** The message byte for byte as the inbound MX received it (message/rfc822). */
+    raw: async (id: string, opts?: CallOptions): Promise<Uint8Array> =>
+      (await this.http.call<Uint8Array>('getInboundRaw', { ...opts, params: { id }, bytes: true })).body,
+    /** Attachment `n` (from 0, in the order of the message's `attachments`): its bytes, content type and filename. */
+    attachment: async (id: string, n: number, opts?: CallOptions): Promise<InboundAttachment> => {
+      const res = await this.http.call<Uint8Array>('getInboundAttachment', {
+        ...opts,
+        params: { id, n: String(n) },
+        bytes: true,
+      });
+      return {
+        filename: filenameOf(res.headers.get('content-disposition')),
+        content_type: res.headers.get('content-type') ?? 'application/octet-stream',
+        content: res.body,
+      };
+    },
   };
 
   /** The tenant's reputation breakers, its own and each sending domain's, with the rates of the window. */

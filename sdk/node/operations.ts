@@ -93,6 +93,9 @@ export const OPERATIONS = {
   deleteInboundRoute: op('DELETE', '/v1/inbound/routes/{id}'),
   listInboundMessages: op('GET', '/v1/inbound/messages'),
   getInboundMessage: op('GET', '/v1/inbound/messages/{id}'),
+  // Downloads: the answer is bytes, not JSON (transport.ts `download`).
+  getInboundRaw: op('GET', '/v1/inbound/messages/{id}/raw'),
+  getInboundAttachment: op('GET', '/v1/inbound/messages/{id}/attachments/{n}'),
 
   getReputation: op('GET', '/v1/reputation'),
   getQueue: op('GET', '/v1/queue'),

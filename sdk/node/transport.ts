@@ -35,6 +35,8 @@ interface Call extends CallOptions {
   body?: unknown;
   /** A CSV file sent as it is (text/csv) instead of a JSON body; a Blob (`fs.openAsBlob`) is streamed from disk. */
   csv?: string | Blob;
+  /** The answer is a download: its bytes as they are, not JSON. */
+  bytes?: boolean;
 }
 
 export interface Answer<T> {
@@ -127,7 +129,7 @@ export class Transport {
   async call<T>(name: OperationName, call: Call = {}): Promise<Answer<T>> {
     const op = OPERATIONS[name];
     const url = this.url(name, call.params, call.query);
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: call.bytes ? '*/*' : 'application/json' };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     if (call.csv !== undefined) headers['content-type'] = 'text/csv';
@@ -162,7 +164,7 @@ export class Transport {
         await sleep(backoff(attempt, this.maxRetryDelayMs), call.signal);
         continue;
       }
-      if (res.ok) return { status: res.status, headers: res.headers, body: await this.bodyOf<T>(res, timeout) };
+      if (res.ok) return { status: res.status, headers: res.headers, body: await this.bodyOf<T>(res, timeout, call.bytes) };
       const error = await errorOf(res);
       const retryable = res.status === 429 || (res.status >= 500 && op.retrySafe);
       if (last || !retryable) throw error;
@@ -172,14 +174,16 @@ export class Transport {
     }
   }
 
-  private async bodyOf<T>(res: Response, timeout: AbortSignal): Promise<T> {
+  private async bodyOf<T>(res: Response, timeout: AbortSignal, bytes = false): Promise<T> {
     if (res.status === 204) return undefined as T;
-    let text: string;
+    let content: ArrayBuffer;
     try {
-      text = await res.text();
+      content = await res.arrayBuffer();
     } catch {
       throw new GatepostError(timeout.aborted ? 'timeout' : 'connection_error', 'The answer was cut off.', res.status);
     }
+    if (bytes) return new Uint8Array(content) as T;
+    const text = new TextDecoder().decode(content);
     try {
       return JSON.parse(text) as T;
     } catch {

@@ -402,6 +402,15 @@ export interface InboundMessage extends Record<string, unknown> {
   size: number;
 }
 
+/** An attachment of a received message, downloaded. */
+export interface InboundAttachment {
+  /** As the message named it (characters outside printable ASCII replaced by `_`), or null. */
+  filename: string | null;
+  /** As Gatepost serves it: the part's own type. */
+  content_type: string;
+  content: Uint8Array;
+}
+
 export interface BreakerWindow {
   sample: number;
   sent: number;

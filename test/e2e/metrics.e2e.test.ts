@@ -210,3 +210,23 @@ describe('the request log', () => {
     await eventually(() => lines().find((l) => l.req_id === id && l.url === '/healthz'));
   });
 });
+
+describe('GATEPOST_METRICS=false', () => {
+  it('serves no GET /metrics, and sends go on', async () => {
+    const quiet = await startGatepost({ env: { GATEPOST_METRICS: 'false' } });
+    try {
+      const t = await quiet.tenant();
+      expect((await quiet.request('GET', '/metrics')).status).toBe(404);
+      const sent = await quiet.request('POST', '/v1/emails', {
+        key: t.sandbox,
+        body: { to: 'ann@example.com', subject: 'Hi', html: '<p>Hi</p>' },
+      });
+      expect(sent.status).toBe(202);
+      await eventually(
+        async () => (await quiet.request('GET', `/v1/messages/${sent.body.id}`, { key: t.sandbox })).body.status === 'sent',
+      );
+    } finally {
+      await quiet.dispose();
+    }
+  });
+});

@@ -1,19 +1,27 @@
 // What each language SDK's test file (sdk/<lang>/<lang>.sdk.test.ts) shares: a Gatepost with a
 // real SMTP relay (so a live send is delivered and gets a receipt) whose SSRF guard lets
-// webhooks reach the language test's own receiver on loopback, and a tenant; a way to run the
+// webhooks reach the language test's own receiver on loopback, and a tenant; a second tenant with
+// a message its inbound MX received (for the raw downloads); a way to run the
 // language's test runner as a child process, its output kept for the failure message; and the
 // check of an SDK's operations table against the served OpenAPI document.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { GatepostError } from '../../sdk/node/index.ts';
+import { startDns } from './dns.harness.ts';
 import { startGatepost, type GatepostProcess } from './gatepost.harness.ts';
+import { publishSenders, receiveInbound, type ReceivedInbound } from './inbound.harness.ts';
 import { startRelay, type Relay } from './relay.harness.ts';
 
 export interface SdkSuite {
   gp: GatepostProcess;
   relay: Relay;
   tenant: Awaited<ReturnType<GatepostProcess['tenant']>>;
-  /** The environment a language test reads: GATEPOST_URL and the tenant's keys. */
+  inbound: ReceivedInbound;
+  /**
+   * The environment a language test reads: GATEPOST_URL and the tenant's keys; the live key of
+   * the inbound tenant (GATEPOST_INBOUND_KEY), the id of the message it received
+   * (GATEPOST_INBOUND_ID) and the file that was sent (GATEPOST_INBOUND_EML).
+   */
   env: Record<string, string>;
 }
 
@@ -21,16 +29,34 @@ export function gatepostForSdk(): SdkSuite {
   const suite = {} as SdkSuite;
   beforeAll(async () => {
     suite.relay = await startRelay();
+    // DNS answers only while the inbound domain is verified and its mail received: closed then,
+    // so the language tests meet DNS as every other SDK test does (no server: `dns_unavailable`).
+    const dns = await startDns();
+    publishSenders(dns);
     suite.gp = await startGatepost({
       relayUrl: suite.relay.url,
       // Retries a test's receiver sees within moments, not minutes.
-      env: { GATEPOST_WEBHOOK_ALLOW: '127.0.0.0/8,::1', GATEPOST_WEBHOOK_RETRY: '300ms,300ms,300ms' },
+      env: {
+        GATEPOST_WEBHOOK_ALLOW: '127.0.0.0/8,::1',
+        GATEPOST_WEBHOOK_RETRY: '300ms,300ms,300ms',
+        GATEPOST_DNS_SERVERS: dns.address,
+      },
     });
     suite.tenant = await suite.gp.tenant();
+    // Another tenant, so the first one's inbound routes and messages stay empty.
+    const receiver = await suite.gp.tenant();
+    try {
+      suite.inbound = await receiveInbound(suite.gp, dns, receiver.live, 'inbound.test');
+    } finally {
+      await dns.close();
+    }
     suite.env = {
       GATEPOST_URL: suite.gp.url,
       GATEPOST_LIVE_KEY: suite.tenant.live,
       GATEPOST_SANDBOX_KEY: suite.tenant.sandbox,
+      GATEPOST_INBOUND_KEY: receiver.live,
+      GATEPOST_INBOUND_ID: suite.inbound.id,
+      GATEPOST_INBOUND_EML: suite.inbound.path,
     };
   });
   afterAll(async () => {

@@ -401,6 +401,23 @@ final class Client
         return $this->call('inbound.messages.get', [$id]);
     }
 
+    /** The received message byte for byte as the inbound MX took it (message/rfc822). */
+    public function getInboundRaw(string $id): string
+    {
+        return $this->download('inbound.messages.raw', [$id])[1];
+    }
+
+    /**
+     * Attachment $n (from 0, in the order of the message's attachments): its filename, content type
+     * and bytes; 404 not_found when the message has no such attachment.
+     */
+    public function getInboundAttachment(string $id, int $n): InboundAttachment
+    {
+        [$headers, $content] = $this->download('inbound.messages.attachment', [$id, (string) $n]);
+        preg_match('/filename="([^"]*)"/', $headers['content-disposition'] ?? '', $m);
+        return new InboundAttachment($m[1] ?? null, $headers['content-type'] ?? 'application/octet-stream', $content);
+    }
+
     // --- audiences and their contacts (docs/broadcasts.md) -------------------------------------
 
     /** A new audience: {id, name, contacts, created_at}. */
@@ -502,6 +519,119 @@ final class Client
         }
     }
 
+    // --- broadcasts (docs/broadcasts.md) --------------------------------------------------------
+
+    /**
+     * A draft to an audience: name, audience_id, from, subject, html or template, text, data,
+     * sandbox. 404 not_found for an audience that is not the tenant's, 422 template_not_found for
+     * an unknown template.
+     *
+     * @param array<string, mixed> $broadcast
+     */
+    public function createBroadcast(array $broadcast): array
+    {
+        return $this->call('broadcasts.create', [], $broadcast);
+    }
+
+    /** One page, newest first: {data, next_cursor}. */
+    public function listBroadcasts(?int $limit = null, ?string $cursor = null): array
+    {
+        return $this->call('broadcasts.list', [], null, self::page($limit, $cursor));
+    }
+
+    /** The broadcast with its progress (the fan-out's count) and results (its messages' events). */
+    public function getBroadcast(string $id): array
+    {
+        return $this->call('broadcasts.get', [$id]);
+    }
+
+    /** Deletes a draft; 409 broadcast_not_draft once it has been sent (cancel it instead). */
+    public function deleteBroadcast(string $id): void
+    {
+        $this->call('broadcasts.delete', [$id]);
+    }
+
+    /**
+     * Sends a draft now, or schedules it at $sendAt (at most 30 days ahead). Not retried after a
+     * failure: a send that went through answers a second one 409 broadcast_already_sent.
+     */
+    public function sendBroadcast(string $id, \DateTimeInterface|string|null $sendAt = null): array
+    {
+        if ($sendAt instanceof \DateTimeInterface) {
+            $sendAt = $sendAt->format(\DateTimeInterface::RFC3339);
+        }
+        $body = $sendAt === null ? new \stdClass() : ['send_at' => $sendAt];
+        return $this->call('broadcasts.send', [$id], $body);
+    }
+
+    /** Stops a scheduled, sending or paused broadcast: nobody not yet admitted is sent to. */
+    public function cancelBroadcast(string $id): array
+    {
+        return $this->call('broadcasts.cancel', [$id]);
+    }
+
+    // --- automations and custom events (docs/automations.md) -----------------------------------
+
+    /**
+     * Creates it, enabled: name, audience_id, trigger, steps, sandbox. Checked whole first (422
+     * automation_cycle, automation_step_unknown, …): a refusal creates nothing.
+     *
+     * @param array<string, mixed> $automation
+     */
+    public function createAutomation(array $automation): array
+    {
+        return $this->call('automations.create', [], $automation);
+    }
+
+    /** Every automation of the tenant, oldest first. */
+    public function listAutomations(): array
+    {
+        return $this->call('automations.list')['data'];
+    }
+
+    public function getAutomation(string $id): array
+    {
+        return $this->call('automations.get', [$id]);
+    }
+
+    /** Renames it, or disables it ($enabled false: its runs stop at their next step) or enables it again. */
+    public function updateAutomation(string $id, ?string $name = null, ?bool $enabled = null): array
+    {
+        $changes = array_filter(['name' => $name, 'enabled' => $enabled], static fn ($v) => $v !== null);
+        return $this->call('automations.update', [$id], $changes);
+    }
+
+    /** Deletes it and its list of runs; its runs stop at their next step. */
+    public function deleteAutomation(string $id): void
+    {
+        $this->call('automations.delete', [$id]);
+    }
+
+    /** One page of its runs, newest first: {data, next_cursor}. */
+    public function listAutomationRuns(string $id, ?int $limit = null, ?string $cursor = null): array
+    {
+        return $this->call('automations.runs', [$id], null, self::page($limit, $cursor));
+    }
+
+    /** One run with its timeline. */
+    public function getAutomationRun(string $id, string $runId): array
+    {
+        return $this->call('automations.run', [$id, $runId]);
+    }
+
+    /**
+     * A custom event about the contact $email: starts a run of each enabled automation triggered
+     * by $name whose audience has the contact (404 contact_not_found when none has); answers
+     * {id, runs}. The same $idempotencyKey again starts nothing (runs is empty).
+     *
+     * @param array<string, mixed> $data
+     */
+    public function sendEvent(string $name, string $email, array $data = [], ?string $idempotencyKey = null): array
+    {
+        $event = ['name' => $name, 'email' => $email, 'data' => $data === [] ? null : $data, 'idempotency_key' => $idempotencyKey];
+        return $this->call('events.send', [], array_filter($event, static fn ($v) => $v !== null));
+    }
+
     // --- the wire --------------------------------------------------------------------------
 
     /**
@@ -519,6 +649,39 @@ final class Client
         ?string $idempotencyKey = null,
         ?float $timeout = null,
     ): array {
+        [$status, , $answer] = $this->request($name, $params, $body, $query, $idempotencyKey, $timeout);
+        return self::decode($status, $answer);
+    }
+
+    /**
+     * The request of call() for an answer that is a file: [its headers (lower-case names), its bytes].
+     *
+     * @param list<string> $params
+     * @return array{array<string, string>, string}
+     */
+    private function download(string $name, array $params): array
+    {
+        [, $headers, $answer] = $this->request($name, $params, accept: '*/*');
+        return [$headers, $answer];
+    }
+
+    /**
+     * call()'s request with its retries: [status, headers, body] of the first 2xx; a refusal is a
+     * GatepostException.
+     *
+     * @param list<string> $params
+     * @param array<string, scalar> $query
+     * @return array{int, array<string, string>, string}
+     */
+    private function request(
+        string $name,
+        array $params = [],
+        mixed $body = null,
+        array $query = [],
+        ?string $idempotencyKey = null,
+        ?float $timeout = null,
+        string $accept = 'application/json',
+    ): array {
         [$method, $template] = Operations::TABLE[$name];
         $url = $this->baseUrl . self::fillPath($template, $params) . ($query ? '?' . http_build_query($query) : '');
         $payload = $body === null || $body instanceof Upload
@@ -526,7 +689,7 @@ final class Client
             : new Upload('application/json', json_encode($body, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES));
         $headers = [
             'Authorization: Bearer ' . $this->apiKey,
-            'Accept: application/json',
+            'Accept: ' . $accept,
             'User-Agent: gatepost-php/' . self::VERSION,
             // curl asks a large upload's server to say "100 Continue" first: a round trip for nothing.
             'Expect:',
@@ -542,7 +705,7 @@ final class Client
         $maxAttempts = $payload === null || $payload->replayable() ? $this->maxAttempts : 1;
         for ($attempt = 1; ; $attempt++) {
             try {
-                [$status, $retryAfter, $answer] = $this->once($method, $url, $headers, $payload, $timeout ?? $this->timeout);
+                [$status, $answerHeaders, $answer] = $this->once($method, $url, $headers, $payload, $timeout ?? $this->timeout);
             } catch (ConnectionException $e) {
                 if ($attempt >= $maxAttempts || !$safe) {
                     throw $e;
@@ -551,8 +714,9 @@ final class Client
                 continue;
             }
             if ($status >= 200 && $status < 300) {
-                return self::decode($status, $answer);
+                return [$status, $answerHeaders, $answer];
             }
+            $retryAfter = isset($answerHeaders['retry-after']) ? self::retryAfterSeconds($answerHeaders['retry-after']) : null;
             $error = self::errorOf($status, $retryAfter, $answer);
             $retryable = $status === 429 || ($status >= 500 && $safe);
             if (!$retryable || $attempt >= $maxAttempts || ($retryAfter ?? 0) > $this->maxRetryWait) {
@@ -564,14 +728,14 @@ final class Client
     }
 
     /**
-     * One attempt: [status, Retry-After seconds or null, body]. No answer is a ConnectionException.
+     * One attempt: [status, headers (lower-case names), body]. No answer is a ConnectionException.
      *
      * @param list<string> $headers
-     * @return array{int, ?int, string}
+     * @return array{int, array<string, string>, string}
      */
     private function once(string $method, string $url, array $headers, ?Upload $payload, float $timeout): array
     {
-        $retryAfter = null;
+        $answerHeaders = [];
         $curl = curl_init($url);
         curl_setopt_array($curl, [
             CURLOPT_CUSTOMREQUEST => $method,
@@ -580,9 +744,9 @@ final class Client
             CURLOPT_FOLLOWLOCATION => false,
             CURLOPT_CONNECTTIMEOUT_MS => (int) min($timeout * 1000, 10_000),
             CURLOPT_TIMEOUT_MS => (int) ($timeout * 1000),
-            CURLOPT_HEADERFUNCTION => static function ($curl, string $line) use (&$retryAfter): int {
-                if (preg_match('/^Retry-After:\s*(.+?)\s*$/i', $line, $m)) {
-                    $retryAfter = self::retryAfterSeconds($m[1]);
+            CURLOPT_HEADERFUNCTION => static function ($curl, string $line) use (&$answerHeaders): int {
+                if (preg_match('/^([^:\s]+):\s*(.*?)\s*$/', $line, $m)) {
+                    $answerHeaders[strtolower($m[1])] = $m[2];
                 }
                 return strlen($line);
             },
@@ -599,7 +763,7 @@ final class Client
         }
         $status = curl_getinfo($curl, CURLINFO_RESPONSE_CODE);
         curl_close($curl);
-        return [$status, $retryAfter, (string) $answer];
+        return [$status, $answerHeaders, (string) $answer];
     }
 
     /** Retry-After as seconds: a number of seconds or an HTTP date. */

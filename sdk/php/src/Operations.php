@@ -57,6 +57,9 @@ final class Operations
         'inbound.routes.delete' => ['DELETE', '/v1/inbound/routes/{id}'],
         'inbound.messages.list' => ['GET', '/v1/inbound/messages'],
         'inbound.messages.get' => ['GET', '/v1/inbound/messages/{id}'],
+        // Downloads: the answer is bytes, not JSON.
+        'inbound.messages.raw' => ['GET', '/v1/inbound/messages/{id}/raw'],
+        'inbound.messages.attachment' => ['GET', '/v1/inbound/messages/{id}/attachments/{n}'],
         'audiences.create' => ['POST', '/v1/audiences'],
         'audiences.list' => ['GET', '/v1/audiences'],
         'audiences.get' => ['GET', '/v1/audiences/{id}'],
@@ -67,6 +70,20 @@ final class Operations
         'contacts.update' => ['PATCH', '/v1/audiences/{id}/contacts/{contact}'],
         'contacts.remove' => ['DELETE', '/v1/audiences/{id}/contacts/{contact}'],
         'contacts.import' => ['POST', '/v1/audiences/{id}/contacts/import'],
+        'broadcasts.create' => ['POST', '/v1/broadcasts'],
+        'broadcasts.list' => ['GET', '/v1/broadcasts'],
+        'broadcasts.get' => ['GET', '/v1/broadcasts/{id}'],
+        'broadcasts.delete' => ['DELETE', '/v1/broadcasts/{id}'],
+        'broadcasts.send' => ['POST', '/v1/broadcasts/{id}/send'],
+        'broadcasts.cancel' => ['POST', '/v1/broadcasts/{id}/cancel'],
+        'automations.create' => ['POST', '/v1/automations'],
+        'automations.list' => ['GET', '/v1/automations'],
+        'automations.get' => ['GET', '/v1/automations/{id}'],
+        'automations.update' => ['PATCH', '/v1/automations/{id}'],
+        'automations.delete' => ['DELETE', '/v1/automations/{id}'],
+        'automations.runs' => ['GET', '/v1/automations/{id}/runs'],
+        'automations.run' => ['GET', '/v1/automations/{id}/runs/{run}'],
+        'events.send' => ['POST', '/v1/events'],
     ];
 
     /** @return list<array{name: string, method: string, path: string}> */

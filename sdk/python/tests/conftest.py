@@ -34,6 +34,12 @@ def sandbox(url: str) -> Gatepost:
     return Gatepost(env("GATEPOST_SANDBOX_KEY"), base_url=url, timeout=10)
 
 
+@pytest.fixture(scope="session")
+def receiver(url: str) -> Gatepost:
+    """Another tenant's live key: its inbound MX received GATEPOST_INBOUND_ID (GATEPOST_INBOUND_EML)."""
+    return Gatepost(env("GATEPOST_INBOUND_KEY"), base_url=url, timeout=10)
+
+
 def eventually(check: Callable[[], Optional[T]], seconds: float = 20.0) -> T:
     """Polls ``check`` until it answers something other than None or False; fails after ``seconds``."""
     until = time.monotonic() + seconds

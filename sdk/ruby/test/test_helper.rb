@@ -15,6 +15,8 @@ module GatepostTest
   def url = env("GATEPOST_URL")
   def live = @live ||= Gatepost::Client.new(api_key: env("GATEPOST_LIVE_KEY"), base_url: url, timeout: 10)
   def sandbox = @sandbox ||= Gatepost::Client.new(api_key: env("GATEPOST_SANDBOX_KEY"), base_url: url, timeout: 10)
+  # Another tenant's live key: its inbound MX received GATEPOST_INBOUND_ID (GATEPOST_INBOUND_EML).
+  def receiver = @receiver ||= Gatepost::Client.new(api_key: env("GATEPOST_INBOUND_KEY"), base_url: url, timeout: 10)
 
   # Polls the block until it answers something other than nil or false; fails after `seconds`.
   def eventually(seconds = 20)

@@ -5,15 +5,23 @@ from __future__ import annotations
 import os
 import time
 import urllib.parse
+from datetime import datetime, timezone
 from typing import IO, Any, Dict, Iterator, List, Optional, Union, cast
 
 from .version import __version__
 from .receipts import verify_receipt
 from .table import OPERATIONS
-from .transport import RetryPolicy, Transport, Upload
+from .transport import Download, RetryPolicy, Transport, Upload
 from .models import (
     Audience,
+    Automation,
+    AutomationCreate,
+    AutomationRun,
+    AutomationRunPage,
     BatchResult,
+    Broadcast,
+    BroadcastFields,
+    BroadcastPage,
     Contact,
     ContactPage,
     ContactUpdate,
@@ -21,12 +29,14 @@ from .models import (
     Event,
     EventFeedPage,
     ImportReport,
+    InboundAttachment,
     InboundRoute,
     InboundRouteFields,
     Message,
     QueueEntry,
     Reputation,
     Page,
+    PostedEvent,
     Receipt,
     SandboxMessage,
     SendRequest,
@@ -73,13 +83,14 @@ class Gatepost:
         query: Optional[Dict[str, Any]] = None,
         headers: Optional[Dict[str, str]] = None,
         timeout: Optional[float] = None,
+        download: bool = False,
     ) -> Any:
         method, template = OPERATIONS[operation]
         path = template.format(**{k: urllib.parse.quote(v, safe="") for k, v in (path_params or {}).items()})
         given = {k: v for k, v in (query or {}).items() if v is not None}
         if given:
             path += "?" + urllib.parse.urlencode(given)
-        return self._transport.request(method, path, body, headers, timeout)
+        return self._transport.request(method, path, body, headers, timeout, download)
 
     @staticmethod
     def _key_header(idempotency_key: Optional[str]) -> Optional[Dict[str, str]]:
@@ -303,6 +314,22 @@ class Gatepost:
         """A received message: its envelope and every field of its ``email.inbound`` payload."""
         return cast(Dict[str, Any], self._call("get_inbound_message", {"id": message_id}))
 
+    def get_inbound_raw(self, message_id: str) -> bytes:
+        """The received message byte for byte as the inbound MX took it (``message/rfc822``)."""
+        download: Download = self._call("get_inbound_raw", {"id": message_id}, download=True)
+        return download.content
+
+    def get_inbound_attachment(self, message_id: str, n: int) -> InboundAttachment:
+        """Attachment ``n`` (from 0, in the order of the message's ``attachments``): its bytes,
+        content type and filename. NotFoundError when the message has no such attachment."""
+        download: Download = self._call("get_inbound_attachment", {"id": message_id, "n": str(n)}, download=True)
+        filename = download.headers.get_param("filename", header="content-disposition")
+        return {
+            "filename": filename if isinstance(filename, str) else None,
+            "content_type": download.headers.get("Content-Type", "application/octet-stream"),
+            "content": download.content,
+        }
+
     # Audiences and their contacts (docs/broadcasts.md)
 
     def create_audience(self, name: str) -> Audience:
@@ -369,3 +396,85 @@ class Gatepost:
         if not isinstance(csv, bytes) and not callable(getattr(csv, "read", None)):
             raise TypeError(f"csv is a path, bytes or a binary file, not {type(csv).__name__}")
         return cast(ImportReport, self._call("import_contacts", {"id": audience_id}, body=Upload("text/csv", csv)))
+
+    # Broadcasts (docs/broadcasts.md)
+
+    def create_broadcast(self, broadcast: BroadcastFields) -> Broadcast:
+        """A draft to an audience: ``html`` or a ``template``; ``subject`` unless the template has
+        one. NotFoundError for an audience that is not the tenant's, UnprocessableError
+        ``template_not_found`` for an unknown template."""
+        return cast(Broadcast, self._call("create_broadcast", body=broadcast))
+
+    def list_broadcasts(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> BroadcastPage:
+        """One page, newest first; pass its ``next_cursor`` back for the next (None after the last)."""
+        return cast(BroadcastPage, self._call("list_broadcasts", query={"limit": limit, "cursor": cursor}))
+
+    def get_broadcast(self, broadcast_id: str) -> Broadcast:
+        """The broadcast with its ``progress`` (the fan-out's count) and ``results`` (its messages' events)."""
+        return cast(Broadcast, self._call("get_broadcast", {"id": broadcast_id}))
+
+    def delete_broadcast(self, broadcast_id: str) -> None:
+        """Deletes a draft; ConflictError ``broadcast_not_draft`` once it has been sent (cancel it instead)."""
+        self._call("delete_broadcast", {"id": broadcast_id})
+
+    def send_broadcast(self, broadcast_id: str, *, send_at: Union[None, str, datetime] = None) -> Broadcast:
+        """Sends a draft now, or schedules it at ``send_at`` (at most 30 days ahead; a datetime
+        without a time zone is taken as UTC). Not retried after a failure: a send that went through
+        answers a second one ConflictError ``broadcast_already_sent``."""
+        if isinstance(send_at, datetime):
+            send_at = (send_at if send_at.tzinfo else send_at.replace(tzinfo=timezone.utc)).isoformat()
+        body = {} if send_at is None else {"send_at": send_at}
+        return cast(Broadcast, self._call("send_broadcast", {"id": broadcast_id}, body=body))
+
+    def cancel_broadcast(self, broadcast_id: str) -> Broadcast:
+        """Stops a scheduled, sending or paused broadcast: nobody not yet admitted is sent to."""
+        return cast(Broadcast, self._call("cancel_broadcast", {"id": broadcast_id}))
+
+    # Automations and custom events (docs/automations.md)
+
+    def create_automation(self, automation: AutomationCreate) -> Automation:
+        """Creates it, enabled; checked whole first (UnprocessableError ``automation_cycle``,
+        ``automation_step_unknown``, …): a refusal creates nothing."""
+        return cast(Automation, self._call("create_automation", body=automation))
+
+    def list_automations(self) -> List[Automation]:
+        """Every automation of the tenant, oldest first."""
+        return cast(List[Automation], self._call("list_automations")["data"])
+
+    def get_automation(self, automation_id: str) -> Automation:
+        return cast(Automation, self._call("get_automation", {"id": automation_id}))
+
+    def update_automation(self, automation_id: str, *, name: Optional[str] = None, enabled: Optional[bool] = None) -> Automation:
+        """Renames it, or disables it (``enabled=False``: its runs stop at their next step) or enables it again."""
+        changes = {k: v for k, v in {"name": name, "enabled": enabled}.items() if v is not None}
+        return cast(Automation, self._call("update_automation", {"id": automation_id}, body=changes))
+
+    def delete_automation(self, automation_id: str) -> None:
+        """Deletes it and its list of runs; its runs stop at their next step."""
+        self._call("delete_automation", {"id": automation_id})
+
+    def list_automation_runs(
+        self, automation_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None
+    ) -> AutomationRunPage:
+        """One page of its runs, newest first; pass its ``next_cursor`` back for the next."""
+        query = {"limit": limit, "cursor": cursor}
+        return cast(AutomationRunPage, self._call("list_automation_runs", {"id": automation_id}, query=query))
+
+    def get_automation_run(self, automation_id: str, run_id: str) -> AutomationRun:
+        """One run with its ``timeline``."""
+        return cast(AutomationRun, self._call("get_automation_run", {"id": automation_id, "run": run_id}))
+
+    def send_event(
+        self,
+        name: str,
+        email: str,
+        *,
+        data: Optional[Dict[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> PostedEvent:
+        """A custom event about the contact ``email``: starts a run of each enabled automation
+        triggered by ``name`` whose audience has the contact (NotFoundError ``contact_not_found``
+        when none has). The same ``idempotency_key`` again starts nothing (``runs`` is empty)."""
+        fields = {"name": name, "email": email, "data": data, "idempotency_key": idempotency_key}
+        body = {k: v for k, v in fields.items() if v is not None}
+        return cast(PostedEvent, self._call("send_event", body=body))

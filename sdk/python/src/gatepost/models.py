@@ -315,3 +315,163 @@ class QueueEntry(TypedDict):
     waiting: int
     in_flight: int
     oldest_age_seconds: float
+
+
+class InboundAttachment(TypedDict):
+    """An attachment of a received message, downloaded."""
+
+    #: As the message named it (characters outside printable ASCII replaced by ``_``), or None.
+    filename: Optional[str]
+    #: As Gatepost serves it: the part's own type.
+    content_type: str
+    content: bytes
+
+
+# "from" is a Python keyword: written as the JSON is.
+BroadcastFields = TypedDict(
+    "BroadcastFields",
+    {
+        "name": str,
+        "audience_id": str,
+        "from": str,
+        "subject": str,
+        "html": str,
+        "text": str,
+        "template": str,
+        "data": Dict[str, Any],
+        "sandbox": bool,
+    },
+    total=False,
+)
+
+BroadcastStatus = Literal["draft", "scheduled", "sending", "paused", "sent", "cancelled"]
+
+
+class BroadcastRefused(TypedDict):
+    suppressed: int
+    unsubscribed: int
+    other: int
+
+
+class BroadcastProgress(TypedDict):
+    """The fan-out's own count: messages admitted, contacts refused."""
+
+    admitted: int
+    refused: BroadcastRefused
+    started_at: Optional[str]
+    finished_at: Optional[str]
+
+
+class BroadcastResults(TypedDict):
+    """The messages' lifecycle events, each message counted once per kind."""
+
+    sent: int
+    bounced: int
+    opened: int
+    clicked: int
+    unsubscribed: int
+    complained: int
+
+
+class BroadcastPaused(TypedDict):
+    reason: str
+    until: str
+
+
+Broadcast = TypedDict(
+    "Broadcast",
+    {
+        "id": str,
+        "name": str,
+        "audience_id": str,
+        "from": str,
+        "subject": Optional[str],
+        "html": Optional[str],
+        "text": Optional[str],
+        "template": Optional[str],
+        "data": Dict[str, Any],
+        "sandbox": bool,
+        "status": BroadcastStatus,
+        "send_at": Optional[str],
+        "created_at": str,
+        "updated_at": str,
+        # Read one by one (get_broadcast, send_broadcast, cancel_broadcast); a listed one has none of these.
+        "paused": Optional[BroadcastPaused],
+        "progress": Optional[BroadcastProgress],
+        "results": Optional[BroadcastResults],
+    },
+    total=False,
+)
+
+
+class BroadcastPage(TypedDict):
+    #: Newest first.
+    data: List[Broadcast]
+    next_cursor: Optional[str]
+
+
+class AutomationCreate(TypedDict, total=False):
+    """An automation as written (docs/automations.md): ``trigger`` is ``{"type": "contact_added"}``,
+    ``{"type": "email_event", "event": "email.opened"}`` or ``{"type": "custom_event", "name": …}``;
+    each step a ``wait``, ``send`` or ``if`` dict."""
+
+    name: str
+    audience_id: str
+    trigger: Dict[str, Any]
+    steps: List[Dict[str, Any]]
+    sandbox: bool
+
+
+class Automation(TypedDict):
+    #: ``aut_…``
+    id: str
+    name: str
+    audience_id: str
+    trigger: Dict[str, Any]
+    #: As written, each wait with its ``seconds`` too.
+    steps: List[Dict[str, Any]]
+    sandbox: bool
+    enabled: bool
+    created_at: str
+    updated_at: str
+
+
+AutomationRunStatus = Literal["running", "waiting", "completed", "stopped", "failed"]
+
+
+class AutomationRunEntry(TypedDict):
+    at: str
+    #: ``run.started``, ``step.waiting``, ``step.sent``, ``step.condition``, ``run.completed``, ``run.stopped``, ``run.failed``
+    type: str
+    step: Optional[str]
+    data: Dict[str, Any]
+
+
+class AutomationRun(TypedDict, total=False):
+    #: ``run_…``
+    id: str
+    automation_id: str
+    contact_id: str
+    email: str
+    status: AutomationRunStatus
+    #: Why it stopped or failed.
+    reason: Optional[str]
+    started_at: str
+    updated_at: str
+    # Read one by one (get_automation_run); a listed run has none of these.
+    trigger: Dict[str, Any]
+    data: Dict[str, Any]
+    timeline: List[AutomationRunEntry]
+
+
+class AutomationRunPage(TypedDict):
+    #: Newest first.
+    data: List[AutomationRun]
+    next_cursor: Optional[str]
+
+
+class PostedEvent(TypedDict):
+    #: ``evt_…``
+    id: str
+    #: The runs it started; empty for a repeat of its idempotency key.
+    runs: List[str]

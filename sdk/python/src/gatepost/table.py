@@ -58,6 +58,9 @@ OPERATIONS: dict[str, Operation] = {
     "delete_inbound_route": Operation("DELETE", "/v1/inbound/routes/{id}"),
     "list_inbound_messages": Operation("GET", "/v1/inbound/messages"),
     "get_inbound_message": Operation("GET", "/v1/inbound/messages/{id}"),
+    # Downloads: the answer is bytes, not JSON.
+    "get_inbound_raw": Operation("GET", "/v1/inbound/messages/{id}/raw"),
+    "get_inbound_attachment": Operation("GET", "/v1/inbound/messages/{id}/attachments/{n}"),
     "create_audience": Operation("POST", "/v1/audiences"),
     "list_audiences": Operation("GET", "/v1/audiences"),
     "get_audience": Operation("GET", "/v1/audiences/{id}"),
@@ -68,6 +71,20 @@ OPERATIONS: dict[str, Operation] = {
     "update_contact": Operation("PATCH", "/v1/audiences/{id}/contacts/{contact}"),
     "remove_contact": Operation("DELETE", "/v1/audiences/{id}/contacts/{contact}"),
     "import_contacts": Operation("POST", "/v1/audiences/{id}/contacts/import"),
+    "create_broadcast": Operation("POST", "/v1/broadcasts"),
+    "list_broadcasts": Operation("GET", "/v1/broadcasts"),
+    "get_broadcast": Operation("GET", "/v1/broadcasts/{id}"),
+    "delete_broadcast": Operation("DELETE", "/v1/broadcasts/{id}"),
+    "send_broadcast": Operation("POST", "/v1/broadcasts/{id}/send"),
+    "cancel_broadcast": Operation("POST", "/v1/broadcasts/{id}/cancel"),
+    "create_automation": Operation("POST", "/v1/automations"),
+    "list_automations": Operation("GET", "/v1/automations"),
+    "get_automation": Operation("GET", "/v1/automations/{id}"),
+    "update_automation": Operation("PATCH", "/v1/automations/{id}"),
+    "delete_automation": Operation("DELETE", "/v1/automations/{id}"),
+    "list_automation_runs": Operation("GET", "/v1/automations/{id}/runs"),
+    "get_automation_run": Operation("GET", "/v1/automations/{id}/runs/{run}"),
+    "send_event": Operation("POST", "/v1/events"),
 }
 
 

@@ -19,6 +19,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from email.message import Message
 from datetime import datetime, timezone
 from typing import IO, Any, Callable, Optional, Tuple, Union
 
@@ -55,6 +56,14 @@ class Upload:
         end = self.data.seek(0, io.SEEK_END)
         self.data.seek(start)
         return start, end - start
+
+
+@dataclass
+class Download:
+    """An answer that is a file, not JSON."""
+
+    content: bytes
+    headers: Message
 
 
 def _payload(body: Any, headers: dict[str, str]) -> Tuple[Union[None, bytes, IO[bytes]], Optional[Callable[[], Any]]]:
@@ -128,10 +137,13 @@ class Transport:
         body: Any = None,
         headers: Optional[dict[str, str]] = None,
         timeout: Optional[float] = None,
+        download: bool = False,
     ) -> Any:
         """Answers the decoded JSON body (None for 204), or raises a GatepostError. ``timeout``
-        replaces the transport's for this request."""
-        all_headers = {"Accept": "application/json", "User-Agent": self.user_agent, **(headers or {})}
+        replaces the transport's for this request. A ``download`` answers a Download instead:
+        the body's bytes as they are, with the answer's headers."""
+        accept = "*/*" if download else "application/json"
+        all_headers = {"Accept": accept, "User-Agent": self.user_agent, **(headers or {})}
         if self.api_key:
             all_headers["Authorization"] = f"Bearer {self.api_key}"
         data, rewind = _payload(body, all_headers)
@@ -146,6 +158,8 @@ class Transport:
             req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=all_headers)
             try:
                 with urllib.request.urlopen(req, timeout=timeout or self.timeout) as res:
+                    if download:
+                        return Download(res.read(), res.headers)
                     return self._decode(res.status, res.read())
             except urllib.error.HTTPError as res:
                 raw = res.read()

@@ -3,6 +3,7 @@
 require "erb"
 require "pathname"
 require "set"
+require "time"
 require "uri"
 require_relative "operations"
 require_relative "transport"
@@ -30,6 +31,11 @@ module Gatepost
 
   # A row an import refused: its number (the header is row 1), its email and why.
   RefusedRow = Struct.new(:row, :email, :reason, keyword_init: true)
+
+  # An attachment of a received message, downloaded: its filename as the message named it
+  # (characters outside printable ASCII replaced by "_", nil when it had none), its content type
+  # as Gatepost serves it, and its bytes (a binary String).
+  InboundAttachment = Struct.new(:filename, :content_type, :content, keyword_init: true)
 
   class Client
     def initialize(api_key: ENV.fetch("GATEPOST_API_KEY", nil), base_url: ENV.fetch("GATEPOST_URL", "http://localhost:3000"),
@@ -184,6 +190,16 @@ module Gatepost
     def list_inbound_messages(limit: nil, cursor: nil) = call(:list_inbound_messages, query: { limit: limit, cursor: cursor })
     # A received message: its envelope and every field of its email.inbound payload.
     def get_inbound_message(id) = call(:get_inbound_message, id: id)
+    # The received message byte for byte as the inbound MX took it (message/rfc822): a binary String.
+    def get_inbound_raw(id) = call(:get_inbound_raw, id: id, download: true).body.b
+
+    # Attachment n (from 0, in the order of the message's "attachments"), an InboundAttachment;
+    # NotFoundError when the message has no such attachment.
+    def get_inbound_attachment(id, n)
+      res = call(:get_inbound_attachment, id: id, n: n, download: true)
+      InboundAttachment.new(filename: res["Content-Disposition"].to_s[/filename="([^"]*)"/, 1],
+                            content_type: res["Content-Type"] || "application/octet-stream", content: res.body.b)
+    end
 
     # Audiences and their contacts (docs/broadcasts.md)
 
@@ -233,14 +249,70 @@ module Gatepost
       ImportReport.of(call(:import_contacts, id: audience_id, body: Upload.new("text/csv", csv)))
     end
 
+    # Broadcasts (docs/broadcasts.md)
+
+    # A draft to an audience (a Hash: name, audience_id, from, subject, html or template, text,
+    # data, sandbox). NotFoundError for an audience that is not the tenant's, UnprocessableError
+    # "template_not_found" for an unknown template.
+    def create_broadcast(broadcast) = call(:create_broadcast, body: broadcast)
+    # One page, newest first, {"data", "next_cursor"}: pass next_cursor back for the next.
+    def list_broadcasts(limit: nil, cursor: nil) = call(:list_broadcasts, query: { limit: limit, cursor: cursor })
+    # The broadcast with its "progress" (the fan-out's count) and "results" (its messages' events).
+    def get_broadcast(id) = call(:get_broadcast, id: id)
+    # Deletes a draft; ConflictError "broadcast_not_draft" once it has been sent (cancel it instead).
+    def delete_broadcast(id) = call(:delete_broadcast, id: id)
+
+    # Sends a draft now, or schedules it at send_at (a Time, or an ISO 8601 String; at most 30
+    # days ahead). Not retried after a failure: a send that went through answers a second one
+    # ConflictError "broadcast_already_sent".
+    def send_broadcast(id, send_at: nil)
+      send_at = send_at.utc.iso8601(3) if send_at.respond_to?(:utc)
+      call(:send_broadcast, id: id, body: { send_at: send_at }.compact)
+    end
+
+    # Stops a scheduled, sending or paused broadcast: nobody not yet admitted is sent to.
+    def cancel_broadcast(id) = call(:cancel_broadcast, id: id)
+
+    # Automations and custom events (docs/automations.md)
+
+    # Creates it, enabled (a Hash: name, audience_id, trigger, steps, sandbox); checked whole first
+    # (UnprocessableError "automation_cycle", "automation_step_unknown", …): a refusal creates nothing.
+    def create_automation(automation) = call(:create_automation, body: automation)
+    # Every automation of the tenant, oldest first.
+    def list_automations = call(:list_automations).fetch("data")
+    def get_automation(id) = call(:get_automation, id: id)
+
+    # Renames it, or disables it (enabled: false: its runs stop at their next step) or enables it again.
+    def update_automation(id, name: nil, enabled: nil)
+      call(:update_automation, id: id, body: { name: name, enabled: enabled }.compact)
+    end
+
+    # Deletes it and its list of runs; its runs stop at their next step.
+    def delete_automation(id) = call(:delete_automation, id: id)
+
+    # One page of its runs, newest first, {"data", "next_cursor"}.
+    def list_automation_runs(id, limit: nil, cursor: nil)
+      call(:list_automation_runs, id: id, query: { limit: limit, cursor: cursor })
+    end
+
+    # One run with its "timeline".
+    def get_automation_run(id, run_id) = call(:get_automation_run, id: id, run: run_id)
+
+    # A custom event about the contact `email`: starts a run of each enabled automation triggered
+    # by `name` whose audience has the contact (NotFoundError "contact_not_found" when none has);
+    # answers {"id", "runs"}. The same idempotency_key again starts nothing ("runs" is empty).
+    def send_event(name, email, data: nil, idempotency_key: nil)
+      call(:send_event, body: { name: name, email: email, data: data, idempotency_key: idempotency_key }.compact)
+    end
+
     private
 
-    def call(operation, body: nil, query: {}, headers: {}, timeout: @timeout, **path_params)
+    def call(operation, body: nil, query: {}, headers: {}, timeout: @timeout, download: false, **path_params)
       method, template = Operations::TABLE.fetch(operation)
       path = template.gsub(/\{(\w+)\}/) { ERB::Util.url_encode(path_params.fetch(Regexp.last_match(1).to_sym).to_s) }
       given = query.compact
       path += "?#{URI.encode_www_form(given)}" unless given.empty?
-      @transport.request(method, path, body: body, headers: headers, timeout: timeout)
+      @transport.request(method, path, body: body, headers: headers, timeout: timeout, download: download)
     end
 
     def key_header(idempotency_key) = idempotency_key.nil? ? {} : { "Idempotency-Key" => idempotency_key }

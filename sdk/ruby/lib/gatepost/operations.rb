@@ -54,6 +54,9 @@ module Gatepost
       delete_inbound_route: ["DELETE", "/v1/inbound/routes/{id}"],
       list_inbound_messages: ["GET", "/v1/inbound/messages"],
       get_inbound_message: ["GET", "/v1/inbound/messages/{id}"],
+      # Downloads: the answer is bytes, not JSON.
+      get_inbound_raw: ["GET", "/v1/inbound/messages/{id}/raw"],
+      get_inbound_attachment: ["GET", "/v1/inbound/messages/{id}/attachments/{n}"],
       create_audience: ["POST", "/v1/audiences"],
       list_audiences: ["GET", "/v1/audiences"],
       get_audience: ["GET", "/v1/audiences/{id}"],
@@ -63,7 +66,21 @@ module Gatepost
       get_contact: ["GET", "/v1/audiences/{id}/contacts/{contact}"],
       update_contact: ["PATCH", "/v1/audiences/{id}/contacts/{contact}"],
       remove_contact: ["DELETE", "/v1/audiences/{id}/contacts/{contact}"],
-      import_contacts: ["POST", "/v1/audiences/{id}/contacts/import"]
+      import_contacts: ["POST", "/v1/audiences/{id}/contacts/import"],
+      create_broadcast: ["POST", "/v1/broadcasts"],
+      list_broadcasts: ["GET", "/v1/broadcasts"],
+      get_broadcast: ["GET", "/v1/broadcasts/{id}"],
+      delete_broadcast: ["DELETE", "/v1/broadcasts/{id}"],
+      send_broadcast: ["POST", "/v1/broadcasts/{id}/send"],
+      cancel_broadcast: ["POST", "/v1/broadcasts/{id}/cancel"],
+      create_automation: ["POST", "/v1/automations"],
+      list_automations: ["GET", "/v1/automations"],
+      get_automation: ["GET", "/v1/automations/{id}"],
+      update_automation: ["PATCH", "/v1/automations/{id}"],
+      delete_automation: ["DELETE", "/v1/automations/{id}"],
+      list_automation_runs: ["GET", "/v1/automations/{id}/runs"],
+      get_automation_run: ["GET", "/v1/automations/{id}/runs/{run}"],
+      send_event: ["POST", "/v1/events"]
     }.freeze
 
     def self.to_json(*)

@@ -82,8 +82,9 @@ module Gatepost
     end
 
     # Answers the decoded JSON body (nil for 204), or raises a Gatepost::Error. body is JSON's
-    # (a Hash or an Array) or an Upload; timeout replaces the transport's for this request.
-    def request(method, path, body: nil, headers: {}, timeout: @timeout)
+    # (a Hash or an Array) or an Upload; timeout replaces the transport's for this request. A
+    # download answers the Net::HTTPResponse itself: its body's bytes and its headers.
+    def request(method, path, body: nil, headers: {}, timeout: @timeout, download: false)
       repeatable = REPEATABLE.include?(method) || headers.key?("Idempotency-Key")
       upload = body.is_a?(Upload) ? body : json_upload(method, body)
       # A stream read once (a pipe) cannot be sent again.
@@ -91,7 +92,7 @@ module Gatepost
       attempts.times do |attempt|
         last = attempt == attempts - 1
         begin
-          res = perform(method, path, upload&.rewound, headers, timeout)
+          res = perform(method, path, upload&.rewound, headers, timeout, download)
         rescue *FAILURES => e
           sent = NOT_SENT.none? { |klass| e.is_a?(klass) }
           if last || (sent && !repeatable)
@@ -102,7 +103,7 @@ module Gatepost
           next
         end
         status = res.code.to_i
-        return decode(status, res.body) if status < 400
+        return download ? res : decode(status, res.body) if status < 400
 
         wait = Transport.retry_after(res["Retry-After"])
         error = error_of(status, res.body, wait)
@@ -127,9 +128,9 @@ module Gatepost
 
     private
 
-    def perform(method, path, upload, headers, timeout)
+    def perform(method, path, upload, headers, timeout, download)
       request = METHODS.fetch(method).new("#{@base.path}#{path}")
-      request["Accept"] = "application/json"
+      request["Accept"] = download ? "*/*" : "application/json"
       request["User-Agent"] = "gatepost-ruby/#{VERSION}"
       request["Authorization"] = "Bearer #{@api_key}" if @api_key
       headers.each { |name, value| request[name] = value }
