@@ -142,6 +142,7 @@ describe('PgCatalog migrations', () => {
         { version: 11, name: '011_automations.sql' },
         { version: 12, name: '012_queue_snapshots.sql' },
         { version: 13, name: '013_engagement.sql' },
+        { version: 14, name: '014_breaker_states.sql' },
         { version: 15, name: '015_broadcast_state_contact_triggers.sql' },
       ]);
       // Each of them works against the one schema.
