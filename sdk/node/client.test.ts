@@ -308,7 +308,10 @@ describe('automations', () => {
       return r.status === 'completed' && r;
     });
     expect(run.timeline.map((e) => e.type)).toEqual(['run.started', 'step.waiting', 'step.sent', 'run.completed']);
-    const captured = await sandbox.sandbox.get(run.timeline[2]!.data.message_id as string);
+    // The run's send step admitted the message; its capture follows a moment later.
+    const captured = await eventually(() =>
+      sandbox.sandbox.get(run.timeline[2]!.data.message_id as string).catch(() => undefined),
+    );
     expect(captured.subject).toBe('On pro');
     expect((await eventually(async () => (await live.automations.runs(automation.id)).data[0])).id).toBe(run.id);
 
