@@ -103,7 +103,16 @@ final class BroadcastsTest extends LiveTestCase
             return $r['status'] === 'completed' ? $r : null;
         });
         $this->assertSame(['run.started', 'step.waiting', 'step.sent', 'run.completed'], array_column($run['timeline'], 'type'));
-        $this->assertSame('On pro', $this->sandbox->getCaptured($run['timeline'][2]['data']['message_id'])['subject']);
+        // The run's send step admitted the message; its capture follows a moment later.
+        $messageId = $run['timeline'][2]['data']['message_id'];
+        $captured = $this->eventually(function () use ($messageId) {
+            try {
+                return $this->sandbox->getCaptured($messageId);
+            } catch (\Gatepost\GatepostException $e) {
+                return null;
+            }
+        });
+        $this->assertSame('On pro', $captured['subject']);
         $listed = $this->eventually(fn () => $this->live->listAutomationRuns($automation['id'], 5)['data'][0] ?? null);
         $this->assertSame($runId, $listed['id']);
 

@@ -91,7 +91,14 @@ def test_a_custom_event_starts_an_automation_run_whose_timeline_is_read(live: Ga
     run = eventually(lambda: (lambda r: r if r["status"] == "completed" else None)(live.get_automation_run(automation["id"], run_id)))
     assert [e["type"] for e in run["timeline"]] == ["run.started", "step.waiting", "step.sent", "run.completed"]
     message_id = run["timeline"][2]["data"]["message_id"]
-    assert sandbox.get_sandbox_message(message_id)["subject"] == "On pro"
+    # The run's send step admitted the message; its capture follows a moment later.
+    def captured():
+        try:
+            return sandbox.get_sandbox_message(message_id)
+        except NotFoundError:
+            return None
+
+    assert eventually(captured)["subject"] == "On pro"
     listed = eventually(lambda: live.list_automation_runs(automation["id"], limit=5)["data"] or None)
     assert listed[0]["id"] == run_id
 

@@ -72,7 +72,14 @@ class BroadcastsTest < Minitest::Test
       r if r["status"] == "completed"
     end
     assert_equal %w[run.started step.waiting step.sent run.completed], run["timeline"].map { |e| e["type"] }
-    assert_equal "On pro", sandbox.get_sandbox_message(run["timeline"][2]["data"]["message_id"])["subject"]
+    # The run's send step admitted the message; its capture follows a moment later.
+    message_id = run["timeline"][2]["data"]["message_id"]
+    captured = eventually do
+      sandbox.get_sandbox_message(message_id)
+    rescue Gatepost::NotFoundError
+      nil
+    end
+    assert_equal "On pro", captured["subject"]
     listed = eventually { live.list_automation_runs(automation["id"], limit: 5)["data"].first }
     assert_equal run_id, listed["id"]
 
