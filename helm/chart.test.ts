@@ -236,6 +236,7 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       'DeliveryActor',
       'MessageActor',
       'RecipientActor',
+      'SourceIpActor',
       'TenantActor',
     ]);
     // DeliveryActor is never retried by daprd: a retried delivery attempt could send twice.
