@@ -18,6 +18,7 @@ import { DELIVERY_ACTOR } from '../../actors/delivery/delivery.actor.ts';
 import { WEBHOOK_ACTOR } from '../../actors/webhook/webhook.actor.ts';
 import { AUTOMATION_RUN_ACTOR } from '../../actors/automation/automation.state.ts';
 import { BROADCAST_ACTOR } from '../../actors/broadcast/broadcast.actor.ts';
+import { SOURCE_IP_ACTOR } from '../../actors/source-ip/source.ip.actor.ts';
 import { ADMIN_TOKEN, GatepostClient, dropDatabase, eventually, freshDatabase } from '../harness/gatepost.harness.ts';
 
 const PROBE = 'ProbeActor';
@@ -159,6 +160,7 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
         WEBHOOK_ACTOR,
         AUTOMATION_RUN_ACTOR,
         BROADCAST_ACTOR,
+        SOURCE_IP_ACTOR,
       ].sort(),
     );
   });
