@@ -6,6 +6,7 @@
 // one process, reads its own queue and writes nothing.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { every } from '../lib/every.ts';
 import type { Catalog, QueueRow } from '../store/catalog.port.ts';
 
 const TELL_EVERY_MS = 1000;
@@ -19,21 +20,14 @@ export function tellQueue(
   log: (message: string, error: unknown) => void,
 ): { stop(): Promise<void> } {
   const hostId = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
-  // One write at a time: a slow catalog skips ticks rather than piling writes up.
-  let writing: Promise<void> | null = null;
-  const tick = () => {
-    writing ??= catalog
-      .putQueueSnapshot(hostId, rows())
-      .catch((error: unknown) => log('the fair queue could not be told to the catalog', error))
-      .finally(() => (writing = null));
-  };
-  tick();
-  const timer = setInterval(tick, TELL_EVERY_MS);
-  timer.unref();
+  const ticking = every(
+    TELL_EVERY_MS,
+    () => catalog.putQueueSnapshot(hostId, rows()),
+    (error) => log('the fair queue could not be told to the catalog', error),
+  );
   return {
     async stop() {
-      clearInterval(timer);
-      await writing;
+      await ticking.stop();
       await catalog.deleteQueueSnapshot(hostId);
     },
   };

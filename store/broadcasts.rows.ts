@@ -2,6 +2,7 @@
 import {
   BROADCAST_EVENT_KINDS,
   type Broadcast,
+  type BroadcastCreate,
   type BroadcastEventKind,
   type BroadcastFanOut,
   type BroadcastPaused,
@@ -33,6 +34,17 @@ export const broadcastOf = (row: BroadcastRow): Broadcast => ({
   sandbox: Boolean(row.sandbox),
   paused: row.paused === null ? null : parsed(row.paused),
   progress: row.progress === null ? null : parsed(row.progress),
+});
+
+/** A new broadcast as both catalogs create it: a draft, nothing scheduled or sent yet. */
+export const draftBroadcast = (b: BroadcastCreate, at: string): Broadcast => ({
+  ...b,
+  status: 'draft',
+  send_at: null,
+  paused: null,
+  progress: null,
+  created_at: at,
+  updated_at: at,
 });
 
 /** A new broadcast's row values, in BROADCAST_INSERT_COLUMNS' order. */

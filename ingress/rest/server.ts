@@ -22,7 +22,8 @@ import type { InboundRoutes } from '../../tenancy/inbound.routes.ts';
 import { emailRoutes } from './emails.route.ts';
 import { customEventRoutes, eventRoutes } from './events.route.ts';
 import { automationRoutes } from './automations.route.ts';
-import { automationTriggers, type AutomationTriggers } from '../../gate/automations.ts';
+import { automationTriggers } from '../../gate/automations.ts';
+import { every } from '../../lib/every.ts';
 import { jwksRoutes, receiptAdminRoutes, receiptRoutes, type ReceiptKeyRing } from './receipts.route.ts';
 import { messageRoutes } from './messages.route.ts';
 import { metricsRoutes, type MetricsSource } from './metrics.route.ts';
@@ -130,29 +131,8 @@ export interface RestServer {
   routes: { method: string; url: string; access: Access }[];
 }
 
-/** How often the contact-added runs a crash left owed are looked for. */
+/** How often the contact-added runs a crash left owed are looked for (gate/automations.ts). */
 const SWEEP_EVERY_MS = 5_000;
-
-/** Starts the runs a crash left owed (gate/automations.ts) every SWEEP_EVERY_MS, until the server closes. */
-function sweepContactTriggers(
-  triggers: AutomationTriggers,
-  log: RestDeps['log'],
-  onClose: (hook: () => Promise<void>) => void,
-): void {
-  // One sweep at a time: a slow catalog skips ticks rather than piling sweeps up.
-  let sweeping: Promise<unknown> | null = null;
-  const timer = setInterval(() => {
-    sweeping ??= triggers
-      .sweepContactTriggers()
-      .catch((error: unknown) => log('the owed contact-added runs could not be started; the next sweep tries again', error))
-      .finally(() => (sweeping = null));
-  }, SWEEP_EVERY_MS);
-  timer.unref();
-  onClose(async () => {
-    clearInterval(timer);
-    await sweeping;
-  });
-}
 
 export function restServer(deps: RestDeps): RestServer {
   const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
@@ -194,7 +174,12 @@ export function restServer(deps: RestDeps): RestServer {
       return style?.refuseUrl ? style.refuseUrl.answer(reply, refused) : sendError(reply, refused);
     },
   });
-  sweepContactTriggers(triggers, deps.log, (hook) => app.addHook('onClose', hook));
+  const sweeping = every(
+    SWEEP_EVERY_MS,
+    () => triggers.sweepContactTriggers(),
+    (error) => deps.log('the owed contact-added runs could not be started; the next sweep tries again', error),
+  );
+  app.addHook('onClose', () => sweeping.stop());
   const served: RestServer['served'] = [];
   const routes: RestServer['routes'] = [];
   let underWay = 0;

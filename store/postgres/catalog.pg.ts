@@ -58,6 +58,7 @@ import type {
   ReceivedReport,
 } from '../catalog.port.ts';
 import {
+  draftBroadcast,
   BROADCAST_COLUMNS,
   BROADCAST_INSERT_COLUMNS,
   broadcastOf,
@@ -1154,16 +1155,7 @@ export class PgCatalog implements Catalog {
   }
 
   async createBroadcast(b: BroadcastCreate): Promise<Broadcast> {
-    const at = now();
-    const broadcast: Broadcast = {
-      ...b,
-      status: 'draft',
-      send_at: null,
-      paused: null,
-      progress: null,
-      created_at: at,
-      updated_at: at,
-    };
+    const broadcast = draftBroadcast(b, now());
     const params = Array.from({ length: 15 }, (_, i) => `$${i + 1}`).join(', ');
     await this.query(
       `INSERT INTO broadcasts (${BROADCAST_INSERT_COLUMNS}) VALUES (${params})`,

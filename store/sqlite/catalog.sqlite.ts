@@ -82,6 +82,7 @@ import {
   type DomainRow,
 } from '../domains.rows.ts';
 import {
+  draftBroadcast,
   BROADCAST_COLUMNS,
   BROADCAST_INSERT_COLUMNS,
   broadcastOf,
@@ -1022,16 +1023,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async createBroadcast(b: BroadcastCreate): Promise<Broadcast> {
-    const at = now();
-    const broadcast: Broadcast = {
-      ...b,
-      status: 'draft',
-      send_at: null,
-      paused: null,
-      progress: null,
-      created_at: at,
-      updated_at: at,
-    };
+    const broadcast = draftBroadcast(b, now());
     this.sql(`INSERT INTO broadcasts (${BROADCAST_INSERT_COLUMNS}) VALUES (${Array(15).fill('?').join(', ')})`).run(
       ...broadcastValues(broadcast, b.sandbox ? 1 : 0),
     );

@@ -5,7 +5,6 @@
 // submission is parsed (the parser's), a live send is composed and DKIM-signed for its MX host
 // (the outgoing thread's), received mail gets its verdicts (the inbound reader's); the capture
 // inbox's page assets and the docs' pages (dist/docs/) are copied beside it.
-import nodemailer from 'nodemailer';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +13,7 @@ import { TEST_RUNTIME, eventually, startGatepost, type GatepostProcess } from '.
 import { submission } from '../harness/submission.harness.ts';
 import { startDns, type DnsServer } from '../harness/dns.harness.ts';
 import { verifiedDomainOver } from '../harness/domains.harness.ts';
-import { fixture, publishSenders } from '../harness/inbound.harness.ts';
+import { publishSenders, receiveInbound } from '../harness/inbound.harness.ts';
 import { freePort, startMx, type MxHost } from '../harness/mx.harness.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -96,13 +95,7 @@ describe.skipIf(TEST_RUNTIME === 'dapr')('the build: node dist/main.js', () => {
   });
 
   it('reads received mail on its compiled reader thread: verdicts with the message', async () => {
-    await verifiedDomainOver(gp, dns, liveKey, 'inbound.test');
-    const route = await gp.request('POST', '/v1/inbound/routes', { key: liveKey, body: { match: 'support@inbound.test' } });
-    expect(route.status).toBe(201);
-    const sent = await nodemailer
-      .createTransport({ host: '127.0.0.1', port: gp.inboundPort, secure: false, tls: { rejectUnauthorized: false } })
-      .sendMail({ envelope: { from: 'alice@sender.test', to: ['support@inbound.test'] }, raw: fixture('aligned.eml') });
-    const id = /\((inm_\w+)\)/.exec(sent.response)?.[1] ?? '';
+    const { id } = await receiveInbound(gp, dns, liveKey, 'inbound.test');
     const read = await gp.request('GET', `/v1/inbound/messages/${id}`, { key: liveKey });
     expect(read.status).toBe(200);
     expect(read.body.auth.dkim).toMatchObject([{ result: 'pass', domain: 'sender.test' }]);
