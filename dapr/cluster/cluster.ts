@@ -227,6 +227,7 @@ export class DaprCluster {
         GATEPOST_ROLE: role,
         DATABASE_URL: this.opts.databaseUrl,
         DAPR_HTTP_PORT: String(p[`${prefix}Http`]),
+        DAPR_GRPC_PORT: String(p[`${prefix}Grpc`]),
         APP_PORT: String(p[`${prefix}App`]),
         // The ingress's HTTP API; an actor host serves its metrics on a free port (it prints which).
         PORT: role === 'ingress' ? String(ingressPort) : '0',
