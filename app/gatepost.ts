@@ -239,6 +239,7 @@ function openRuntime(config: Config, log: (message: string, error?: unknown) => 
   if (config.runtime === 'embedded') return new EmbeddedRuntime({ file: join(config.dataDir, 'actors.db'), log });
   return new DaprRuntime({
     daprHttpPort: config.daprHttpPort,
+    daprGrpcPort: config.daprGrpcPort,
     // Only a process that hosts actors serves Dapr's callbacks.
     appPort: config.role === 'ingress' ? null : config.appPort,
     pubsub: config.pubsub,
@@ -289,7 +290,10 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   // captures reach them by polling: ingress/inbox/capture.stream.ts).
   const captures = new EventEmitter().setMaxListeners(0);
   // Deliveries must never reach Gatepost's own API or its Dapr sidecar on this machine.
-  guard.protectPorts(config.port, ...(config.runtime === 'dapr' ? [config.daprHttpPort, config.appPort] : []));
+  guard.protectPorts(
+    config.port,
+    ...(config.runtime === 'dapr' ? [config.daprHttpPort, config.daprGrpcPort, config.appPort] : []),
+  );
   const keys = new KeyRing(catalog);
   // Without GATEPOST_PUBLIC_URL, links point at the API's own address, known once it listens.
   let publicUrl = config.publicUrl;

@@ -172,11 +172,14 @@ export async function startGatepost(extraNodeArgs: string[] = [], env: Record<st
 }
 
 /**
- * Gatepost on the Dapr topology (dapr/cluster): placement, scheduler, one actor host and one
- * ingress, each app beside its daprd, on a fresh PostgreSQL database and Redis database.
- * `pid` is the ingress app's; `pids` are every process of the topology, by member name.
+ * Gatepost on the Dapr topology (dapr/cluster): placement, scheduler, actor hosts and ingresses
+ * (one of each by default), each app beside its daprd, on a fresh PostgreSQL database and Redis
+ * database. `url` and `pid` are the first ingress's, `urls` every ingress's; `pids` are every
+ * process of the topology, by member name.
  */
-export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () => Record<string, number>; workDir: string }> {
+export async function startGatepostDapr(
+  topology: { actorHosts?: number; ingresses?: number } = {},
+): Promise<BenchGatepost & { urls: string[]; pids: () => Record<string, number>; workDir: string }> {
   const { DaprCluster } = await import('../dapr/cluster/cluster.ts');
   const { freshDatabase, freshRedisDb, releaseRedisDb, dropDatabase } = await import('../test/harness/gatepost.harness.ts');
   const adminToken = randomBytes(16).toString('hex');
@@ -185,6 +188,7 @@ export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () =>
   const cluster = await DaprCluster.start({
     databaseUrl,
     redisDb,
+    ...topology,
     env: { GATEPOST_ADMIN_TOKEN: adminToken, GATEPOST_SMTP_PORT: '0', GATEPOST_INBOUND_PORT: '0', GATEPOST_WARMUP: 'false' },
   });
   const stop = async () => {
@@ -197,6 +201,7 @@ export async function startGatepostDapr(): Promise<BenchGatepost & { pids: () =>
     return {
       name: 'Gatepost on Dapr',
       url: cluster.url,
+      urls: cluster.ingressUrls,
       pid: cluster.pids().ingress!,
       pids: () => cluster.pids(),
       workDir: cluster.workDir,

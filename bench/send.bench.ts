@@ -1,4 +1,4 @@
-// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --rounds 3 --profile DIR --node-args="ARGS" --runtime embedded|dapr|both --load wrk|autocannon --observability]
+// npm run bench:send [-- --duration 10 --connections 64 --warmup 2 --rounds 3 --profile DIR --node-args="ARGS" --runtime embedded|dapr|both --scale-out --load wrk|autocannon --observability]
 // POST /v1/emails under the same load against servers, one after the other: Gatepost (sandbox
 // key; on the embedded runtime with fsync on, and/or on the Dapr topology of dapr/cluster), a bare
 // Fastify route (the HTTP ceiling) and Express + zod + BullMQ, taking turns for several rounds.
@@ -57,6 +57,12 @@ const { values: flags } = parseArgs({
      * Redis, PostgreSQL), or `both`. The baselines run once a round either way.
      */
     runtime: { type: 'string', default: 'embedded' },
+    /**
+     * With the Dapr topology: also two actor hosts and two ingresses, measured in every round
+     * beside one of each, the load split over both ingresses (a load generator each, with half
+     * the connections).
+     */
+    'scale-out': { type: 'boolean', default: false },
     /** `wrk` (default) or `autocannon`. */
     load: { type: 'string', default: 'wrk' },
     /**
@@ -81,14 +87,47 @@ function body(n: number | string): string {
   return JSON.stringify(send);
 }
 
-/** Sends POST /v1/emails on `connections` keep-alive connections for `seconds`. */
-const load = (url: string, key: string, seconds: number, counter: { n: number }): Promise<LoadResult> =>
-  flags.load === 'wrk'
-    ? wrkLoad({ url, key, seconds, connections: CONNECTIONS, body: body('{N}'), label: `r${counter.n++}` })
-    : loadAutocannon(url, key, seconds, counter);
+/**
+ * Sends POST /v1/emails for `seconds` on CONNECTIONS keep-alive connections, split evenly over
+ * `urls` (a load generator each, at once). With several, the answers are added up, the run lasts
+ * as long as the longest, and the latencies are the worst URL's (percentiles do not add up);
+ * `byUrl` has each one's own result.
+ */
+async function load(
+  urls: string[],
+  key: string,
+  seconds: number,
+  counter: { n: number },
+): Promise<LoadResult & { byUrl: LoadResult[] }> {
+  const connections = Math.max(1, Math.round(CONNECTIONS / urls.length));
+  const byUrl = await Promise.all(
+    urls.map((url) =>
+      flags.load === 'wrk'
+        ? wrkLoad({ url, key, seconds, connections, body: body('{N}'), label: `r${counter.n++}` })
+        : loadAutocannon(url, key, seconds, counter, connections),
+    ),
+  );
+  const worst = (of: (r: LoadResult) => number) => Math.max(...byUrl.map(of));
+  const sum = (of: (r: LoadResult) => number) => byUrl.reduce((n, r) => n + of(r), 0);
+  return {
+    seconds: worst((r) => r.seconds),
+    accepted: sum((r) => r.accepted),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    latency: { p50: worst((r) => r.latency.p50), p99: worst((r) => r.latency.p99), max: worst((r) => r.latency.max) },
+    ids: byUrl.flatMap((r) => r.ids),
+    byUrl,
+  };
+}
 
 /** The load from autocannon, in this process; the latencies are of the 202 answers. */
-function loadAutocannon(url: string, key: string, seconds: number, counter: { n: number }): Promise<LoadResult> {
+function loadAutocannon(
+  url: string,
+  key: string,
+  seconds: number,
+  counter: { n: number },
+  connections: number,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   const ids: string[] = [];
   let non2xx = 0;
@@ -96,7 +135,7 @@ function loadAutocannon(url: string, key: string, seconds: number, counter: { n:
     const instance = autocannon(
       {
         url,
-        connections: CONNECTIONS,
+        connections,
         duration: seconds,
         requests: [
           {
@@ -143,28 +182,36 @@ const rateOf = ({ result }: Pick<Measured, 'result'>) => result.accepted / resul
 const cpuPerSend = ({ result, cpu }: Pick<Measured, 'result' | 'cpu'>) => ((cpu.server / 100) * 1e6) / rateOf({ result });
 
 /**
- * A warm-up, then the measured run; `pids` are the processes that serve (for the CPU columns).
- * With `byProcess`, a note gives each named process's share of the CPU during the measured run.
+ * A warm-up, then the measured run against `urls` (the load split over them); `pids` are the
+ * processes that serve (for the CPU columns). With `byProcess`, a note gives each named process's
+ * share of the CPU during the measured run; with several URLs, a note gives each one's rate; each
+ * of `counters` is read before and after the measured run, and a note gives its growth per send.
  */
 async function measure(
   name: string,
-  url: string,
+  urls: string[],
   key: string,
   pids: number[],
   byProcess: Record<string, number> = {},
+  counters: Record<string, () => Promise<number>> = {},
 ): Promise<Measured & { warmupIds: string[] }> {
   const counter = { n: 0 };
   const busy = await waitForQuiet();
   console.log(
     `${name}: ${WARMUP} s warm-up, then ${DURATION} s at ${CONNECTIONS} connections (machine ${fmt(busy)}% busy before)`,
   );
-  const warm = WARMUP > 0 ? await load(url, key, WARMUP, counter) : { ids: [] };
+  const warm = WARMUP > 0 ? await load(urls, key, WARMUP, counter) : { ids: [] };
   const each = Object.entries(byProcess).map(([n, pid]) => [n, cpuSnapshot([pid])] as const);
+  const counted = Object.entries(counters);
+  const before = await Promise.all(counted.map(([, read]) => read()));
   const cpu = cpuSnapshot(pids);
-  const result = await load(url, key, DURATION, counter);
+  const { byUrl, ...result } = await load(urls, key, DURATION, counter);
+  const after = await Promise.all(counted.map(([, read]) => read()));
   const notes = each.length
     ? [`CPU by process (% of a core): ${each.map(([n, s]) => `${n} ${fmt(cpuSince(s).server)}`).join(', ')}`]
     : [];
+  counted.forEach(([what], i) => notes.push(`${what} per accepted send: ${fmt((after[i]! - before[i]!) / result.accepted, 1)}`));
+  if (byUrl.length > 1) notes.push(`accepted/s by ingress: ${byUrl.map((r) => fmt(r.accepted / r.seconds)).join(', ')}`);
   return { name, result, cpu: cpuSince(cpu), notes, warmupIds: warm.ids };
 }
 
@@ -232,6 +279,17 @@ function redisAnswers(): Promise<boolean> {
   });
 }
 
+/**
+ * Commands the Redis server has run, all clients and databases together (INFO commandstats):
+ * whatever else uses this Redis at the time counts too.
+ */
+async function redisCommands(): Promise<number> {
+  const redis = new Redis(REDIS);
+  const info = await redis.info('commandstats');
+  redis.disconnect();
+  return [...info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+}
+
 async function redisPid(): Promise<number> {
   const redis = new Redis(REDIS);
   const info = await redis.info('server');
@@ -267,7 +325,7 @@ async function ensureRedis(): Promise<boolean> {
 async function baselineFastify(): Promise<Measured> {
   const fastify = await startChild('Fastify', ['bench/servers/fastify.server.ts']);
   try {
-    return await measure('Fastify bare route (ceiling)', fastify.url, 'none', [fastify.pid]);
+    return await measure('Fastify bare route (ceiling)', [fastify.url], 'none', [fastify.pid]);
   } finally {
     await fastify.stop();
   }
@@ -280,7 +338,7 @@ async function baselineExpressBullmq(): Promise<Measured> {
   try {
     const express = await startChild('Express+BullMQ', ['bench/servers/express-bullmq.server.ts'], { BENCH_QUEUE: queueName });
     try {
-      measured = await measure('Express 5 + zod + BullMQ', express.url, 'none', [express.pid, await redisPid()]);
+      measured = await measure('Express 5 + zod + BullMQ', [express.url], 'none', [express.pid, await redisPid()]);
     } finally {
       await express.stop();
     }
@@ -325,7 +383,7 @@ async function gatepostEmbeddedAs(name: string, env: Record<string, string>, scr
       }, 1000)
     : null;
   try {
-    const m = await measure(name, gp.url, gp.key, [gp.pid]);
+    const m = await measure(name, [gp.url], gp.key, [gp.pid]);
     if (scraper) clearInterval(scraper);
     m.notes = [
       ...(scraper ? [`GET /metrics answered ${scrapes} scrapes during the warm-up and run`] : []),
@@ -338,20 +396,26 @@ async function gatepostEmbeddedAs(name: string, env: Record<string, string>, scr
   }
 }
 
-async function gatepostDapr(): Promise<Measured> {
-  const gp = await startGatepostDapr();
-  try {
-    const name = SEND_AT_S === null ? 'Gatepost on Dapr (sandbox)' : `Gatepost on Dapr (send_at +${SEND_AT_S} s)`;
-    // Server CPU: both apps, both sidecars, placement and scheduler, and the shared Redis.
-    const processes = { ...gp.pids(), redis: await redisPid() };
-    const m = await measure(name, gp.url, gp.key, Object.values(processes), processes);
-    m.notes.push(...(await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids])));
-    m.notes.push(`logs of the topology: ${gp.workDir}`);
-    return m;
-  } finally {
-    await gp.stop();
-  }
-}
+/** The Dapr topology with `replicas` actor hosts and as many ingresses, the load split over the ingresses. */
+const gatepostDapr =
+  (replicas: number): Run =>
+  async () => {
+    const gp = await startGatepostDapr({ actorHosts: replicas, ingresses: replicas });
+    try {
+      const what = SEND_AT_S === null ? 'sandbox' : `send_at +${SEND_AT_S} s`;
+      const name = `Gatepost on Dapr${replicas > 1 ? `, ${replicas} hosts + ${replicas} ingresses` : ''} (${what})`;
+      // Server CPU: the apps, their sidecars, placement and scheduler, and the shared Redis.
+      const processes = { ...gp.pids(), redis: await redisPid() };
+      const m = await measure(name, gp.urls, gp.key, Object.values(processes), processes, {
+        'Redis commands (all its clients)': redisCommands,
+      });
+      m.notes.push(...(await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids])));
+      m.notes.push(`logs of the topology: ${gp.workDir}`);
+      return m;
+    } finally {
+      await gp.stop();
+    }
+  };
 
 async function main() {
   console.log(
@@ -366,7 +430,7 @@ async function main() {
     ? [observed, unobserved]
     : [
         ...(runtimes.includes('embedded') ? [gatepostEmbedded] : []),
-        ...(runtimes.includes('dapr') ? [gatepostDapr] : []),
+        ...(runtimes.includes('dapr') ? [gatepostDapr(1), ...(flags['scale-out'] ? [gatepostDapr(2)] : [])] : []),
         ...(flags['gatepost-only'] ? [] : [baselineFastify, baselineExpressBullmq]),
       ];
 
@@ -431,6 +495,19 @@ async function main() {
     line(
       'with / without, CPU per send by round',
       rounds.map((rows) => cpuPerSend(rows[0]!) / cpuPerSend(rows[1]!)),
+    );
+  }
+  // Scale-out: the two-replica topology against one of each, in the same round.
+  const daprOne = runs.findIndex((_, j) => rounds[0]![j]!.name.startsWith('Gatepost on Dapr ('));
+  const daprTwo = runs.findIndex((_, j) => rounds[0]![j]!.name.startsWith('Gatepost on Dapr, '));
+  if (daprOne >= 0 && daprTwo >= 0) {
+    line(
+      'Dapr 2 hosts + 2 ingresses / 1 + 1, accepted/s by round',
+      rounds.map((r) => rateOf(r[daprTwo]!) / rateOf(r[daprOne]!)),
+    );
+    line(
+      'Dapr 2 hosts + 2 ingresses / 1 + 1, CPU per send by round',
+      rounds.map((r) => cpuPerSend(r[daprTwo]!) / cpuPerSend(r[daprOne]!)),
     );
   }
   runs.forEach((_, gp) => {

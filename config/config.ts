@@ -65,8 +65,9 @@ export interface Config {
    * The embedded runtime always runs all.
    */
   role: 'all' | 'ingress' | 'actors';
-  /** Dapr: the sidecar's HTTP port, and the port this app serves Dapr's callbacks on. */
+  /** Dapr: the sidecar's HTTP and gRPC ports, and the port this app serves Dapr's callbacks on. */
   daprHttpPort: number;
+  daprGrpcPort: number;
   appPort: number;
   pubsub: string;
   databaseUrl: string | null;
@@ -362,6 +363,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runtime,
     role,
     daprHttpPort: portOf('DAPR_HTTP_PORT', env.DAPR_HTTP_PORT, 3500),
+    daprGrpcPort: portOf('DAPR_GRPC_PORT', env.DAPR_GRPC_PORT, 50001),
     appPort: portOf('APP_PORT', env.APP_PORT, 3001),
     pubsub: env.GATEPOST_PUBSUB ?? 'pubsub',
     databaseUrl: env.DATABASE_URL || null,

@@ -28,13 +28,6 @@ import {
 /** The target that ends a run (tenancy/automation.steps.ts checks every other one names a step). */
 const END = 'end';
 const STEP = 'step';
-/**
- * A second reminder of each wait, due LATE_MS after it: on Dapr, a reminder that comes due while
- * its actor host is down (a restart, its sidecar still up) is tried by daprd three times, a
- * second apart, then dropped; this one brings the run on then. Whichever fires first deletes the other.
- */
-const LATE = 'late';
-const LATE_MS = 30_000;
 
 export interface AutomationRunDeps {
   catalog: Catalog;
@@ -107,7 +100,6 @@ export function automationRunActor(deps: AutomationRunDeps) {
       if (step.type === 'wait') {
         const until = Date.now() + step.seconds * 1000;
         turn.setReminder(STEP, until);
-        turn.setReminder(LATE, until + LATE_MS);
         run.status = 'waiting';
         run.next = following;
         entry(run, 'step.waiting', step.id, { until: new Date(until).toISOString() });
@@ -186,10 +178,9 @@ export function automationRunActor(deps: AutomationRunDeps) {
     },
 
     async onReminder(turn, name) {
-      if (name !== STEP && name !== LATE) return;
+      if (name !== STEP) return;
       const run = await turn.get<RunState>('run');
       if (!run || run.next === END) return;
-      turn.deleteReminder(name === STEP ? LATE : STEP);
       run.status = 'running';
       await advance(turn, run);
       save(turn, run);

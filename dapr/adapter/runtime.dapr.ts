@@ -18,6 +18,7 @@ import { newId } from '../../lib/ids.ts';
 import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../../runtime/runtime.port.ts';
 import { TurnRecorder } from '../../runtime/turn.recorder.ts';
 import { CHAIN_HEADER, SidecarClient, type MethodEnvelope, type StateOperation } from './sidecar.client.ts';
+import { decodeReminderData } from './reminder.grpc.ts';
 
 const OUTBOX = '__outbox';
 /** How long a publication may stay unpublished before its actor's reminder tries again. */
@@ -32,6 +33,8 @@ interface Publication {
 
 export interface DaprRuntimeOptions {
   daprHttpPort: number;
+  /** The sidecar's gRPC API, where reminders are registered (with a failure policy). */
+  daprGrpcPort: number;
   /** The port this app serves Dapr's callbacks on; null for an app that hosts nothing. */
   appPort: number | null;
   pubsub: string;
@@ -60,7 +63,7 @@ export class DaprRuntime implements ActorRuntime {
   private stopping = false;
 
   constructor(private readonly opts: DaprRuntimeOptions) {
-    this.sidecar = new SidecarClient(opts.daprHttpPort);
+    this.sidecar = new SidecarClient({ http: opts.daprHttpPort, grpc: opts.daprGrpcPort });
     this.log = opts.log ?? ((m, e) => console.error(m, e ?? ''));
   }
 
@@ -170,7 +173,7 @@ export class DaprRuntime implements ActorRuntime {
       '/actors/:type/:id/method/remind/:name',
       async (request, reply) => {
         const { type, id, name } = request.params;
-        const data = request.body?.data ?? null;
+        const data = decodeReminderData(request.body?.data);
         this.sidecar.calls.count('reminder_fired', type);
         try {
           await this.tracked(() =>

@@ -1,5 +1,6 @@
 // Calls from an app to its daprd sidecar, over Dapr's documented HTTP API (v1.0): actor method
-// invocation, actor state, actor reminders, pub/sub. Only what the runtime port needs.
+// invocation, actor state, actor reminders, pub/sub. Only what the runtime port needs. Reminders
+// are registered over its gRPC API instead, the one that sets a failure policy (reminder.grpc.ts).
 //
 // Over an undici Pool of keep-alive connections rather than fetch: a send makes some thirty
 // calls, and fetch's WHATWG layer (web streams, abort signals, a Request and Response each)
@@ -7,6 +8,7 @@
 import { Pool } from 'undici';
 import { GatepostError, isCodedErrorBody } from '../../errors/errors.catalog.ts';
 import { CallLog } from './call.log.ts';
+import { ReminderRegistrar } from './reminder.grpc.ts';
 
 export type StateOperation =
   { operation: 'upsert'; request: { key: string; value: unknown } } | { operation: 'delete'; request: { key: string } };
@@ -51,11 +53,13 @@ export class SidecarClient {
   /** Every call made to the sidecar, by kind (the runtime adds the ones the sidecar makes to the app). */
   readonly calls = new CallLog();
   private readonly pool: Pool;
+  private readonly reminders: ReminderRegistrar;
 
-  constructor(daprHttpPort: number, host = '127.0.0.1') {
-    const origin = `http://${host}:${daprHttpPort}`;
+  constructor(ports: { http: number; grpc: number }, host = '127.0.0.1') {
+    const origin = `http://${host}:${ports.http}`;
     this.base = `${origin}/v1.0`;
     this.pool = new Pool(origin);
+    this.reminders = new ReminderRegistrar(ports.grpc, host);
   }
 
   /**
@@ -83,6 +87,7 @@ export class SidecarClient {
 
   /** Closes the pool's connections (the runtime has stopped). */
   close(): Promise<void> {
+    this.reminders.close();
     return this.pool.close();
   }
 
@@ -138,16 +143,23 @@ export class SidecarClient {
     if (!res.ok) throw new Error(`state save ${type}/${id}: HTTP ${res.status}: ${res.text}`);
   }
 
-  /** A one-shot reminder at `dueAt` (ms since epoch); a past time fires at once. */
+  /**
+   * A one-shot reminder at `dueAt` (ms since epoch); a past time fires at once. It is tried again
+   * until the app takes it, however long the app is down. Its data reaches the app as base64.
+   */
   async setReminder(type: string, id: string, name: string, dueAt: number, data: unknown): Promise<void> {
     this.calls.count('reminder_registered', type);
-    const res = await this.call(`/actors/${enc(type)}/${enc(id)}/reminders/${enc(name)}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      // RFC 3339 absolute time; "0s" for now, since a time in the past may be refused.
-      body: JSON.stringify({ dueTime: dueAt > Date.now() ? new Date(dueAt).toISOString() : '0s', data: data ?? null }),
-    });
-    if (!res.ok) throw new Error(`reminder set ${type}/${id}/${name}: HTTP ${res.status}: ${res.text}`);
+    await this.reminders.register(
+      {
+        type,
+        id,
+        name,
+        // RFC 3339 absolute time; "0s" for now, since a time in the past may be refused.
+        dueTime: dueAt > Date.now() ? new Date(dueAt).toISOString() : '0s',
+        data: JSON.stringify(data ?? null),
+      },
+      CALL_TIMEOUT_MS,
+    );
   }
 
   async deleteReminder(type: string, id: string, name: string): Promise<void> {

@@ -1,5 +1,5 @@
-// The Dapr topology on one machine, loopback only: placement, scheduler, an actor-host app and
-// an ingress app, each app beside its own daprd. Used by `npm run start:dapr` and by the tests.
+// The Dapr topology on one machine, loopback only: placement, scheduler, actor-host apps and
+// ingress apps (one of each by default), each app beside its own daprd. Used by `npm run start:dapr` and by the tests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
@@ -18,12 +18,14 @@ export interface ClusterOptions {
   redisDb?: number;
   /** Extra environment for both Gatepost apps (admin token, relay, retry schedule). */
   env?: Record<string, string>;
-  /** Ingress HTTP port; 0 (or none) picks a free one. */
+  /** The first ingress's HTTP port; 0 (or none) picks a free one. */
   port?: number;
   /** Where logs, etcd data and component files go; a temp directory by default. */
   workDir?: string;
   /** How many actor-host replicas (each with its own daprd); they share the actors through placement. */
   actorHosts?: number;
+  /** How many ingress replicas (each with its own daprd, on an HTTP port of its own: `urls`). */
+  ingresses?: number;
   /**
    * Sidecars for apps the caller runs itself (tests running a DaprRuntime in their own process):
    * for each name, a daprd with app id `gatepost-<name>` and ports `<name>App`, `<name>Http`…
@@ -36,6 +38,8 @@ export interface ClusterOptions {
 
 /** Member and port-name prefix of each actor host: `actors`, `actors2`, `actors3`… */
 const actorHosts = (count = 1) => Array.from({ length: count }, (_, i) => (i === 0 ? 'actors' : `actors${i + 1}`));
+/** Member and port-name prefix of each ingress: `ingress`, `ingress2`… */
+const ingresses = (count = 1) => Array.from({ length: count }, (_, i) => (i === 0 ? 'ingress' : `ingress${i + 1}`));
 
 interface Member {
   name: string;
@@ -95,12 +99,27 @@ const START_ATTEMPTS = 3;
 const answers = (url: string) => async () => (await fetch(url)).status < 300;
 
 export class DaprCluster {
-  /** The ingress app's base URL. */
-  url = '';
-  /** What the ingress app printed since it last started (first-start keys). */
-  ingressOutput = '';
+  /** Each ingress app's base URL, by member name. */
+  private readonly urls = new Map<string, string>();
+  /** What each ingress app printed since it last started (first-start keys), by member name. */
+  private readonly outputs = new Map<string, string>();
   readonly workDir: string;
   private readonly members = new Map<string, Member>();
+
+  /** The (first) ingress app's base URL. */
+  get url(): string {
+    return this.urls.get('ingress') ?? '';
+  }
+
+  /** Every ingress app's base URL, the first first. */
+  get ingressUrls(): string[] {
+    return ingresses(this.opts.ingresses).map((name) => this.urls.get(name)!);
+  }
+
+  /** What the (first) ingress app printed since it last started. */
+  get ingressOutput(): string {
+    return this.outputs.get('ingress') ?? '';
+  }
 
   private constructor(
     private readonly bin: string,
@@ -112,20 +131,13 @@ export class DaprCluster {
 
   static async start(opts: ClusterOptions): Promise<DaprCluster> {
     const bin = await daprBinDir();
-    const names = [
-      'placement',
-      'placementHealth',
-      'placementRaft',
-      'scheduler',
-      'schedulerHealth',
-      'etcdClient',
-      'etcdPeer',
-      'ingressApi',
-    ];
+    const names = ['placement', 'placementHealth', 'placementRaft', 'scheduler', 'schedulerHealth', 'etcdClient', 'etcdPeer'];
     const hosts = actorHosts(opts.actorHosts);
-    for (const prefix of [...hosts, 'ingress', ...(opts.sidecars ?? [])]) {
+    const ingressNames = ingresses(opts.ingresses);
+    for (const prefix of [...hosts, ...ingressNames, ...(opts.sidecars ?? [])]) {
       names.push(`${prefix}App`, `${prefix}Http`, `${prefix}Grpc`, `${prefix}Internal`, `${prefix}Public`);
     }
+    for (const prefix of ingressNames) names.push(`${prefix}Api`);
     // A port found free may be taken by another process before daprd binds it (other topologies
     // start on the same machine), and a member may exit while starting for no reason it logs (a CI
     // run saw the scheduler exit after its second log line): then the whole topology starts again
@@ -211,7 +223,8 @@ export class DaprCluster {
       ...loopback,
     ];
     // Chosen before anything starts, so that every app knows the API's URL.
-    const ingressPort = this.opts.port || p.ingressApi!;
+    const apiPort = (prefix: string) => (prefix === 'ingress' && this.opts.port) || p[`${prefix}Api`]!;
+    const ingressPort = apiPort('ingress');
     const app = (role: 'actors' | 'ingress', prefix: string): [string, string[], Record<string, string>] => [
       process.execPath,
       ['--import', 'tsx', 'main.ts'],
@@ -227,9 +240,10 @@ export class DaprCluster {
         GATEPOST_ROLE: role,
         DATABASE_URL: this.opts.databaseUrl,
         DAPR_HTTP_PORT: String(p[`${prefix}Http`]),
+        DAPR_GRPC_PORT: String(p[`${prefix}Grpc`]),
         APP_PORT: String(p[`${prefix}App`]),
         // The ingress's HTTP API; an actor host serves its metrics on a free port (it prints which).
-        PORT: role === 'ingress' ? String(ingressPort) : '0',
+        PORT: role === 'ingress' ? String(apiPort(prefix)) : '0',
         HOST: '127.0.0.1',
       },
     ];
@@ -286,8 +300,11 @@ export class DaprCluster {
     for (const name of callerSidecars) {
       this.add(`${name}-daprd`, () => [join(this.bin, 'daprd'), sidecar(`gatepost-${name}`, name, p[`${name}App`]!), {}]);
     }
-    this.add('ingress-daprd', () => [join(this.bin, 'daprd'), sidecar('gatepost-ingress', 'ingress', null), {}]);
-    this.add('ingress', () => app('ingress', 'ingress'));
+    const ingressNames = ingresses(this.opts.ingresses);
+    for (const i of ingressNames) {
+      this.add(`${i}-daprd`, () => [join(this.bin, 'daprd'), sidecar('gatepost-ingress', i, null), {}]);
+      this.add(i, () => app('ingress', i));
+    }
 
     this.launch('placement');
     this.launch('scheduler');
@@ -299,7 +316,7 @@ export class DaprCluster {
       this.launch(h);
     }
     for (const name of callerSidecars) this.launch(`${name}-daprd`);
-    this.launch('ingress-daprd');
+    for (const i of ingressNames) this.launch(`${i}-daprd`);
     for (const h of hosts) await this.hostAndAppReady(h);
     // A sidecar for the caller's own app answers its outbound health once its components are
     // loaded, before that app listens: waited for here, so one that could not bind its port
@@ -314,24 +331,26 @@ export class DaprCluster {
     // and the topology starts again on new ports.
     const dead = this.exited(...this.members.keys());
     if (dead) throw new Error(`${dead} exited while the topology started; see ${this.workDir}/${dead}.log`);
-    await this.startIngress();
+    for (const i of ingressNames) await this.startIngress(i);
   }
 
-  private async startIngress(): Promise<void> {
-    const log = this.launch('ingress');
-    this.ingressOutput = '';
-    this.url = await new Promise<string>((resolve, reject) => {
+  private async startIngress(name: string): Promise<void> {
+    const log = this.launch(name);
+    this.outputs.set(name, '');
+    const url = await new Promise<string>((resolve, reject) => {
       log.stdout!.on('data', (chunk: Buffer) => {
-        this.ingressOutput += chunk.toString();
-        const m = /Gatepost listening on (\S+)/.exec(this.ingressOutput);
+        const output = this.outputs.get(name)! + chunk.toString();
+        this.outputs.set(name, output);
+        const m = /Gatepost listening on (\S+)/.exec(output);
         if (m) resolve(m[1]!);
       });
-      log.once('exit', (code) => reject(new Error(`the ingress app exited with ${code}; see ${this.workDir}/ingress.log`)));
+      log.once('exit', (code) => reject(new Error(`the ${name} app exited with ${code}; see ${this.workDir}/${name}.log`)));
       // Without its sidecar the app would wait a minute for it before giving up.
       this.members
-        .get('ingress-daprd')
-        ?.exited?.then(() => reject(new Error(`ingress-daprd exited; see ${this.workDir}/ingress-daprd.log`)));
+        .get(`${name}-daprd`)
+        ?.exited?.then(() => reject(new Error(`${name}-daprd exited; see ${this.workDir}/${name}-daprd.log`)));
     });
+    this.urls.set(name, url);
   }
 
   private add(name: string, args: Member['args']): void {
@@ -413,7 +432,7 @@ export class DaprCluster {
    * launched; an actor host is waited for until its sidecar (which must be running) is ready.
    */
   async restart(name: string): Promise<void> {
-    if (name === 'ingress') return this.startIngress();
+    if (ingresses(this.opts.ingresses).includes(name)) return this.startIngress(name);
     this.launch(name);
     if (!this.members.has(`${name}-daprd`)) return;
     await this.hostAndAppReady(name);

@@ -115,6 +115,7 @@ beforeAll(async () => {
   client.url = cluster.url;
   probe = new DaprRuntime({
     daprHttpPort: cluster.ports.probeHttp!,
+    daprGrpcPort: cluster.ports.probeGrpc!,
     appPort: cluster.ports.probeApp!,
     pubsub: 'pubsub',
     log: () => undefined,

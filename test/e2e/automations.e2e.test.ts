@@ -309,8 +309,7 @@ describe('automations', () => {
     await runOnce(id, runId, (r) => r.status === 'waiting');
     await gp.restart();
 
-    // On Dapr, a wait that came due while the actor host was down is brought on by its second
-    // reminder, 30 s later (actors/automation/automation.actor.ts).
+    // On Dapr, a wait that came due while the actor host was down is tried again until it is back.
     const [mail] = await capturedTo('patient@example.com', 1, 2 * WAIT_MS);
     expect(mail!.subject).toBe('After the restart');
     const run = await runOnce(id, runId, ended);
