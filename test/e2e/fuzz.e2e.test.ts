@@ -373,6 +373,28 @@ const smtpCommand = fc.oneof(
 /** Every line of an SMTP reply: three digits, then a space or a hyphen (RFC 5321 §4.2). */
 const wellFormed = (reply: string) => reply.split('\r\n').every((line) => /^\d{3}([ -].*)?$/s.test(line));
 
+/**
+ * What `d.say(line)` answers: the reply, or null once the server has closed. A reply still
+ * missing after 30 s fails naming the command and the seed, rather than leaving the test to time
+ * out saying nothing of what hung.
+ */
+async function answer(d: Awaited<ReturnType<typeof dialog>>, line: string): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const hang = new Error(`no reply to ${JSON.stringify(line.slice(0, 200))} (GATEPOST_FUZZ_SEED=${seed})`);
+      // Printed now too: shrinking may rerun hanging inputs past the test's timeout.
+      console.error(hang.message);
+      reject(hang);
+    }, 30_000);
+  });
+  try {
+    return await Promise.race([d.say(line), d.closed.then(() => null), hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('SMTP submission', () => {
   it('answers any sequence of commands with well-formed replies, and still takes a real submission after', async () => {
     await fc.assert(
@@ -385,12 +407,12 @@ describe('SMTP submission', () => {
             if (!open) break;
             // NUL, CR and LF would split the command or end it early: keep one command a line.
             const line = command.replace(/[\r\n]/g, ' ');
-            const reply = await Promise.race([d.say(line), d.closed.then(() => null)]);
+            const reply = await answer(d, line);
             if (reply === null) break;
             expect(wellFormed(reply), `${JSON.stringify(line.slice(0, 200))} → ${JSON.stringify(reply)}`).toBe(true);
             // After DATA is accepted, end the content so the next command is a command again.
             if (reply.startsWith('354')) {
-              const end = await Promise.race([d.say('Subject: fuzz\r\n\r\nbody\r\n.'), d.closed.then(() => null)]);
+              const end = await answer(d, 'Subject: fuzz\r\n\r\nbody\r\n.');
               if (end !== null) expect(wellFormed(end), JSON.stringify(end)).toBe(true);
             }
           }
@@ -409,5 +431,5 @@ describe('SMTP submission', () => {
       text: 'still here',
     });
     expect(info.response).toMatch(/^250 /);
-  });
+  }, 120_000); // some 300 exchanges: more than the default 60 s when two cores run other files too
 });
