@@ -2,22 +2,22 @@
 // the TenantActor holds them.
 import { actor, type Invoker } from '../runtime/runtime.port.ts';
 import { tenantActor, type TenantReputation } from '../actors/tenant/tenant.actor.ts';
-import type { WarmupSettings, WarmupView } from '../actors/tenant/warmup.state.ts';
+import type { DomainWarmupView, WarmupSettings } from '../actors/tenant/warmup.state.ts';
 
-export type { TenantReputation, WarmupSettings, WarmupView };
+export type { DomainWarmupView, TenantReputation, WarmupSettings };
 
 export interface Reputations {
   read(tenantId: string): Promise<TenantReputation>;
   /** Closes every breaker of the tenant and empties its window (an event for each that was not closed). */
   reset(tenantId: string): Promise<TenantReputation>;
   /** A sending domain's warmup (`domain`: its name). */
-  warmup(tenantId: string, domain: string): Promise<WarmupView>;
+  warmup(tenantId: string, domain: string): Promise<DomainWarmupView>;
   /** The operator's word on a domain's warmup: skip it, or restart the ramp at `day`. */
   setWarmup(
     tenantId: string,
     domain: string,
     change: { action: 'skip' } | { action: 'restart'; day: number },
-  ): Promise<WarmupView>;
+  ): Promise<DomainWarmupView>;
 }
 
 /** `warmup`: the settings the actors run with (GATEPOST_WARMUP*), so the caps shown are the ones held to. */

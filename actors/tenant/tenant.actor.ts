@@ -31,10 +31,10 @@ import {
   initialWarmup,
   skippedWarmup,
   takeWarmup,
-  warmupView,
+  domainWarmupView,
+  type DomainWarmupView,
   type WarmupSettings,
   type WarmupState,
-  type WarmupView,
 } from './warmup.state.ts';
 import { chainedPayload, newReceiptId, payloadHash, signReceipt, type ReceiptDraft, type SigningKey } from '../../mta/receipt.ts';
 
@@ -275,16 +275,16 @@ export const tenantActor = defineActor({
     },
 
     /** A sending domain's warmup as it stands. */
-    async warmup(turn, args: { domain: string; settings: WarmupSettings }): Promise<WarmupView> {
+    async warmup(turn, args: { domain: string; settings: WarmupSettings }): Promise<DomainWarmupView> {
       const state = await turn.get<WarmupState>(warmupKey(args.domain));
-      return warmupView(state, Date.now(), await frozen(turn, args.domain), args.settings);
+      return domainWarmupView(state, Date.now(), await frozen(turn, args.domain), args.settings);
     },
 
     /** The operator's word on a domain's warmup: skip it (the domain is warm already), or restart the ramp at `day` (1: from the start). */
     async setWarmup(
       turn,
       args: { domain: string; change: { action: 'skip' } | { action: 'restart'; day: number }; settings: WarmupSettings },
-    ): Promise<WarmupView> {
+    ): Promise<DomainWarmupView> {
       const now = Date.now();
       const key = warmupKey(args.domain);
       const { change } = args;
@@ -293,7 +293,7 @@ export const tenantActor = defineActor({
           ? skippedWarmup(await turn.get<WarmupState>(key), now)
           : { ...initialWarmup(now), day: change.day };
       turn.set(key, state);
-      return warmupView(state, now, await frozen(turn, args.domain), args.settings);
+      return domainWarmupView(state, now, await frozen(turn, args.domain), args.settings);
     },
   },
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  domainWarmupView,
   capsOf,
   initialWarmup,
   returnWarmup,
@@ -145,5 +146,25 @@ describe('a share per destination provider', () => {
     expect(takeWarmup(state, 'transactional', T0, false, s, null).go).toBe(true);
     // The next day, google's count starts again.
     expect(takeWarmup(state, 'transactional', T0 + D, false, s, 'google').go).toBe(true);
+  });
+
+  it("shows each provider's use of its share today, by name, and none once the day has rolled", () => {
+    const s = { ...settings, windowMs: D, providerShare: 0.5 };
+    let state = initialWarmup(T0);
+    for (const provider of ['microsoft', 'google', 'google', null]) {
+      const a = takeWarmup(state, 'transactional', T0, false, s, provider);
+      if (!a.go) throw new Error('day 1 has room');
+      state = a.state;
+    }
+    expect(domainWarmupView(state, T0 + 1, false, s)).toMatchObject({
+      used_today: 4,
+      providers: [
+        { provider: 'google', daily_cap: 25, window_cap: 25, used_today: 2, used_this_window: 2 },
+        { provider: 'microsoft', daily_cap: 25, window_cap: 25, used_today: 1, used_this_window: 1 },
+      ],
+    });
+    expect(domainWarmupView(state, T0 + D, false, s).providers).toEqual([]);
+    // With no share (100 %), none is listed.
+    expect(domainWarmupView(state, T0 + 1, false, { ...s, providerShare: 1 }).providers).toEqual([]);
   });
 });

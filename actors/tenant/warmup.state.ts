@@ -144,6 +144,18 @@ export function takeWarmup(
   return { go: true, state: taken };
 }
 
+/** One destination provider's use of a warming domain's caps, and its share of them. */
+export interface ProviderUse {
+  provider: string;
+  daily_cap: number;
+  window_cap: number;
+  used_today: number;
+  used_this_window: number;
+}
+
+/** What GET /v1/domains/:id shows of a domain's ramp: a source address's, and each provider's use. */
+export type DomainWarmupView = WarmupView & { providers: ProviderUse[] };
+
 /** The view of a domain no cap applies to: warmup off, or the domain warm. */
 const uncapped = (status: 'off' | 'warm', frozen: boolean): WarmupView => ({
   status,
@@ -171,6 +183,33 @@ export function warmupView(state: WarmupState | undefined, now: number, frozen: 
     next_window: new Date(Math.min(w.window_start + s.windowMs, w.day_start + s.dayMs)).toISOString(),
     frozen,
   };
+}
+
+/**
+ * A domain's warmup: its ramp, and the providers its mail went to today with their share of the
+ * caps (none while no share applies: warmup off, the domain warm, or a share of 100 %).
+ */
+export function domainWarmupView(
+  state: WarmupState | undefined,
+  now: number,
+  frozen: boolean,
+  s: WarmupSettings,
+): DomainWarmupView {
+  const view = warmupView(state, now, frozen, s);
+  if (view.status !== 'warming' || s.providerShare >= 1) return { ...view, providers: [] };
+  const w = rollWarmup(state ?? initialWarmup(now), now, frozen, s);
+  const caps = capsOf(w.day, s);
+  const providers = Object.entries(w.providers ?? {})
+    .filter(([, used]) => used.used_day > 0)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([provider, used]) => ({
+      provider,
+      daily_cap: providerLimitOf(caps.daily, s),
+      window_cap: providerLimitOf(caps.window, s),
+      used_today: used.used_day,
+      used_this_window: used.used_window,
+    }));
+  return { ...view, providers };
 }
 
 /** The operator's skip: the domain is warm (it starts again only after an idle spell). */

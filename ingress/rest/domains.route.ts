@@ -76,7 +76,28 @@ export const WarmupView = z.object({
     .meta({ description: "The ramp stands still (its day does not advance): the domain's or tenant's breaker is not closed." }),
 });
 
-const DomainWithWarmup = DomainView.extend({ warmup: WarmupView });
+const DomainWarmupView = WarmupView.extend({
+  providers: z
+    .array(
+      z.object({
+        provider: z
+          .string()
+          .meta({
+            description: "The destination mailbox provider: google, microsoft, yahoo, apple, or an MX host's last two labels.",
+          }),
+        daily_cap: z.number().int().meta({ description: "Its share of today's cap (GATEPOST_WARMUP_PROVIDER_SHARE)." }),
+        window_cap: z.number().int().meta({ description: "Its share of a window's cap." }),
+        used_today: z.number().int(),
+        used_this_window: z.number().int(),
+      }),
+    )
+    .meta({
+      description:
+        'Each provider the domain sent to today, by name, and its share of the caps: empty unless warming with a share below 100 %.',
+    }),
+});
+
+const DomainWithWarmup = DomainView.extend({ warmup: DomainWarmupView });
 
 export const WarmupChange = z
   .discriminatedUnion('action', [
@@ -219,7 +240,7 @@ export function domainAdminRoutes(app: ZodApp, warmups: Reputations, catalog: Ca
         params: DomainWarmupParams,
         body: WarmupChange,
         response: {
-          200: answer("The domain's warmup.", WarmupView),
+          200: answer("The domain's warmup.", DomainWarmupView),
           400: refusal('Not an action, or a day below 1.'),
           404: refusal('No such tenant, or no such domain of it.'),
         },

@@ -552,7 +552,19 @@ export const operationExamples: Record<string, OperationExamples> = {
     },
   },
   getV1Domains: { answer: { data: [domain] } },
-  getV1DomainsId: { params: { id: DOM }, answer: { ...domain, warmup: warming } },
+  getV1DomainsId: {
+    params: { id: DOM },
+    answer: {
+      ...domain,
+      warmup: {
+        ...warming,
+        providers: [
+          { provider: 'google', daily_cap: 49, window_cap: 2, used_today: 26, used_this_window: 2 },
+          { provider: 'microsoft', daily_cap: 49, window_cap: 2, used_today: 15, used_this_window: 2 },
+        ],
+      },
+    },
+  },
   patchV1DomainsId: {
     params: { id: DOM },
     body: { tracking_host: 'links.shop.example' },
@@ -794,6 +806,7 @@ export const operationExamples: Record<string, OperationExamples> = {
       used_today: 0,
       used_this_window: 0,
       next_window: null,
+      providers: [],
     },
   },
   getV1AdminSourceIps: {
