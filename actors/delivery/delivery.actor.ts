@@ -368,7 +368,10 @@ export function deliveryActor(deps: DeliveryDeps) {
         }
         const pending = deps.transport.transactions(all.filter((to) => !done[to]));
         const outcomes = await deliver(turn, record, content, attempt, pending, found, source.ip);
-        if (sendingDomain) for (const o of outcomes) o.sending_domain = sendingDomain;
+        for (const o of outcomes) {
+          if (sendingDomain) o.sending_domain = sendingDomain;
+          if (source.ip) o.source_ip = source.ip;
+        }
         for (const o of outcomes) {
           if (o.result === 'deferred') continue;
           for (const to of o.recipients ?? []) done[to] = o.result === 'sent' ? 'sent' : 'bounced';

@@ -310,6 +310,7 @@ export const messageActor = defineActor({
         ...(o.domain ? { domain: o.domain } : {}),
         ...(o.recipients ? { recipients: o.recipients } : {}),
         ...(o.sending_domain ? { sending_domain: o.sending_domain } : {}),
+        ...(o.source_ip ? { source_ip: o.source_ip } : {}),
       };
       switch (outcome.result) {
         case 'sent':

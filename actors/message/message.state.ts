@@ -163,6 +163,8 @@ export interface AttemptOutcome {
   recipients?: string[];
   /** The verified domain the message was sent from (its From), whose breaker hears of the outcome. */
   sending_domain?: string;
+  /** The local address the attempt went from, when GATEPOST_SOURCE_IPS lists any. */
+  source_ip?: string;
   /** The signed delivery receipt of an accepted transaction (mta/receipt.ts). */
   receipt?: { id: string; jws: string };
   /**

@@ -122,7 +122,7 @@ export const EventEnvelope = z.object({
     description:
       "The event's facts, with message_id. A delivery attempt (email.sent, email.bounced, message.deferred) carries to, attempt, " +
       'the whole reply (smtp_code, enhanced_code, response), who answered (mx, ip), tls ({version, cipher} or null), ' +
-      'connected_at and accepted_at, stage (connect|mail|rcpt|data, null when accepted), recipients (a live transaction: one per recipient domain, or one for all through a relay) and domain (when they are on one), sending_domain (the verified From domain, when there is one); then sandbox and receipt ({id, jws}, when delivered) (email.sent), bounce_type hard|soft|block (email.bounced) or retry_at (message.deferred).',
+      'connected_at and accepted_at, stage (connect|mail|rcpt|data, null when accepted), recipients (a live transaction: one per recipient domain, or one for all through a relay) and domain (when they are on one), sending_domain (the verified From domain, when there is one), source_ip (the local address it went from, when GATEPOST_SOURCE_IPS lists any); then sandbox and receipt ({id, jws}, when delivered) (email.sent), bounce_type hard|soft|block (email.bounced) or retry_at (message.deferred).',
   }),
 });
 

@@ -94,6 +94,12 @@ describe('warmup per source address', () => {
 
     expect(mx.received).toHaveLength(3 * START);
     expect(new Set(mx.received.map((r) => r.remoteAddress))).toEqual(new Set(SOURCES));
+    // Each message's timeline names the address it went from, the one the MX host saw.
+    for (const m of sent) {
+      const event = m.events.find((e: { type: string }) => e.type === 'email.sent');
+      const received = mx.received.find((r) => r.to.includes(event.data.to));
+      expect(event.data.source_ip).toBe(received!.remoteAddress);
+    }
     for (const view of full) {
       const dayEnd = Date.parse(view.next_window!);
       // Its first day took its cap and not one more.
