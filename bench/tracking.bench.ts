@@ -1,4 +1,4 @@
-// npm run bench:tracking [-- --duration 10 --warmup 3 --connections 32 --messages 5000 --rounds 3 --profile DIR]
+// npm run bench:tracking [-- --duration 10 --warmup 3 --connections 32 --messages 20000 --rounds 3 --profile DIR]
 // Click redirects per second with the event recorded: a fresh Gatepost (embedded, sandbox key)
 // captures N broadcast messages with a tracked link each, then autocannon follows their tracked
 // links (GET /t/c/<token>, answered 302 at once, email.clicked recorded in groups moments later:
@@ -31,7 +31,7 @@ const { values: flags } = parseArgs({
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
-    messages: { type: 'string', default: '5000' },
+    messages: { type: 'string', default: '20000' },
     rounds: { type: 'string', default: '3' },
     /** Write a CPU profile of Gatepost (node --cpu-prof) into this directory. */
     profile: { type: 'string' },

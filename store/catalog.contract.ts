@@ -1464,6 +1464,8 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
       it('creates, finds by trigger, renames, disables and deletes automations, each tenant its own', async () => {
         const [a, b] = [await newTenant(), await newTenant()];
         const aud = await catalog.createAudience({ id: unique('aud'), tenant_id: a.id, name: 'News' });
+        // Asked before there is any: an answer kept for the events to come must not outlive a change.
+        expect(await catalog.automationsTriggeredBy(a.id, 'custom_event', 'signed_up')).toEqual([]);
         const made = await catalog.createAutomation(automation(a.id, aud.id));
         expect(made).toEqual({
           ...automation(a.id, aud.id, { id: made.id }),
@@ -1501,6 +1503,8 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         expect(await catalog.deleteAutomation(b.id, made.id)).toBe(false);
         expect(await catalog.deleteAutomation(a.id, made.id)).toBe(true);
         expect(await catalog.getAutomation(a.id, made.id)).toBeNull();
+        expect(await catalog.deleteAutomation(a.id, custom.id)).toBe(true);
+        expect(await ids('custom_event', 'signed_up')).toEqual([]);
       });
 
       it('records a contact added to an audience an automation starts on, with the contact, until its runs are acknowledged', async () => {

@@ -108,6 +108,7 @@ import {
   automationValues,
   patchedAutomation,
   runValues,
+  triggerKey,
   type AutomationRow,
 } from '../automations.rows.ts';
 import { INBOUND_MESSAGE_COLUMNS, ROUTE_COLUMNS, newRoute, patchedRoute, routeExists } from '../inbound.rows.ts';
@@ -193,6 +194,13 @@ export class SqliteCatalog implements Catalog {
    * every write of an endpoint forgets its tenant's entry.
    */
   private readonly enabledWebhooks = new LRUCache<string, WebhookEndpoint[]>({ max: MAX_CACHED_TENANTS });
+  /**
+   * Each tenant's enabled automations, as `automationsTriggeredBy` finds them for every lifecycle
+   * event (a click each), kept as `enabledWebhooks` is: every write of an automation forgets its
+   * tenant's entry. The query a look-up made cost 3.6 us, 13 % of the event loop's time a click
+   * under bench:tracking (2026-11-27).
+   */
+  private readonly enabledAutomations = new LRUCache<string, Automation[]>({ max: MAX_CACHED_TENANTS });
 
   /** `sealer` seals webhook secrets at rest (lib/sealed.ts). */
   constructor(
@@ -959,6 +967,7 @@ export class SqliteCatalog implements Catalog {
     this.sql(`INSERT INTO automations (${AUTOMATION_COLUMNS}) VALUES (${AUTOMATION_COLUMNS.replace(/\w+/g, '?')})`).run(
       ...automationValues(automation).map(sqliteValue),
     );
+    this.enabledAutomations.delete(a.tenant_id);
     return automation;
   }
 
@@ -975,11 +984,15 @@ export class SqliteCatalog implements Catalog {
   }
 
   async automationsTriggeredBy(tenantId: string, type: AutomationTrigger['type'], key: string): Promise<Automation[]> {
-    const rows = this.sql(
-      `SELECT ${AUTOMATION_COLUMNS} FROM automations
-       WHERE tenant_id = ? AND trigger_type = ? AND trigger_key = ? AND enabled = 1 ORDER BY created_at, id`,
-    ).all(tenantId, type, key);
-    return (rows as AutomationRow[]).map(automationOf);
+    let enabled = this.enabledAutomations.get(tenantId);
+    if (!enabled) {
+      const rows = this.sql(
+        `SELECT ${AUTOMATION_COLUMNS} FROM automations WHERE tenant_id = ? AND enabled = 1 ORDER BY created_at, id`,
+      ).all(tenantId);
+      enabled = (rows as AutomationRow[]).map(automationOf);
+      this.enabledAutomations.set(tenantId, enabled);
+    }
+    return enabled.filter((a) => a.trigger.type === type && triggerKey(a) === key);
   }
 
   async updateAutomation(tenantId: string, id: string, patch: AutomationPatch): Promise<Automation | null> {
@@ -992,10 +1005,12 @@ export class SqliteCatalog implements Catalog {
       next.updated_at,
       id,
     );
+    this.enabledAutomations.delete(tenantId);
     return next;
   }
 
   async deleteAutomation(tenantId: string, id: string): Promise<boolean> {
+    this.enabledAutomations.delete(tenantId);
     // Its runs' rows go with it (ON DELETE CASCADE).
     return this.sql('DELETE FROM automations WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
   }
