@@ -33,7 +33,8 @@ export const uncounted: Metrics = {
 /** Where structured lines go (a pino logger fits): fields first, then the message. */
 export interface EventLog {
   info(fields: object, message: string): void;
+  debug(fields: object, message: string): void;
 }
 
 /** Logs nothing. */
-export const unlogged: EventLog = { info() {} };
+export const unlogged: EventLog = { info() {}, debug() {} };
