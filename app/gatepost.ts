@@ -430,7 +430,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         await told?.stop();
         await ops?.close();
         await runtime.stop();
-        queue?.close();
+        await queue?.close();
         await new Promise<void>((resolve) => logger.flush(() => resolve()));
         await transport?.close();
         await catalog.close();

@@ -6,8 +6,11 @@
 // its TenantActor's state. Read on a read-only connection of its own to actors.db, at scrape time
 // only: its cost grows with the messages waiting (each joins its record, by the actor state's
 // unique index; delivered messages' watchdogs are due at the end of retention, past the
-// `reminders_due` range read), never with sends.
+// `reminders_due` range read), never with sends. The reads run on a thread of their own
+// (queue.embedded.worker.ts): under a burst one took about 27 ms, held the event loop, and put
+// every scrape into the sends' p99 (bench:send --observability, 2026-11-27).
 import Database from 'better-sqlite3';
+import { jobThread } from '../lib/thread.ts';
 import { DELIVERY_ACTOR, QUEUED } from '../actors/delivery/delivery.actor.ts';
 import { TENANT_ACTOR } from '../actors/tenant/tenant.actor.ts';
 import type { BreakerStatus } from '../actors/tenant/reputation.state.ts';
@@ -53,18 +56,17 @@ interface Row {
   oldest: string | null;
 }
 
-/** Opens the reader on `file` (the runtime must have created it); `close` when the runtime stops. */
-export function embeddedQueue(file: string): {
-  read(): TenantQueue[];
-  breakers(): { tenant_id: string; status: BreakerStatus }[];
-  close(): void;
-} {
+export type QueueRead = { of: 'queue' } | { of: 'breakers' };
+export type Breaker = { tenant_id: string; status: BreakerStatus };
+
+/** The reads on `file` (the runtime must have created it), in the calling thread. */
+export function queueReader(file: string): { queue(): TenantQueue[]; breakers(): Breaker[] } {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   const query = db.prepare<{ message: string; delivery: string; ready: string; queued: string; watched: number }, Row>(QUEUE_SQL);
   const names = { message: MESSAGE_ACTOR, delivery: DELIVERY_ACTOR, ready: MESSAGE_READY, queued: QUEUED };
-  const breakers = db.prepare<{ tenant: string }, { tenant_id: string; status: BreakerStatus }>(BREAKERS_SQL);
+  const breakers = db.prepare<{ tenant: string }, Breaker>(BREAKERS_SQL);
   return {
-    read() {
+    queue() {
       const now = Date.now();
       // A waiting message's watchdog is due within the longest lease; a delivered one's at the end of retention.
       return query.all({ ...names, watched: now + QUEUE_LEASE.maxMs }).map((r) => ({
@@ -76,6 +78,21 @@ export function embeddedQueue(file: string): {
       }));
     },
     breakers: () => breakers.all({ tenant: TENANT_ACTOR }),
-    close: () => db.close(),
+  };
+}
+
+/** The reads on `file`, on their thread; `close` when the runtime stops. */
+export function embeddedQueue(file: string): {
+  read(): Promise<TenantQueue[]>;
+  breakers(): Promise<Breaker[]>;
+  close(): Promise<void>;
+} {
+  const thread = jobThread<QueueRead, TenantQueue[] | Breaker[]>(import.meta.url, 'queue.embedded.worker', {
+    workerData: { file },
+  });
+  return {
+    read: () => thread.run({ of: 'queue' }) as Promise<TenantQueue[]>,
+    breakers: () => thread.run({ of: 'breakers' }) as Promise<Breaker[]>,
+    close: () => thread.close(),
   };
 }

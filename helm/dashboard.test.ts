@@ -9,7 +9,7 @@ const dashboard = JSON.parse(readFileSync(new URL('./gatepost/dashboards/gatepos
 describe('the Grafana dashboard', () => {
   it('queries only series a scrape has', async () => {
     const metrics = promMetrics({
-      queue: () => [{ tenant_id: 'ten_1', scheduled: 1, ready: 0, deferred: 0, oldest_age_seconds: 0 }],
+      queue: async () => [{ tenant_id: 'ten_1', scheduled: 1, ready: 0, deferred: 0, oldest_age_seconds: 0 }],
       fairQueue: () => [{ destination: 'example.com', waiting: 1, in_flight: 1 }],
       breakers: () => [{ tenant_id: 'ten_1', status: 'open' }],
     });

@@ -72,7 +72,7 @@ export interface SidecarCalls {
  * the app and its sidecar, read when scraped; null on the embedded runtime.
  */
 export function promMetrics(opts: {
-  queue: (() => TenantQueue[]) | null;
+  queue: (() => Promise<TenantQueue[]>) | null;
   fairQueue?: (() => DestinationQueue[]) | null;
   breakers?: (() => TenantBreaker[] | Promise<TenantBreaker[]>) | null;
   daprCalls?: (() => SidecarCalls[]) | null;
@@ -109,7 +109,7 @@ export function promMetrics(opts: {
   const read = opts.queue;
   if (read) {
     // Both gauges are set from one read of the queue, made by whichever is collected first.
-    let last: { at: number; rows: TenantQueue[] } | null = null;
+    let last: { at: number; rows: Promise<TenantQueue[]> } | null = null;
     const rows = () => {
       if (!last || Date.now() - last.at > 1_000) last = { at: Date.now(), rows: read() };
       return last.rows;
@@ -119,9 +119,10 @@ export function promMetrics(opts: {
       help: 'Messages waiting, per tenant and state: scheduled (send_at later), ready (handed over, not yet taken by delivery), deferred (waiting for a retry).',
       labelNames: ['tenant', 'state'] as const,
       registers: [registry],
-      collect() {
+      async collect() {
+        const queue = await rows();
         depth.reset();
-        for (const q of rows()) {
+        for (const q of queue) {
           for (const state of ['scheduled', 'ready', 'deferred'] as const) depth.set({ tenant: q.tenant_id, state }, q[state]);
         }
       },
@@ -131,9 +132,10 @@ export function promMetrics(opts: {
       help: 'Per tenant, seconds since the oldest ready or deferred message was created.',
       labelNames: ['tenant'] as const,
       registers: [registry],
-      collect() {
+      async collect() {
+        const queue = await rows();
         oldest.reset();
-        for (const q of rows()) oldest.set({ tenant: q.tenant_id }, q.oldest_age_seconds);
+        for (const q of queue) oldest.set({ tenant: q.tenant_id }, q.oldest_age_seconds);
       },
     });
   }
