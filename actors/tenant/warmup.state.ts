@@ -169,11 +169,21 @@ const uncapped = (status: 'off' | 'warm', frozen: boolean): WarmupView => ({
 });
 
 export function warmupView(state: WarmupState | undefined, now: number, frozen: boolean, s: WarmupSettings): WarmupView {
-  if (!s.enabled) return uncapped('off', frozen);
+  return viewOf(state, now, frozen, s).view;
+}
+
+/** The view, and the state rolled to `now` it shows (null when no cap applies). */
+function viewOf(
+  state: WarmupState | undefined,
+  now: number,
+  frozen: boolean,
+  s: WarmupSettings,
+): { view: WarmupView; rolled: WarmupState | null } {
+  if (!s.enabled) return { view: uncapped('off', frozen), rolled: null };
   const w = rollWarmup(state ?? initialWarmup(now), now, frozen, s);
-  if (w.status === 'warm') return uncapped('warm', frozen);
+  if (w.status === 'warm') return { view: uncapped('warm', frozen), rolled: null };
   const caps = capsOf(w.day, s);
-  return {
+  const view: WarmupView = {
     status: 'warming',
     day: w.day,
     daily_cap: caps.daily,
@@ -183,6 +193,7 @@ export function warmupView(state: WarmupState | undefined, now: number, frozen: 
     next_window: new Date(Math.min(w.window_start + s.windowMs, w.day_start + s.dayMs)).toISOString(),
     frozen,
   };
+  return { view, rolled: w };
 }
 
 /**
@@ -195,17 +206,17 @@ export function domainWarmupView(
   frozen: boolean,
   s: WarmupSettings,
 ): DomainWarmupView {
-  const view = warmupView(state, now, frozen, s);
-  if (view.status !== 'warming' || s.providerShare >= 1) return { ...view, providers: [] };
-  const w = rollWarmup(state ?? initialWarmup(now), now, frozen, s);
-  const caps = capsOf(w.day, s);
-  const providers = Object.entries(w.providers ?? {})
+  const { view, rolled } = viewOf(state, now, frozen, s);
+  if (!rolled || s.providerShare >= 1) return { ...view, providers: [] };
+  const caps = capsOf(rolled.day, s);
+  const [daily, window] = [providerLimitOf(caps.daily, s), providerLimitOf(caps.window, s)];
+  const providers = Object.entries(rolled.providers ?? {})
     .filter(([, used]) => used.used_day > 0)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([provider, used]) => ({
       provider,
-      daily_cap: providerLimitOf(caps.daily, s),
-      window_cap: providerLimitOf(caps.window, s),
+      daily_cap: daily,
+      window_cap: window,
       used_today: used.used_day,
       used_this_window: used.used_window,
     }));
