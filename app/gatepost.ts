@@ -62,6 +62,7 @@ import { gatepostLog, type Logger } from '../ops/log.ts';
 import { embeddedQueue } from './queue.embedded.ts';
 import { clusterQueue, tellQueue } from './queue.shared.ts';
 import { opsServer } from './ops.server.ts';
+import { releaseMemoryWhenQuiet, type MemoryRelease } from '../lib/memory.ts';
 
 export interface Gatepost {
   /** The base URL the HTTP API listens on; null for a process that only hosts actors. */
@@ -235,8 +236,9 @@ function openCatalog(config: Config, log: (message: string, error?: unknown) => 
   return PgCatalog.open(config.databaseUrl!, { onError: (error) => log('catalog connection failed', error), sealer });
 }
 
-function openRuntime(config: Config, log: (message: string, error?: unknown) => void): ActorRuntime {
-  if (config.runtime === 'embedded') return new EmbeddedRuntime({ file: join(config.dataDir, 'actors.db'), log });
+function openRuntime(config: Config, log: (message: string, error?: unknown) => void, memory: MemoryRelease): ActorRuntime {
+  if (config.runtime === 'embedded')
+    return new EmbeddedRuntime({ file: join(config.dataDir, 'actors.db'), log, garbageLeft: memory.garbageLeft });
   return new DaprRuntime({
     daprHttpPort: config.daprHttpPort,
     daprGrpcPort: config.daprGrpcPort,
@@ -254,8 +256,9 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   if (hostsActors) await assertLocalAddresses(config.sourceIps);
   const logger = gatepostLog(config.logLevel);
   const report = reportTo(logger);
+  const memory = releaseMemoryWhenQuiet();
   const catalog = await openCatalog(config, report);
-  const runtime = openRuntime(config, report);
+  const runtime = openRuntime(config, report, memory);
   // Read at scrape time from the embedded runtime's file; Dapr's state store cannot tell it cheaply.
   let queue: ReturnType<typeof embeddedQueue> | null = null;
   const embedded = () => (queue ??= embeddedQueue(join(config.dataDir, 'actors.db')));
@@ -434,6 +437,7 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
         await new Promise<void>((resolve) => logger.flush(() => resolve()));
         await transport?.close();
         await catalog.close();
+        memory.stop();
       })();
       return stopping;
     },

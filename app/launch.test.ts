@@ -8,4 +8,12 @@ describe('launch', () => {
     expect(pkg.scripts.prestart).toBe('npm run -s build');
     expect(pkg.scripts.start).toBe(['node', ...V8_FLAGS, 'dist/main.js'].join(' '));
   });
+
+  it('the image and the Helm chart run the build with the collector exposed (lib/memory.ts), and the default young generation', () => {
+    const dockerfile = readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8');
+    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!);
+    expect(cmd).toEqual(['node', '--expose-gc', 'dist/main.js']);
+    const values = readFileSync(new URL('../helm/gatepost/values.yaml', import.meta.url), 'utf8');
+    expect(JSON.parse(/^command: (\[.*\])$/m.exec(values)![1]!)).toEqual(cmd);
+  });
 });

@@ -9,8 +9,11 @@
  * them still alive and copied them. Four times rarer, it copies far fewer: the scavenger's time
  * fell by about a third (bench/RESULTS.md, tenth pass). The cost: V8 may keep up to 144 MiB
  * more for the young generation (three times the semi-space) under load.
+ *
+ * `--expose-gc`: lib/memory.ts collects once the process goes quiet after work, which V8 does not
+ * do by itself while nothing allocates (the heap a burst grew stayed resident through idle).
  */
-export const V8_FLAGS = ['--max-semi-space-size=64'];
+export const V8_FLAGS = ['--max-semi-space-size=64', '--expose-gc'];
 
 /** Everything between `node` and a TypeScript entry point (main.ts): the V8 flags and tsx. */
 export const NODE_ARGS = [...V8_FLAGS, '--import', 'tsx'];

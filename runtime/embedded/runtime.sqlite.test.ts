@@ -395,6 +395,16 @@ describe('eviction', () => {
     await eventually(() => expect(rt.stats().active).toBeLessThanOrEqual(2), 5000);
     for (const [i, id] of ids.entries()) expect(await actor(rt, counter, id).get(undefined)).toBe(i);
   });
+  it('tells garbageLeft once sweeps have dropped a thousand actors (a burst), not for a few', async () => {
+    let told = 0;
+    const rt = await h.start({ actors: [counter], options: { idleMs: 10, garbageLeft: () => told++ } });
+    for (const id of ['a', 'b', 'c']) await actor(rt, counter, id).set(1);
+    await eventually(() => expect(rt.stats().active).toBe(0), 5000);
+    expect(told).toBe(0);
+    await Promise.all(Array.from({ length: 1000 }, (_, i) => actor(rt, counter, `burst${i}`).set(i)));
+    await eventually(() => expect(rt.stats().active).toBe(0), 5000);
+    expect(told).toBe(1);
+  });
 });
 
 describe('stop()', () => {

@@ -34,9 +34,14 @@ export interface EmbeddedRuntimeOptions {
   /** Turns enqueued in one tick go to the writer thread every this many (default 16), not all at its end. */
   postEvery?: number;
   log?: (message: string, error?: unknown) => void;
+  /** Told each time sweeps have dropped another thousand actors from memory (lib/memory.ts collects then). */
+  garbageLeft?: () => void;
 }
 
 const SETTLED: Promise<unknown> = Promise.resolve();
+
+/** Sweeps that have dropped this many actors left enough garbage to be worth a collection (a burst's messages). */
+const DROPS_WORTH_COLLECTING = 1000;
 
 /** An actor's key in the presence filter: the same at start-up and for an activated actor. */
 const presenceKeyOf = (type: string, id: string) => `${type}\0${id}`;
@@ -108,6 +113,8 @@ export class EmbeddedRuntime implements ActorRuntime {
   /** Actors that may have state on disk; the others are activated without a SELECT. */
   private readonly present: PresenceFilter;
   private readonly log: (message: string, error?: unknown) => void;
+  private readonly garbageLeft: () => void;
+  private droppedSinceTold = 0;
   private readonly idleMs: number;
   private readonly maxActive: number;
   private readonly maxIdleStateChars: number;
@@ -125,6 +132,7 @@ export class EmbeddedRuntime implements ActorRuntime {
   constructor(opts: EmbeddedRuntimeOptions) {
     this.db = openSqlite(opts.file, MIGRATIONS_DIR);
     this.log = opts.log ?? ((m, e) => console.error(m, e ?? ''));
+    this.garbageLeft = opts.garbageLeft ?? (() => {});
     this.idleMs = opts.idleMs ?? 30_000;
     this.maxActive = opts.maxActive ?? 50_000;
     this.maxIdleStateChars = opts.maxIdleStateChars ?? 32 * 1024 * 1024;
@@ -459,6 +467,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     // Each type's actors are in activation order: over the limit, the longest-activated idle
     // actors go first, type by type (a hot one dropped here costs one reload from disk).
     const kept: ActiveActor[] = [];
+    const before = this.activeCount;
     let chars = 0;
     for (const a of this.activeActors()) {
       if (!this.isIdle(a, durable)) continue;
@@ -477,6 +486,11 @@ export class EmbeddedRuntime implements ActorRuntime {
       if (chars <= this.maxIdleStateChars) break;
       chars -= a.stateChars();
       this.deactivate(a);
+    }
+    this.droppedSinceTold += before - this.activeCount;
+    if (this.droppedSinceTold >= DROPS_WORTH_COLLECTING) {
+      this.droppedSinceTold = 0;
+      this.garbageLeft();
     }
   }
 }
