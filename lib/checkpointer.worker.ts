@@ -4,6 +4,7 @@
 // commit's answer, and every commit queued behind it, for the whole copy and its fsync.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openSqlite } from './sqlite.ts';
+import { lowerThreadPriority } from './worker.ts';
 
 const CHECKPOINT_MS = 250;
 
@@ -14,6 +15,8 @@ const { file, restartFrames, restartWanted } = workerData as {
   restartWanted: Int32Array;
 };
 const db = openSqlite(file, null);
+// The event loop hands this thread its work: it must not take the core from it (lib/worker.ts).
+lowerThreadPriority();
 
 function checkpoint(): void {
   // PASSIVE: copies what no reader still needs and never waits for the writer, which goes on

@@ -4,9 +4,12 @@
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { openSqlite } from './sqlite.ts';
 import type { Applier, Committed, Posted } from './committer.ts';
+import { lowerThreadPriority } from './worker.ts';
 
 const { file, applier, restartWanted } = workerData as { file: string; applier: string; restartWanted: Int32Array };
 const db = openSqlite(file, null);
+// The event loop hands this thread its work: it must not take the core from it (lib/worker.ts).
+lowerThreadPriority();
 // Checkpoints run on the checkpointer thread, never inside a commit (checkpointer.worker.ts).
 db.pragma('wal_autocheckpoint = 0');
 const apply = ((await import(applier)) as { applier: Applier }).applier(db);

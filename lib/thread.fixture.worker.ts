@@ -1,7 +1,11 @@
-// A thread for lib/thread.test.ts: echoes a job, fails one, never answers one, or stops the thread.
+// A thread for lib/thread.test.ts: echoes a job, fails one, never answers one, stops the thread, or
+// tells its scheduling priority.
+import { readlinkSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { serveJobs } from './thread.ts';
 
-serveJobs<{ echo?: string; fail?: string; hang?: true; stop?: true }, string>(async (job) => {
+serveJobs<{ echo?: string; fail?: string; hang?: true; stop?: true; priority?: true }, string>(async (job) => {
+  if (job.priority) return `niceness ${getPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()))}`;
   if (job.fail) throw new Error(job.fail);
   if (job.stop) process.exit(3);
   if (job.hang) return new Promise<string>(() => {});

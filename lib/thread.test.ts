@@ -1,8 +1,10 @@
 // A job thread answers each job by its id, refuses what it held when it stops, and starts anew.
+import { readlinkSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jobThread, type JobThread } from './thread.ts';
 
-type Job = { echo?: string; fail?: string; hang?: true; stop?: true };
+type Job = { echo?: string; fail?: string; hang?: true; stop?: true; priority?: true };
 let thread: JobThread<Job, string> | undefined;
 afterEach(async () => {
   await thread?.close();
@@ -25,6 +27,14 @@ describe('jobThread', () => {
     thread = jobThread<Job, string>(import.meta.url, 'thread.fixture.worker');
     await expect(thread.run({ stop: true })).rejects.toThrow('the thread.fixture.worker thread stopped');
     expect(await thread.run({ echo: 'again' })).toBe('echo again');
+  });
+
+  it.runIf(process.platform === 'linux')('runs below the event loop\'s priority, which keeps its own', async () => {
+    const own = () => getPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()));
+    const before = own();
+    thread = jobThread<Job, string>(import.meta.url, 'thread.fixture.worker');
+    expect(await thread.run({ priority: true })).toBe(`niceness ${Math.max(before, 10)}`);
+    expect(own()).toBe(before);
   });
 
   it('refuses what is out when closed', async () => {

@@ -3,7 +3,7 @@
 // the first job, and keeps the process alive only while a job is out. Should it fail or stop,
 // every job it held is refused with the reason, and the next job starts a new thread.
 import { parentPort, type Transferable, type Worker, type WorkerOptions } from 'node:worker_threads';
-import { startWorker } from './worker.ts';
+import { lowerThreadPriority, startWorker } from './worker.ts';
 
 type Answer<A> = { id: number; ok: A } | { id: number; failed: string };
 
@@ -79,6 +79,8 @@ export function jobThread<J, A>(caller: string, name: string, options?: WorkerOp
  */
 export function serveJobs<J, A>(work: (job: J) => Promise<A>, transferOf: (answer: A) => Transferable[] = () => []): void {
   const port = parentPort!;
+  // The event loop hands this thread its jobs: it must not take the core from it (lib/worker.ts).
+  lowerThreadPriority();
   port.on('message', ({ id, job }: { id: number; job: J }) => {
     work(job).then(
       (ok) => port.postMessage({ id, ok } satisfies Answer<A>, transferOf(ok)),
