@@ -56,4 +56,3 @@ export function releaseMemoryWhenQuiet({
     stop: () => clearInterval(timer),
   };
 }
-

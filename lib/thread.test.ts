@@ -1,8 +1,8 @@
 // A job thread answers each job by its id, refuses what it held when it stops, and starts anew.
-import { readlinkSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jobThread, type JobThread } from './thread.ts';
+import { threadId } from './worker.ts';
 
 type Job = { echo?: string; fail?: string; hang?: true; stop?: true; priority?: true };
 let thread: JobThread<Job, string> | undefined;
@@ -30,7 +30,7 @@ describe('jobThread', () => {
   });
 
   it.runIf(process.platform === 'linux')('runs below the event loop\'s priority, which keeps its own', async () => {
-    const own = () => getPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()));
+    const own = () => getPriority(threadId());
     const before = own();
     thread = jobThread<Job, string>(import.meta.url, 'thread.fixture.worker');
     expect(await thread.run({ priority: true })).toBe(`niceness ${Math.max(before, 10)}`);

@@ -35,10 +35,15 @@ const HELPER_NICENESS = 10;
  */
 export function lowerThreadPriority(): void {
   try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    const tid = threadId();
     // Only ever lower: a process already started below that keeps its own.
     setPriority(tid, Math.max(getPriority(tid), HELPER_NICENESS));
   } catch {
     // Not Linux, or not allowed: the thread keeps the process's priority.
   }
+}
+
+/** The calling thread's id as the kernel knows it (Linux: /proc/thread-self is `pid/task/tid`); throws elsewhere. */
+export function threadId(): number {
+  return Number(readlinkSync('/proc/thread-self').split('/').pop());
 }
