@@ -11,13 +11,15 @@ import { DaprRuntime } from '../dapr/adapter/runtime.dapr.ts';
 import type { Catalog } from '../store/catalog.port.ts';
 import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import { sourceIpActor } from '../actors/source-ip/source.ip.actor.ts';
-import { recipientActor } from '../actors/recipient/recipient.actor.ts';
+import { recipientActorWith } from '../actors/recipient/recipient.actor.ts';
+import { catalogIndex } from '../actors/recipient/suppression.index.ts';
+import { QuotaTally } from '../actors/tenant/quota.tally.ts';
 import { mirrorSuppressions } from '../actors/recipient/mirror.ts';
 import { reputationListener } from '../actors/tenant/reputation.feed.ts';
 import { breakerMirror } from '../actors/tenant/breaker.mirror.ts';
 import type { BreakerSettings } from '../actors/tenant/reputation.state.ts';
 import type { WarmupSettings } from '../actors/tenant/warmup.state.ts';
-import { messageActor } from '../actors/message/message.actor.ts';
+import { messageActorWith } from '../actors/message/message.actor.ts';
 import { deliveryActor, type DeliveryDeps } from '../actors/delivery/delivery.actor.ts';
 import { dispatchMessages } from '../actors/delivery/dispatch.ts';
 import type { FairQueue } from '../mta/fair.queue.ts';
@@ -161,8 +163,12 @@ export function registerActors(
   });
   runtime.register(tenantActor);
   runtime.register(sourceIpActor);
-  runtime.register(recipientActor);
-  runtime.register(messageActor);
+  // Suppressions are listed in the catalog, which admission reads before it asks a recipient's
+  // actor; the sends of tenants without limits are tallied here, not taken from their actor.
+  const suppressions = catalogIndex(catalog);
+  const tally = new QuotaTally(runtime, deps.report ?? log);
+  runtime.register(recipientActorWith(suppressions));
+  runtime.register(messageActorWith({ suppressions, tally }));
   runtime.register(batchActor);
   const contacts = deps.contacts ?? broadcastAdmitter(createGate({ catalog, senders: null, invoker: runtime }), catalog);
   runtime.register(broadcastActor({ catalog, admitter: contacts }));
@@ -207,6 +213,7 @@ export function registerActors(
     drain: async () => {
       await queue.close();
       await fanOut.drain();
+      await tally.stop();
     },
   };
 }

@@ -11,6 +11,8 @@ import { domainOf } from '../../mail/address.ts';
 import { queueLease } from '../../mta/fair.queue.ts';
 import { checkContent } from '../../mail/policy.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
+import { NO_INDEX, type SuppressionIndex } from '../recipient/suppression.index.ts';
+import type { QuotaTally } from '../tenant/quota.tally.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
 import { batchActor } from '../batch/batch.actor.ts';
 import {
@@ -35,6 +37,7 @@ import { lateBounceType, recipientsOf, recordedAlready, reportEvent } from './me
 import { normalizeAddress } from '../../mail/address.ts';
 import { signedWith, type TokenClaim } from '../../mail/tracking.token.ts';
 import type { RenderedContent } from '../../mail/content.ts';
+import type { Quota } from '../../store/catalog.port.ts';
 import {
   EMAIL_EVENTS,
   LIFECYCLE_EVENTS,
@@ -206,13 +209,17 @@ function admitAgain(turn: ActorTurn, existing: MessageRecord, args: AdmitArgs): 
   return { response: responseOf(existing), replayed: false };
 }
 
-/** Refuses the send if the recipient, or anyone copied, is suppressed. */
+const limited = (q: Quota) => q.per_second !== null || q.per_day !== null;
+
+/** Refuses the send if the recipient, or anyone copied, is suppressed: the index says who to ask. */
 async function checkSuppressions(
   turn: ActorTurn,
+  index: SuppressionIndex,
   tenantId: string,
   { to, copies }: Pick<ReturnType<typeof checkContent>, 'to' | 'copies'>,
 ): Promise<void> {
   for (const { address } of [to, ...copies]) {
+    if (!(await index.listed(tenantId, address))) continue;
     const suppression = await actor(turn, recipientActor, recipientActorId(tenantId, address)).check(undefined);
     if (suppression) {
       const field = address === to.address ? 'to' : 'cc';
@@ -227,52 +234,76 @@ async function checkSuppressions(
   }
 }
 
+/** What admission reads and counts besides the actors it calls. */
+export interface AdmissionDeps {
+  /** Which recipients may be suppressed, whose actors it asks (NO_INDEX: all of them). */
+  suppressions: SuppressionIndex;
+  /** Counts the sends of tenants without limits (null: each is taken from its TenantActor). */
+  tally: Pick<QuotaTally, 'count' | 'takePending'> | null;
+}
+
+/** `admit`: the only code that creates a message. */
+const admitWith =
+  ({ suppressions, tally }: AdmissionDeps) =>
+  async (turn: ActorTurn, args: AdmitArgs): Promise<AdmitResult> => {
+    const existing = await readRecord(turn);
+    if (existing) return admitAgain(turn, existing, args);
+    const mailboxes = checkContent(args.content);
+    await checkSuppressions(turn, suppressions, args.tenant_id, mailboxes);
+    // Last, so that a replay or a refused send takes nothing from the quota. Should this turn
+    // fail to save after it, the send stays counted: the quota errs on the side of sending less.
+    // A tenant without limits has nothing to be refused by: the tally counts its send, with no
+    // TenantActor turn (on Dapr, three sidecar calls), so that a daily limit set later counts it.
+    const tenant = actor(turn, tenantActor, args.tenant_id);
+    if (tally && !limited(args.quota_limits)) {
+      tally.count(args.tenant_id);
+    } else {
+      // Sends tallied before the limit was set count against it.
+      const pending = tally?.takePending(args.tenant_id);
+      if (pending) await tenant.tally(pending);
+      await tenant.take({ quota: args.quota_limits });
+    }
+    const to = mailboxes.to.address;
+
+    const record: MessageRecord = {
+      id: turn.actorId,
+      tenant_id: args.tenant_id,
+      key_id: args.key_id,
+      sandbox: args.sandbox,
+      stream: args.stream,
+      ingress: args.ingress,
+      request_hash: args.request_hash,
+      idempotency_key: args.idempotency_key,
+      request_id: args.request_id ?? null,
+      message_id_header: `<${turn.actorId}@${domainOf(mailboxes.from.address)}>`,
+      tags: args.tags,
+      status: args.send_at ? 'scheduled' : 'queued',
+      created_at: isoTime(),
+      send_at: args.send_at,
+      to,
+      events: [],
+    };
+    if (args.origin) record.origin = args.origin;
+    appendEvent(turn, record, 'message.accepted', { to, stream: args.stream, ingress: args.ingress, sandbox: args.sandbox });
+    if (args.hold) {
+      record.status = 'held';
+      record.hold = args.hold;
+      // Nothing decided by then: the watchdog asks the batch, which rolls the attempt back.
+      watch(turn);
+    } else {
+      release(turn, record);
+    }
+    turn.set('content', args.content);
+    if (args.tracking_key) turn.set('tracking', { key: args.tracking_key } satisfies TrackingState);
+    turn.set('record', record);
+    return { response: responseOf(record), replayed: false };
+  };
+
+/** The actor asking every recipient's actor and the TenantActor at each admission; `messageActorWith` reads and counts less. */
 export const messageActor = defineActor({
   type: MESSAGE_ACTOR,
   methods: {
-    async admit(turn, args: AdmitArgs): Promise<AdmitResult> {
-      const existing = await readRecord(turn);
-      if (existing) return admitAgain(turn, existing, args);
-      const mailboxes = checkContent(args.content);
-      await checkSuppressions(turn, args.tenant_id, mailboxes);
-      // Last, so that a replay or a refused send takes nothing from the quota. Should this turn
-      // fail to save after it, the send stays counted: the quota errs on the side of sending less.
-      await actor(turn, tenantActor, args.tenant_id).take({ quota: args.quota_limits });
-      const to = mailboxes.to.address;
-
-      const record: MessageRecord = {
-        id: turn.actorId,
-        tenant_id: args.tenant_id,
-        key_id: args.key_id,
-        sandbox: args.sandbox,
-        stream: args.stream,
-        ingress: args.ingress,
-        request_hash: args.request_hash,
-        idempotency_key: args.idempotency_key,
-        request_id: args.request_id ?? null,
-        message_id_header: `<${turn.actorId}@${domainOf(mailboxes.from.address)}>`,
-        tags: args.tags,
-        status: args.send_at ? 'scheduled' : 'queued',
-        created_at: isoTime(),
-        send_at: args.send_at,
-        to,
-        events: [],
-      };
-      if (args.origin) record.origin = args.origin;
-      appendEvent(turn, record, 'message.accepted', { to, stream: args.stream, ingress: args.ingress, sandbox: args.sandbox });
-      if (args.hold) {
-        record.status = 'held';
-        record.hold = args.hold;
-        // Nothing decided by then: the watchdog asks the batch, which rolls the attempt back.
-        watch(turn);
-      } else {
-        release(turn, record);
-      }
-      turn.set('content', args.content);
-      if (args.tracking_key) turn.set('tracking', { key: args.tracking_key } satisfies TrackingState);
-      turn.set('record', record);
-      return { response: responseOf(record), replayed: false };
-    },
+    admit: admitWith({ suppressions: NO_INDEX, tally: null }),
 
     /** The decision of a held message's batch: send it, or roll it back as if never admitted. */
     async settle(turn, { hold, outcome }: { hold: BatchHold; outcome: 'committed' | 'aborted' }): Promise<void> {
@@ -475,3 +506,8 @@ export const messageActor = defineActor({
     }
   },
 });
+
+/** The actor, asking only the recipients the index lists (recipientActorWith keeps it), counting unlimited sends in the tally. */
+export function messageActorWith(deps: AdmissionDeps): typeof messageActor {
+  return { ...messageActor, methods: { ...messageActor.methods, admit: admitWith(deps) } };
+}

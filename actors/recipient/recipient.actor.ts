@@ -1,8 +1,9 @@
 // RecipientActor, one per (tenant, recipient address): the suppression state of that address.
 // Changes are published on `suppression.changed` so the catalog's list of suppressions follows.
-import { defineActor } from '../../runtime/runtime.port.ts';
+import { defineActor, type ActorTurn } from '../../runtime/runtime.port.ts';
 import { normalizeAddress } from '../../mail/address.ts';
 import type { Suppression, SuppressionReason } from '../../store/catalog.port.ts';
+import { NO_INDEX, type SuppressionIndex } from './suppression.index.ts';
 
 export const RECIPIENT_ACTOR = 'RecipientActor';
 export const SUPPRESSION_CHANGED = 'suppression.changed';
@@ -21,6 +22,30 @@ function splitId(actorId: string): { tenant_id: string; address: string } {
   return { tenant_id: actorId.slice(0, i), address: actorId.slice(i + 1) };
 }
 
+type SuppressArgs = { reason: SuppressionReason; detail?: string | null };
+
+/** `suppress`, listing each new suppression in `index` before the turn saves it. */
+const suppressWith =
+  (index: SuppressionIndex) =>
+  async (turn: ActorTurn, args: SuppressArgs): Promise<Suppression> => {
+    const existing = await turn.get<Suppression>('suppression');
+    // A manual entry stays manual; a bounce or complaint on top of it keeps the first reason.
+    if (existing) return existing;
+    const { tenant_id, address } = splitId(turn.actorId);
+    const suppression: Suppression = {
+      tenant_id,
+      address,
+      reason: args.reason,
+      detail: args.detail ?? null,
+      created_at: new Date().toISOString(),
+    };
+    await index.list(suppression);
+    turn.set('suppression', suppression);
+    turn.publish(SUPPRESSION_CHANGED, { tenant_id, address, suppression } satisfies SuppressionChanged);
+    return suppression;
+  };
+
+/** The actor with no index to keep (every admission asks it); `recipientActorWith` keeps one. */
 export const recipientActor = defineActor({
   type: RECIPIENT_ACTOR,
   methods: {
@@ -28,22 +53,7 @@ export const recipientActor = defineActor({
       return (await turn.get<Suppression>('suppression')) ?? null;
     },
 
-    async suppress(turn, args: { reason: SuppressionReason; detail?: string | null }): Promise<Suppression> {
-      const existing = await turn.get<Suppression>('suppression');
-      // A manual entry stays manual; a bounce or complaint on top of it keeps the first reason.
-      if (existing) return existing;
-      const { tenant_id, address } = splitId(turn.actorId);
-      const suppression: Suppression = {
-        tenant_id,
-        address,
-        reason: args.reason,
-        detail: args.detail ?? null,
-        created_at: new Date().toISOString(),
-      };
-      turn.set('suppression', suppression);
-      turn.publish(SUPPRESSION_CHANGED, { tenant_id, address, suppression } satisfies SuppressionChanged);
-      return suppression;
-    },
+    suppress: suppressWith(NO_INDEX),
 
     async unsuppress(turn): Promise<boolean> {
       const existing = await turn.get<Suppression>('suppression');
@@ -55,3 +65,8 @@ export const recipientActor = defineActor({
     },
   },
 });
+
+/** The actor, listing each suppression in `index` (admission reads it: messageActorWith). */
+export function recipientActorWith(index: SuppressionIndex): typeof recipientActor {
+  return { ...recipientActor, methods: { ...recipientActor.methods, suppress: suppressWith(index) } };
+}

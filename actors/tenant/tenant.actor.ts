@@ -1,7 +1,7 @@
 // TenantActor, one per tenant: the send quota (a rate per second and a count per UTC day), and
 // the chain of the tenant's delivery receipts. A message actor takes one send from the quota
 // inside the turn that admits the message, after every other check, so only a message that is
-// made counts. Each accepted delivery's receipt takes its place in the chain here, one at a time
+// made counts; a tenant without limits has its sends tallied instead (quota.tally.ts). Each accepted delivery's receipt takes its place in the chain here, one at a time
 // (mta/receipt.ts, docs/receipts.md); `issueReceipt` below signs it. And the tenant's reputation
 // breakers (reputation.state.ts), one for the tenant and one per sending domain: fed the outcomes
 // of its deliveries, they say whether each one may go now, and publish each of their transitions
@@ -166,6 +166,18 @@ export const tenantActor = defineActor({
       }
       s.day_count += 1;
       s.second_count += 1;
+      turn.set('quota', s);
+    },
+
+    /**
+     * Adds `sends` made on UTC day `day` without a limit to take them from (quota.tally.ts) to the
+     * day's count, so that a daily limit set later counts them. Told about a day that has ended, it
+     * counts nothing.
+     */
+    async tally(turn, { day, sends }: { day: string; sends: number }): Promise<void> {
+      const s = await current(turn);
+      if (s.day !== day) return;
+      s.day_count += sends;
       turn.set('quota', s);
     },
 

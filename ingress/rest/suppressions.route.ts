@@ -1,5 +1,6 @@
-// /v1/suppressions: the addresses a tenant will not send to. The recipient actors hold the truth
-// (the gate asks them); the list is their index in the catalog and follows within moments.
+// /v1/suppressions: the addresses a tenant will not send to. The recipient actors hold the truth;
+// the list is their index in the catalog: a suppression is on it once POST answers, a removal
+// follows within moments (actors/recipient/suppression.index.ts).
 import type { Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError, invalid } from '../../errors/errors.catalog.ts';
 import { isValidAddress, normalizeAddress } from '../../mail/address.ts';
