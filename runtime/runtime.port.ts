@@ -8,8 +8,8 @@
 //   with the reminders set and the messages published in it. A turn that throws saves nothing.
 // - Reminders survive restarts and fire at least once, as a turn on their actor.
 // - Published messages are delivered at least once to every subscriber of the topic. Where the
-//   runtime delivers them itself (ActorTurn.deliversUntilHandled), also never lost to a
-//   subscriber that died after taking one.
+//   runtime or its broker delivers them until handled (ActorTurn.deliversUntilHandled), also
+//   never lost to a subscriber that died after taking one.
 // - A call to `invoke` resolves only after the turn it ran is durable.
 // - Turns are made durable in the order they ran.
 
@@ -29,11 +29,12 @@ export interface ActorTurn extends Invoker {
   /** Publishes `data` on `topic` once the turn is committed. */
   publish(topic: string, data: unknown): void;
   /**
-   * True where the runtime itself hands each publication to every subscriber again and again
-   * until the subscriber returns (the embedded outbox): what a subscriber has not finished with
-   * stays owed, whatever dies. False where a broker delivers (Dapr's pub/sub), which may hold a
-   * message for a consumer that died: an actor that must see a publication handled sets a
-   * reminder of its own to publish again.
+   * True where each publication is handed to every subscriber again and again until the
+   * subscriber returns: by the runtime itself (the embedded outbox), or by a broker that
+   * redelivers what a subscriber has not acknowledged (Dapr with Redis Streams): what a subscriber
+   * has not finished with stays owed, whatever dies. False where a broker may hold a message for a
+   * consumer that died: an actor that must see a publication handled sets a reminder of its own
+   * to publish again.
    */
   readonly deliversUntilHandled: boolean;
 }

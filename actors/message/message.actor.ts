@@ -114,8 +114,8 @@ function forget(turn: ActorTurn): void {
  * A queued message with no delivery outcome this long after it was handed over is handed over
  * again. The publication is at-least-once on every runtime, but a broker may hold a message for a
  * consumer that died; this keeps the guarantee in the actor, whatever the broker does. A runtime
- * that delivers until its subscriber returns (`deliversUntilHandled`, the embedded one) needs no
- * watchdog for a sandbox message: its subscriber returns once the capture is recorded. A live
+ * that delivers until its subscriber returns (`deliversUntilHandled`: the embedded one, and Dapr
+ * with Redis Streams) needs no watchdog for a sandbox message: its subscriber returns once the capture is recorded. A live
  * message is watched on every runtime, for as long as it has waited (`queueLease`): its
  * subscriber returns once it waits in the fair queue, which is in memory.
  */

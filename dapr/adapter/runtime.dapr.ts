@@ -60,6 +60,13 @@ export class DaprRuntime implements ActorRuntime {
   private app: FastifyInstance | null = null;
   private callsCutOff = 0;
   private running = 0;
+  /**
+   * Whether the pub/sub component hands a publication out again until a subscriber acknowledges
+   * it: Redis Streams claims for another consumer what one has held unacknowledged for
+   * `processingTimeout` (components/pubsub.yaml), so a subscriber that died owes nothing, and an
+   * actor needs no watchdog reminder of its own (ActorTurn.deliversUntilHandled). Known once started.
+   */
+  brokerRedelivers = false;
   private stopping = false;
 
   constructor(private readonly opts: DaprRuntimeOptions) {
@@ -107,6 +114,7 @@ export class DaprRuntime implements ActorRuntime {
       if (i === 600) throw new Error(`daprd on ${this.sidecar.base} did not become healthy`);
       await new Promise((r) => setTimeout(r, 100));
     }
+    this.brokerRedelivers = (await this.sidecar.componentType(this.opts.pubsub)) === 'pubsub.redis';
   }
 
   async stop(): Promise<void> {
@@ -356,9 +364,9 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
   get actorId() {
     return this.a.id;
   }
-  /** The pub/sub component's broker delivers, and may hold a message for a consumer that died. */
+  /** The pub/sub component's broker delivers: until handled where it redelivers (Redis Streams). */
   get deliversUntilHandled() {
-    return false;
+    return this.runtime.brokerRedelivers;
   }
 
   async get<T>(key: string): Promise<T | undefined> {

@@ -181,6 +181,14 @@ export class SidecarClient {
     if (!res.ok) throw new Error(`publish ${topic}: HTTP ${res.status}: ${res.text}`);
   }
 
+  /** The type of the component `name` the sidecar has loaded (`pubsub.redis`, ...), or null. */
+  async componentType(name: string): Promise<string | null> {
+    const res = await this.call('/metadata');
+    if (!res.ok) throw new Error(`metadata: HTTP ${res.status}: ${res.text}`);
+    const { components = [] } = JSON.parse(res.text) as { components?: { name: string; type: string }[] };
+    return components.find((c) => c.name === name)?.type ?? null;
+  }
+
   async healthy(): Promise<boolean> {
     try {
       return (await this.call('/healthz/outbound')).ok;

@@ -83,7 +83,7 @@ const SANDBOX_ACTORS: Counts = {
   'publish email.events': 1,
   'publish message.ready': 1,
   'reminder_deleted MessageActor': 2,
-  'reminder_registered MessageActor': 4,
+  'reminder_registered MessageActor': 3,
   'state_read MessageActor': 3,
   'state_transaction MessageActor': 4,
 };
@@ -96,6 +96,8 @@ const SANDBOX_ACTORS: Counts = {
  */
 const LIVE_ACTORS: Counts = {
   ...SANDBOX_ACTORS,
+  // A live message waits in the fair queue, in memory: its watchdog stays on every runtime.
+  'reminder_registered MessageActor': 4,
   'actor_call_served DeliveryActor.attempt': 1,
   'actor_call_served DeliveryActor.begin': 1,
   'actor_call_served TenantActor.admitDelivery': 1,
