@@ -115,9 +115,9 @@ function forget(turn: ActorTurn): void {
  * again. The publication is at-least-once on every runtime, but a broker may hold a message for a
  * consumer that died; this keeps the guarantee in the actor, whatever the broker does. A runtime
  * that delivers until its subscriber returns (`deliversUntilHandled`: the embedded one, and Dapr
- * with Redis Streams) needs no watchdog for a sandbox message: its subscriber returns once the capture is recorded. A live
- * message is watched on every runtime, for as long as it has waited (`queueLease`): its
- * subscriber returns once it waits in the fair queue, which is in memory.
+ * with Redis Streams) needs no watchdog for a sandbox message: its subscriber returns once the
+ * capture is recorded. A live message is watched on every runtime, for as long as it has waited
+ * (`queueLease`): its subscriber returns once it waits in the fair queue, which is in memory.
  */
 export const WATCHDOG_MS = 30_000;
 
@@ -299,7 +299,10 @@ const admitWith =
     return { response: responseOf(record), replayed: false };
   };
 
-/** The actor asking every recipient's actor and the TenantActor at each admission; `messageActorWith` reads and counts less. */
+/**
+ * The actor asking every recipient's actor and the TenantActor at each admission;
+ * `messageActorWith` reads and counts less.
+ */
 export const messageActor = defineActor({
   type: MESSAGE_ACTOR,
   methods: {
@@ -507,7 +510,10 @@ export const messageActor = defineActor({
   },
 });
 
-/** The actor, asking only the recipients the index lists (recipientActorWith keeps it), counting unlimited sends in the tally. */
+/**
+ * The actor, asking only the recipients the index lists (recipientActorWith keeps it), counting
+ * unlimited sends in the tally.
+ */
 export function messageActorWith(deps: AdmissionDeps): typeof messageActor {
   return { ...messageActor, methods: { ...messageActor.methods, admit: admitWith(deps) } };
 }

@@ -1,10 +1,11 @@
 // The index of a tenant's suppressed addresses that admission reads before it asks a
-// RecipientActor: an address it does not list is certainly not suppressed, so most sends make no
-// call to a recipient's actor (on Dapr, three sidecar calls for each recipient). It never lacks an
-// address an actor holds: the actor lists a suppression before it saves it, and the catalog's
-// mirror (mirror.ts) takes an address off only after the actor has let it go. It may list one the
-// actor no longer holds, for moments, or after a turn that failed to save: admission then asks the
-// actor, whose word is final.
+// RecipientActor: an address it does not list is not suppressed, so most sends make no call to a
+// recipient's actor (on Dapr, three sidecar calls for each recipient). It does not lack an address
+// an actor holds: the actor lists a suppression before it saves it, and the catalog's mirror
+// (mirror.ts) takes an address off only after the actor has let it go. (One race: an address
+// suppressed again while the mirror takes it off may be off the list until the mirror hears of the
+// new suppression, moments later.) It may list one the actor no longer holds, for moments, or
+// after a turn that failed to save: admission then asks the actor, whose word is final.
 import { normalizeAddress } from '../../mail/address.ts';
 import type { Catalog, Suppression } from '../../store/catalog.port.ts';
 
