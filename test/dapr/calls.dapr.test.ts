@@ -114,8 +114,16 @@ const LIVE_ACTORS: Counts = {
   'state_transaction TenantActor': 2,
 };
 
-/** A first live send reads the tenant's state its actors have not cached yet (the sandbox send's tenant has no limits: it reads none). */
-const FIRST_LIVE_ACTORS: Counts = { ...LIVE_ACTORS, 'state_read TenantActor': 3 };
+/**
+ * A first live send reads besides the tenant's state its actor has not cached yet: its breakers,
+ * the list of their domains and the head of its receipt chain. Which of them a tally turn, or an
+ * event's turn, read before the send is the clock's choice: from one to four more reads (seen: 3
+ * and 5 in all).
+ */
+const FIRST_LIVE_TENANT_READS: [number, number] = [
+  LIVE_ACTORS['state_read TenantActor']! + 1,
+  LIVE_ACTORS['state_read TenantActor']! + 4,
+];
 
 describe('calls between processes per send on the Dapr topology', () => {
   it('are, for a sandbox send and a live send, exactly what the send path makes today', async () => {
@@ -148,7 +156,15 @@ describe('calls between processes per send on the Dapr topology', () => {
      * outbox cleared or a breaker observed, come after the mail is captured or received).
      * Returns what was seen, which differs from `expected` only if it never got there.
      */
-    const measure = async (send: () => Promise<void>, expected: Both): Promise<Both> => {
+    /** The first live send's reads of the tenant's state, counted as LIVE_ACTORS's when in FIRST_LIVE_TENANT_READS. */
+    const firstLive = (counts: Counts): Counts => {
+      const reads = counts['state_read TenantActor'] ?? 0;
+      const [least, most] = FIRST_LIVE_TENANT_READS;
+      return reads >= least && reads <= most
+        ? { ...counts, 'state_read TenantActor': LIVE_ACTORS['state_read TenantActor']! }
+        : counts;
+    };
+    const measure = async (send: () => Promise<void>, expected: Both, first = false): Promise<Both> => {
       const before = await scrapeBoth();
       await send();
       let seen: Both = { ingress: {}, actors: {} };
@@ -156,7 +172,7 @@ describe('calls between processes per send on the Dapr topology', () => {
         const now = await scrapeBoth();
         seen = {
           ingress: minus(now.ingress, before.ingress),
-          actors: withoutTally(minus(now.actors, before.actors), expected.actors),
+          actors: (first ? firstLive : (c: Counts) => c)(withoutTally(minus(now.actors, before.actors), expected.actors)),
         };
         return JSON.stringify(seen) === JSON.stringify(expected);
       };
@@ -168,11 +184,11 @@ describe('calls between processes per send on the Dapr topology', () => {
     const sends: [string, () => Promise<void>, Counts][] = [
       ['first sandbox', () => sandbox('first-sandbox@example.com'), SANDBOX_ACTORS],
       ['sandbox', () => sandbox('sandbox@example.com'), SANDBOX_ACTORS],
-      ['first live', () => live('first-live@example.com'), FIRST_LIVE_ACTORS],
+      ['first live', () => live('first-live@example.com'), LIVE_ACTORS],
       ['live', () => live('live@example.com'), LIVE_ACTORS],
     ];
     for (const [name, send, actors] of sends) {
-      const seen = await measure(send, { ingress: INGRESS, actors });
+      const seen = await measure(send, { ingress: INGRESS, actors }, name === 'first live');
       const total = Object.values(seen.ingress)
         .concat(Object.values(seen.actors))
         .reduce((a, b) => a + b, 0);

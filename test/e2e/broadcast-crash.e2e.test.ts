@@ -56,12 +56,13 @@ describe('a broadcast killed mid-fan-out', () => {
     const deliveredBeforeKill = delivered();
 
     await suite.gp.start();
+    // On Dapr on a slow 2-core machine the rest of the fan-out and its deliveries took 100-150 s.
     const done = await eventually(
       async () => {
         const b = await broadcast();
         return b.status === 'sent' && b.results.sent === CONTACTS && b;
       },
-      120_000,
+      300_000,
       200,
     );
     expect(done.progress).toMatchObject({ admitted: CONTACTS, refused: { suppressed: 0, unsubscribed: 0, other: 0 } });
@@ -82,5 +83,5 @@ describe('a broadcast killed mid-fan-out', () => {
       `broadcast crash test: killed in its second page or later (the last contact's message ${lastBeforeKill === 200 ? 'admitted' : 'not admitted'} yet), ` +
         `${deliveredBeforeKill} delivered; in the end ${delivered()} deliveries of ${messages.size} messages`,
     );
-  }, 300_000);
+  }, 480_000);
 });
