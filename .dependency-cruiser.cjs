@@ -66,9 +66,11 @@ module.exports = {
       METRICS_PORT,
     ]),
     // tenancy/permissions.ts: the read clients read for a key, by the one table of what keys may do.
+    // actors/recipient/suppression.index.ts: the list of suppressions a recipient check reads first.
     onlyImports('gate', 'gate/', [
       ACTOR_CLIENTS,
       '^tenancy/permissions\\.ts$',
+      '^actors/recipient/suppression\\.index\\.ts$',
       ACTOR_STATES,
       '^mail/',
       '^events/',

@@ -7,14 +7,15 @@ import { actor, type Invoker } from '../runtime/runtime.port.ts';
 import { GatepostError, invalid, type ErrorDetail } from '../errors/errors.catalog.ts';
 import { canonicalJson } from '../lib/canonical.ts';
 import { derivedId, newId, sha256Hex } from '../lib/ids.ts';
-import { domainOf, normalizeAddress, parseMailbox } from '../mail/address.ts';
+import { domainOf, parseMailbox } from '../mail/address.ts';
 import { renderField } from '../mail/render.ts';
 import { DEFAULT_RENDER_LIMITS, dataDepthProblems, type RenderLimits } from '../mail/render.limits.ts';
 import type { RenderedContent, ShownRecipients } from '../mail/content.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import type { AdmitArgs, AdmitResult, BatchHold, Stream } from '../actors/message/message.state.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
-import { recipientActor, recipientActorId } from '../actors/recipient/recipient.actor.ts';
+import { suppressionOf } from '../actors/recipient/recipient.actor.ts';
+import { catalogIndex } from '../actors/recipient/suppression.index.ts';
 import type { ApiKey, Catalog, Tenant } from '../store/catalog.port.ts';
 import { checkAttachments, checkHeaders, checkSendAt } from '../mail/policy.ts';
 import { uncounted, type Metrics } from '../ops/metrics.port.ts';
@@ -191,6 +192,7 @@ export function createGate(deps: GateDeps): Gate {
   const renderLimits = deps.renderLimits ?? DEFAULT_RENDER_LIMITS;
   const publicUrl = deps.publicUrl ?? (() => DEFAULT_PUBLIC_URL);
   const linkHosts = deps.linkHosts ?? NO_LINK_HOSTS;
+  const suppressions = catalogIndex(deps.catalog);
   /** The checks that need no state, and rendering: what the message actor is to admit. */
   const metrics = deps.metrics ?? uncounted;
   async function prepare({ sender, ingress, draft, idempotencyKey, requestId, origin }: Admission): Promise<Prepared> {
@@ -355,8 +357,7 @@ export function createGate(deps: GateDeps): Gate {
     async checkRecipient({ tenant }, address) {
       // The catalog's list answers at once; only a hit asks the actor, whose word is final, so
       // a lagging list never refuses an address just taken off it.
-      if (!(await deps.catalog.getSuppression(tenant.id, normalizeAddress(address)))) return;
-      const suppression = await actor(deps.invoker, recipientActor, recipientActorId(tenant.id, address)).check(undefined);
+      const suppression = await suppressionOf(deps.invoker, suppressions, tenant.id, address);
       if (suppression) {
         throw new GatepostError(
           'recipient_suppressed',

@@ -12,3 +12,6 @@ export function isoTime(ms = Date.now()): string {
   }
   return lastIso;
 }
+
+/** The UTC day (YYYY-MM-DD) of now, unless told another time. */
+export const utcDay = (ms = Date.now()): string => isoTime(ms).slice(0, 10);

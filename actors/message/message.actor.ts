@@ -10,7 +10,7 @@ import { isoTime } from '../../lib/now.ts';
 import { domainOf } from '../../mail/address.ts';
 import { queueLease } from '../../mta/fair.queue.ts';
 import { checkContent } from '../../mail/policy.ts';
-import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
+import { recipientActor, recipientActorId, suppressionOf } from '../recipient/recipient.actor.ts';
 import { NO_INDEX, type SuppressionIndex } from '../recipient/suppression.index.ts';
 import type { QuotaTally } from '../tenant/quota.tally.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
@@ -219,8 +219,7 @@ async function checkSuppressions(
   { to, copies }: Pick<ReturnType<typeof checkContent>, 'to' | 'copies'>,
 ): Promise<void> {
   for (const { address } of [to, ...copies]) {
-    if (!(await index.listed(tenantId, address))) continue;
-    const suppression = await actor(turn, recipientActor, recipientActorId(tenantId, address)).check(undefined);
+    const suppression = await suppressionOf(turn, index, tenantId, address);
     if (suppression) {
       const field = address === to.address ? 'to' : 'cc';
       throw new GatepostError(

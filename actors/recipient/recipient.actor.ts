@@ -1,6 +1,6 @@
 // RecipientActor, one per (tenant, recipient address): the suppression state of that address.
 // Changes are published on `suppression.changed` so the catalog's list of suppressions follows.
-import { defineActor, type ActorTurn } from '../../runtime/runtime.port.ts';
+import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { normalizeAddress } from '../../mail/address.ts';
 import type { Suppression, SuppressionReason } from '../../store/catalog.port.ts';
 import { NO_INDEX, type SuppressionIndex } from './suppression.index.ts';
@@ -65,6 +65,20 @@ export const recipientActor = defineActor({
     },
   },
 });
+
+/**
+ * The suppression in force for `address`, as admission and the recipient checks ask it: none at
+ * once where the index does not list the address, and otherwise its actor's word.
+ */
+export async function suppressionOf(
+  invoker: Invoker,
+  index: SuppressionIndex,
+  tenantId: string,
+  address: string,
+): Promise<Suppression | null> {
+  if (!(await index.listed(tenantId, address))) return null;
+  return actor(invoker, recipientActor, recipientActorId(tenantId, address)).check(undefined);
+}
 
 /** The actor, listing each suppression in `index` (admission reads it: messageActorWith). */
 export function recipientActorWith(index: SuppressionIndex): typeof recipientActor {

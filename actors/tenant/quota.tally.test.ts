@@ -7,7 +7,7 @@ import { messageActor, messageActorWith } from '../message/message.actor.ts';
 import { admitArgs } from '../message/message.testkit.ts';
 import { recipientActor } from '../recipient/recipient.actor.ts';
 import { NO_INDEX } from '../recipient/suppression.index.ts';
-import { isoTime } from '../../lib/now.ts';
+import { utcDay } from '../../lib/now.ts';
 import type { Quota } from '../../store/catalog.port.ts';
 import { QuotaTally } from './quota.tally.ts';
 import { TENANT_ACTOR, tenantActor } from './tenant.actor.ts';
@@ -65,7 +65,7 @@ describe('the quota tally', () => {
 
   it('counts nothing told about a day that has ended', async () => {
     const { runtime } = await start();
-    await actor(runtime, tenantActor, 'ten_1').tally({ day: isoTime().slice(0, 10), sends: 2 });
+    await actor(runtime, tenantActor, 'ten_1').tally({ day: utcDay(), sends: 2 });
     await actor(runtime, tenantActor, 'ten_1').tally({ day: '2000-01-01', sends: 5 });
     expect(dayCount()).toBe(2);
   });

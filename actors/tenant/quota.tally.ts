@@ -3,7 +3,7 @@
 // a send: issue 27). Such a send has nothing to be refused by, but its day's count is kept so
 // that a daily limit set later counts it. What a crash loses (at most the last second's tally)
 // errs on the side of sending more, for a tenant that had no limit then.
-import { isoTime } from '../../lib/now.ts';
+import { utcDay } from '../../lib/now.ts';
 import { actor, type Invoker } from '../../runtime/runtime.port.ts';
 import { tenantActor } from './tenant.actor.ts';
 
@@ -12,7 +12,7 @@ const FLUSH_MS = 1_000;
 export class QuotaTally {
   /** Sends not yet told, by tenant, on `day`. */
   private counts = new Map<string, number>();
-  private day = isoTime().slice(0, 10);
+  private day = utcDay();
   private flushing: Promise<void> = Promise.resolve();
   private readonly timer: NodeJS.Timeout;
 
@@ -27,7 +27,7 @@ export class QuotaTally {
 
   /** One more send of the tenant, now. */
   count(tenantId: string): void {
-    const day = isoTime().slice(0, 10);
+    const day = utcDay();
     if (day !== this.day) {
       void this.flush();
       this.day = day;

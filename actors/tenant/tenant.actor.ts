@@ -1,15 +1,16 @@
 // TenantActor, one per tenant: the send quota (a rate per second and a count per UTC day), and
 // the chain of the tenant's delivery receipts. A message actor takes one send from the quota
 // inside the turn that admits the message, after every other check, so only a message that is
-// made counts; a tenant without limits has its sends tallied instead (quota.tally.ts). Each accepted delivery's receipt takes its place in the chain here, one at a time
-// (mta/receipt.ts, docs/receipts.md); `issueReceipt` below signs it. And the tenant's reputation
+// made counts; a tenant without limits has its sends tallied instead (quota.tally.ts). Each
+// accepted delivery's receipt takes its place in the chain here, one at a time (mta/receipt.ts,
+// docs/receipts.md); `issueReceipt` below signs it. And the tenant's reputation
 // breakers (reputation.state.ts), one for the tenant and one per sending domain: fed the outcomes
 // of its deliveries, they say whether each one may go now, and publish each of their transitions
 // as a `tenant.reputation_changed` event. And each sending domain's warmup (warmup.state.ts): the
 // caps a new domain's mail is held to, checked with the breakers before each delivery.
 import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
-import { isoTime } from '../../lib/now.ts';
+import { isoTime, utcDay } from '../../lib/now.ts';
 import { newId } from '../../lib/ids.ts';
 import { EMAIL_EVENTS, type EmailEvent } from '../../events/email.event.ts';
 import type { Quota } from '../../store/catalog.port.ts';
@@ -83,7 +84,7 @@ const recentKey = (seq: number) => `receipt-recent:${seq % RECENT_RECEIPTS}`;
 /** The UTC day and the Unix second that counts taken now fall in. */
 function now(): Pick<QuotaState, 'day' | 'second'> {
   const ms = Date.now();
-  return { day: isoTime(ms).slice(0, 10), second: Math.floor(ms / 1000) };
+  return { day: utcDay(ms), second: Math.floor(ms / 1000) };
 }
 
 /** The counts as they stand now: a new day or second starts at zero. */

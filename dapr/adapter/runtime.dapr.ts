@@ -66,7 +66,10 @@ export class DaprRuntime implements ActorRuntime {
    * `processingTimeout` (components/pubsub.yaml), so a subscriber that died owes nothing, and an
    * actor needs no watchdog reminder of its own (ActorTurn.deliversUntilHandled). Known once started.
    */
-  brokerRedelivers = false;
+  get brokerRedelivers(): boolean {
+    return this.redelivers;
+  }
+  private redelivers = false;
   private stopping = false;
 
   constructor(private readonly opts: DaprRuntimeOptions) {
@@ -114,7 +117,7 @@ export class DaprRuntime implements ActorRuntime {
       if (i === 600) throw new Error(`daprd on ${this.sidecar.base} did not become healthy`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    this.brokerRedelivers = (await this.sidecar.componentType(this.opts.pubsub)) === 'pubsub.redis';
+    this.redelivers = (await this.sidecar.componentType(this.opts.pubsub)) === 'pubsub.redis';
   }
 
   async stop(): Promise<void> {
