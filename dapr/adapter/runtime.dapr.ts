@@ -6,11 +6,12 @@
 //
 // Turn commit, in this order, so a crash at any point loses nothing acknowledged:
 //   1. reminders the turn sets are registered (a reminder that fires on unsaved state finds
-//      nothing to do); if it publishes, so is the `__outbox` reminder that republishes.
-//   2. the state transaction: the turn's writes and its publications, under `__outbox`.
+//      nothing to do); if it publishes, the outbox ledger names its outbox key in a reminder
+//      of its own, shared with the turns committing at the same time (outbox.ledger.ts).
+//   2. the state transaction: the turn's writes and its publications, under that key.
 //   3. reminders the turn deleted are deleted.
-//   4. a follow-up turn publishes `__outbox` and clears it (and its reminder).
-// Dapr's transactional outbox does not cover actor state, hence `__outbox`.
+//   4. a follow-up turn publishes what the key holds and deletes it.
+// Dapr's transactional outbox does not cover actor state, hence the outbox keys.
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
@@ -19,9 +20,11 @@ import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../..
 import { TurnRecorder } from '../../runtime/turn.recorder.ts';
 import { CHAIN_HEADER, SidecarClient, type MethodEnvelope, type StateOperation } from './sidecar.client.ts';
 import { decodeReminderData } from './reminder.grpc.ts';
+import { OUTBOX_ACTOR, OutboxLedger, type OutboxEntry } from './outbox.ledger.ts';
 
+/** The prefix of a turn's outbox key; also the method that publishes what such a key holds. */
 const OUTBOX = '__outbox';
-/** How long a publication may stay unpublished before its actor's reminder tries again. */
+/** How long a publication may stay unpublished before the ledger's reminder sweeps it. */
 const OUTBOX_RETRY_MS = 15_000;
 const REMINDER_RETRY_MS = 5_000;
 
@@ -29,6 +32,12 @@ interface Publication {
   id: string;
   topic: string;
   data: unknown;
+}
+
+/** What a committed turn left to publish: its outbox key, and the ledger's call once published. */
+interface Unpublished {
+  key: string;
+  published: () => void;
 }
 
 export interface DaprRuntimeOptions {
@@ -57,6 +66,7 @@ export class DaprRuntime implements ActorRuntime {
   private readonly subscribers = new Map<string, Subscriber>();
   private readonly hosted = new Map<string, HostedActor>();
   private readonly log: (message: string, error?: unknown) => void;
+  private readonly ledger: OutboxLedger;
   private app: FastifyInstance | null = null;
   private callsCutOff = 0;
   private running = 0;
@@ -75,6 +85,7 @@ export class DaprRuntime implements ActorRuntime {
   constructor(private readonly opts: DaprRuntimeOptions) {
     this.sidecar = new SidecarClient({ http: opts.daprHttpPort, grpc: opts.daprGrpcPort });
     this.log = opts.log ?? ((m, e) => console.error(m, e ?? ''));
+    this.ledger = new OutboxLedger(this.sidecar, OUTBOX_RETRY_MS, this.log);
   }
 
   register(definition: ActorDefinition): void {
@@ -152,7 +163,7 @@ export class DaprRuntime implements ActorRuntime {
     // At 30 s (clamped by daprd to 24 s) placement dropped this host as unresponsive, and daprd
     // 1.18.2 never unblocked the types of that aborted round: every call hung (dapr/README.md).
     app.get('/dapr/config', async () => ({
-      entities: [...this.definitions.keys()],
+      entities: [...this.definitions.keys(), OUTBOX_ACTOR],
       actorIdleTimeout: '30m',
       drainOngoingCallTimeout: '2s',
       drainRebalancedActors: true,
@@ -188,8 +199,8 @@ export class DaprRuntime implements ActorRuntime {
         this.sidecar.calls.count('reminder_fired', type);
         try {
           await this.tracked(() =>
-            name === OUTBOX
-              ? this.flushOutbox(this.hostedActor(type, id))
+            type === OUTBOX_ACTOR
+              ? this.sweep(data as OutboxEntry[])
               : this.turn(
                   type,
                   id,
@@ -223,6 +234,7 @@ export class DaprRuntime implements ActorRuntime {
             id,
             chain,
             (def, turn) => {
+              if (method === OUTBOX) return this.publishFrom(turn, (request.body as { key: string }).key);
               const fn = def.methods[method];
               if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
               return fn(turn, request.body);
@@ -276,8 +288,8 @@ export class DaprRuntime implements ActorRuntime {
     const run = actor.tail.then(async () => {
       const turn = new DaprTurn(this, actor, [...chain, `${type}/${id}`], signal);
       const result = await body(def, turn);
-      const published = await this.commit(actor, turn);
-      if (published) void this.flushOutbox(actor);
+      const unpublished = await this.commit(actor, turn);
+      if (unpublished) void this.publishOutbox(actor, unpublished);
       return result;
     });
     actor.tail = run.catch(() => undefined);
@@ -294,44 +306,67 @@ export class DaprRuntime implements ActorRuntime {
     return a;
   }
 
-  /** Steps 1–3 of the commit; answers whether there is anything to publish. */
-  private async commit(a: HostedActor, turn: DaprTurn): Promise<boolean> {
+  /** Steps 1–3 of the commit; answers what is left to publish, if anything. */
+  private async commit(a: HostedActor, turn: DaprTurn): Promise<Unpublished | null> {
     const sets = [...turn.reminderWrites].filter((e): e is [string, { dueAt: number; data: unknown }] => e[1] !== null);
     const deletes = [...turn.reminderWrites].filter(([, r]) => r === null).map(([name]) => name);
     const operations: StateOperation[] = [...turn.stateWrites].map(([key, value]) =>
       value === undefined ? { operation: 'delete', request: { key } } : { operation: 'upsert', request: { key, value } },
     );
-    let outbox: Publication[] | undefined;
+    let outbox: { key: string; value: Publication[]; entered: Promise<() => void> } | null = null;
     if (turn.published.length > 0) {
-      const pending = ((await turn.get<Publication[]>(OUTBOX)) ?? []).concat(
-        turn.published.map((p) => ({ id: newId('pub'), topic: p.topic, data: p.data })),
-      );
-      outbox = pending;
-      operations.push({ operation: 'upsert', request: { key: OUTBOX, value: pending } });
-      sets.push([OUTBOX, { dueAt: Date.now() + OUTBOX_RETRY_MS, data: null }]);
+      const key = `${OUTBOX}/${newId('pub')}`;
+      const value = turn.published.map((p) => ({ id: newId('pub'), topic: p.topic, data: p.data }));
+      operations.push({ operation: 'upsert', request: { key, value } });
+      outbox = { key, value, entered: this.ledger.enter({ type: a.type, id: a.id, key }) };
     }
-    await Promise.all(sets.map(([name, r]) => this.sidecar.setReminder(a.type, a.id, name, r.dueAt, r.data)));
-    await this.sidecar.saveState(a.type, a.id, operations);
-    for (const [key, value] of turn.stateWrites) a.cache.set(key, value);
-    if (outbox) a.cache.set(OUTBOX, outbox);
+    let published: (() => void) | undefined;
+    try {
+      [published] = await Promise.all([
+        outbox?.entered,
+        ...sets.map(([name, r]) => this.sidecar.setReminder(a.type, a.id, name, r.dueAt, r.data)),
+      ]);
+      await this.sidecar.saveState(a.type, a.id, operations);
+    } catch (error) {
+      // Nothing saved: the ledger need not keep the key (once it has it).
+      void outbox?.entered.then((p) => p(), () => undefined);
+      throw error;
+    }
+    for (const [key, value] of turn.stateWrites) {
+      // An outbox key is never used again once published: forgotten, not cached as absent.
+      if (value === undefined && key.startsWith(OUTBOX)) a.cache.delete(key);
+      else a.cache.set(key, value);
+    }
+    if (outbox) a.cache.set(outbox.key, outbox.value);
     await Promise.all(deletes.map((name) => this.sidecar.deleteReminder(a.type, a.id, name)));
-    return outbox !== undefined;
+    return outbox && published ? { key: outbox.key, published } : null;
   }
 
-  /** Step 4, as a turn of its own: publish what `__outbox` holds, then clear it. */
-  private async flushOutbox(a: HostedActor): Promise<void> {
+  /** Step 4, as a turn of its own: publish what the turn's outbox key holds, then delete it. */
+  private async publishOutbox(a: HostedActor, { key, published }: Unpublished): Promise<void> {
     try {
-      await this.turn(a.type, a.id, [], async (_def, turn) => {
-        const pending = (await turn.get<Publication[]>(OUTBOX)) ?? [];
-        for (const p of pending) await this.sidecar.publish(this.opts.pubsub, p.topic, p.data, p.id);
-        if (pending.length > 0) turn.delete(OUTBOX);
-        turn.deleteReminder(OUTBOX);
-      });
+      await this.turn(a.type, a.id, [], (_def, turn) => this.publishFrom(turn, key));
+      published();
     } catch (error) {
-      // The `__outbox` reminder of the commit tries again; after a failed retry, a new one does.
-      this.log(`publishing from ${a.type}/${a.id} failed; will retry`, error);
-      await this.sidecar.setReminder(a.type, a.id, OUTBOX, Date.now() + OUTBOX_RETRY_MS, null).catch(() => undefined);
+      // The ledger's reminder still names the key: its sweep tries again.
+      this.log(`publishing from ${a.type}/${a.id} failed; the outbox ledger will try again`, error);
     }
+  }
+
+  /** A ledger reminder fired: each actor it names publishes what its key still holds (most hold nothing). */
+  private async sweep(entries: OutboxEntry[]): Promise<void> {
+    await Promise.all(entries.map((e) => this.sidecar.invokeActor(e.type, e.id, OUTBOX, { key: e.key })));
+  }
+
+  /**
+   * Publishes what the outbox key `key` of the turn's actor holds, each publication with its
+   * stable id (so a subscriber can tell a redelivery), then deletes the key.
+   */
+  private async publishFrom(turn: DaprTurn, key: string): Promise<void> {
+    const pending = await turn.get<Publication[]>(key);
+    if (!pending) return;
+    for (const p of pending) await this.sidecar.publish(this.opts.pubsub, p.topic, p.data, p.id);
+    turn.delete(key);
   }
 
   /** Straight to the pub/sub component through the sidecar: durable in the broker once it answers. */

@@ -71,7 +71,12 @@ function perKind(counts: Counts): Record<string, number> {
 // What the ingress sends through its sidecar for one POST /v1/emails: the admit call.
 const INGRESS = { 'actor_invocation MessageActor.admit': 1 };
 
-/** Calls on the actor host (app ↔ its daprd) for a sandbox send, up to the capture and its event. */
+/**
+ * Calls on the actor host (app ↔ its daprd) for a sandbox send, up to the capture and its event.
+ * Its two publishing turns (the admission, the capture's outcome) each have their outbox key named
+ * by a reminder of the outbox ledger, deleted once published: one each here, where a send comes
+ * alone; under load, turns committing together share one (dapr/adapter/outbox.ledger.ts).
+ */
 const SANDBOX_ACTORS: Counts = {
   'actor_call_served MessageActor.admit': 1,
   'actor_call_served MessageActor.get': 1,
@@ -82,9 +87,11 @@ const SANDBOX_ACTORS: Counts = {
   'publication_received message.ready': 1,
   'publish email.events': 1,
   'publish message.ready': 1,
-  'reminder_deleted MessageActor': 2,
-  'reminder_registered MessageActor': 3,
-  'state_read MessageActor': 3,
+  'reminder_deleted GatepostOutbox': 2,
+  'reminder_registered GatepostOutbox': 2,
+  // The retention reminder the outcome sets.
+  'reminder_registered MessageActor': 1,
+  'state_read MessageActor': 2,
   'state_transaction MessageActor': 4,
 };
 
@@ -97,7 +104,7 @@ const SANDBOX_ACTORS: Counts = {
 const LIVE_ACTORS: Counts = {
   ...SANDBOX_ACTORS,
   // A live message waits in the fair queue, in memory: its watchdog stays on every runtime.
-  'reminder_registered MessageActor': 4,
+  'reminder_registered MessageActor': 2,
   'actor_call_served DeliveryActor.attempt': 1,
   'actor_call_served DeliveryActor.begin': 1,
   'actor_call_served TenantActor.admitDelivery': 1,

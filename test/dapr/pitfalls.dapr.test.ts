@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaprCluster, freePort } from '../../dapr/cluster/cluster.ts';
 import { defineActor } from '../../runtime/runtime.port.ts';
 import { DaprRuntime } from '../../dapr/adapter/runtime.dapr.ts';
+import { OUTBOX_ACTOR } from '../../dapr/adapter/outbox.ledger.ts';
 import { MESSAGE_ACTOR } from '../../actors/message/message.actor.ts';
 import { TENANT_ACTOR } from '../../actors/tenant/tenant.actor.ts';
 import { RECIPIENT_ACTOR } from '../../actors/recipient/recipient.actor.ts';
@@ -23,6 +24,8 @@ import { ADMIN_TOKEN, GatepostClient, dropDatabase, eventually, freshDatabase } 
 
 const PROBE = 'ProbeActor';
 const PROBE_TOPIC = 'probe.retry';
+/** What the probe's `announce` publishes: the test reads it from the broker's stream. */
+const ANNOUNCED = 'probe.announced';
 
 let redisPort: number;
 let redis: ChildProcess;
@@ -61,6 +64,10 @@ const probeActor = defineActor({
     async read(turn, { key }: { key: string }) {
       return (await turn.get(key)) ?? null;
     },
+    async announce(turn, { key, value }: { key: string; value: unknown }) {
+      turn.set(key, value);
+      turn.publish(ANNOUNCED, { key, value });
+    },
     async remindAt(turn, { name, dueAt }: { name: string; dueAt: number }) {
       turn.setReminder(name, dueAt);
     },
@@ -82,6 +89,19 @@ const probeActor = defineActor({
   },
   async onReminder() {},
 });
+/** An app on the probe's sidecar, hosting the probe actor, publishing to the pub/sub component `pubsub`. */
+function probeRuntime(pubsub: string): DaprRuntime {
+  const runtime = new DaprRuntime({
+    daprHttpPort: cluster.ports.probeHttp!,
+    daprGrpcPort: cluster.ports.probeGrpc!,
+    appPort: cluster.ports.probeApp!,
+    pubsub,
+    log: () => undefined,
+  });
+  runtime.register(probeActor);
+  return runtime;
+}
+
 /** The actor types a sidecar reports, less daprd's own (workflow) types. */
 async function hostedTypes(httpPort: number): Promise<string[]> {
   const meta = (await (await fetch(`http://127.0.0.1:${httpPort}/v1.0/metadata`)).json()) as {
@@ -113,14 +133,7 @@ beforeAll(async () => {
     env: { GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN, GATEPOST_SMTP_PORT: '0', GATEPOST_INBOUND_PORT: '0' },
   });
   client.url = cluster.url;
-  probe = new DaprRuntime({
-    daprHttpPort: cluster.ports.probeHttp!,
-    daprGrpcPort: cluster.ports.probeGrpc!,
-    appPort: cluster.ports.probeApp!,
-    pubsub: 'pubsub',
-    log: () => undefined,
-  });
-  probe.register(probeActor);
+  probe = probeRuntime('pubsub');
   let failed = false;
   probe.subscribe(PROBE_TOPIC, async (delivery) => {
     deliveries.push({ id: delivery.id, data: delivery.data, at: Date.now() });
@@ -149,7 +162,8 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
   it('registers actor types by their string, never a class name', async () => {
     // A probe registered as the string PROBE answers a call routed by daprd and placement.
     expect(await probe.invoke(PROBE, 'p1', 'echo', { n: 1 })).toEqual({ actor: `${PROBE}/p1`, args: { n: 1 } });
-    expect(await hostedTypes(cluster.ports.probeHttp!)).toEqual([PROBE]);
+    // Beside it, every host hosts the adapter's outbox ledger (dapr/adapter/outbox.ledger.ts).
+    expect(await hostedTypes(cluster.ports.probeHttp!)).toEqual([OUTBOX_ACTOR, PROBE].sort());
     // Gatepost's actor host registered exactly the string constants of its actor definitions.
     expect(await hostedTypes(cluster.ports.actorsHttp!)).toEqual(
       [
@@ -162,6 +176,7 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
         AUTOMATION_RUN_ACTOR,
         BROADCAST_ACTOR,
         SOURCE_IP_ACTOR,
+        OUTBOX_ACTOR,
       ].sort(),
     );
   });
@@ -259,5 +274,25 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     );
     // Refused, not stuck: both actors answer the next call.
     expect(await probe.invoke(PROBE, 'p6', 'relay', { target: 'p7', then: [] })).toBe('reached p7');
+  });
+  it('publishes what a turn saved when its host died before publishing it', { timeout: 150_000 }, async () => {
+    // A host whose publishing fails (its pub/sub component name is wrong) leaves what a host that
+    // died between a turn's save and its publishing leaves: the turn's outbox key, and the outbox
+    // ledger's reminder naming it. Then it goes, and a sound host comes in its place.
+    await probe.stop();
+    const dying = probeRuntime('no-such-pubsub');
+    await dying.start();
+    await dying.invoke(PROBE, 'p12', 'announce', { key: 'said', value: 'p12 said it' });
+    await dying.stop();
+    probe = probeRuntime('pubsub');
+    await probe.start();
+
+    // The ledger's reminder fires on a host of its type and sweeps: the publication reaches the
+    // broker (its Redis stream), and the key that held it is gone.
+    const published = () => redisCli('xrange', ANNOUNCED, '-', '+').includes('p12 said it');
+    expect(published()).toBe(false);
+    await eventually(published, 90_000);
+    expect(await probe.sidecar.getState(PROBE, 'p12', 'said')).toBe('p12 said it');
+    await eventually(() => redisCli('--scan', '--pattern', '*ProbeActor||p12||__outbox*') === '', 30_000);
   });
 });
