@@ -9,6 +9,8 @@ import autocannon from 'autocannon';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -290,6 +292,28 @@ async function redisCommands(): Promise<number> {
   return [...info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
 }
 
+/**
+ * Calls between the topology's apps and their daprd, from each app's call log
+ * (gatepost_dapr_calls_total): all kinds, or those of `kind` (`reminder_registered`, ...).
+ */
+function daprCalls(gp: { urls: string[]; workDir: string }, kind?: string): () => Promise<number> {
+  // Each actor host says where its metrics are in its log; the ingresses serve them on their URL.
+  const hosts = readdirSync(gp.workDir)
+    .filter((f) => /^actors\d*\.log$/.test(f))
+    .map((f) => /metrics of this actor host: GET (\S+)\/metrics/.exec(readFileSync(join(gp.workDir, f), 'utf8'))?.[1])
+    .filter((url): url is string => url !== undefined);
+  return async () => {
+    let n = 0;
+    for (const url of [...gp.urls, ...hosts]) {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      for (const m of text.matchAll(/^gatepost_dapr_calls_total\{kind="([^"]+)",target="[^"]+"\} (\d+)$/gm)) {
+        if (kind === undefined || m[1] === kind) n += Number(m[2]);
+      }
+    }
+    return n;
+  };
+}
+
 async function redisPid(): Promise<number> {
   const redis = new Redis(REDIS);
   const info = await redis.info('server');
@@ -408,6 +432,8 @@ const gatepostDapr =
       const processes = { ...gp.pids(), redis: await redisPid() };
       const m = await measure(name, gp.urls, gp.key, Object.values(processes), processes, {
         'Redis commands (all its clients)': redisCommands,
+        'calls between apps and their daprd': daprCalls(gp),
+        'reminders registered': daprCalls(gp, 'reminder_registered'),
       });
       m.notes.push(...(await verifyGatepost(gp, [...m.warmupIds, ...m.result.ids])));
       m.notes.push(`logs of the topology: ${gp.workDir}`);
