@@ -4,13 +4,21 @@
 // by class name, saves the state of a method that threw, drops a failed state save, and acks a
 // subscriber that threw (see dapr/README.md).
 //
+// Reminders live in the actor's state (`__reminder/<name>`: when it is due, and its data); the
+// scheduler only wakes the actor up. Each wake-up is an entry on a page of the adapter's ledger
+// (ledger.ts): one scheduler reminder for every entry due in the same second that turns committed
+// together. A page that fires asks each actor it names, with the internal actor method `__ledger`,
+// to run the reminder if it is still due then, as it is set in its state (a reminder replaced or
+// deleted since is not); the host that registered a page deletes it once none of its entries is
+// wanted any more.
+//
 // Turn commit, in this order, so a crash at any point loses nothing acknowledged:
-//   1. reminders the turn sets are registered (a reminder that fires on unsaved state finds
-//      nothing to do); if it publishes, the outbox ledger names its outbox key in a reminder
-//      of its own, shared with the turns committing at the same time (outbox.ledger.ts).
-//   2. the state transaction: the turn's writes and its publications, under that key.
-//   3. reminders the turn deleted are deleted.
-//   4. a follow-up turn publishes what the key holds and deletes it.
+//   1. the ledger names each reminder the turn sets; if the turn publishes, also its outbox key
+//      (pages due 15 s later), so that a page sweeps what its host never published.
+//   2. the state transaction: the turn's writes, its reminders, and its publications under its
+//      outbox key. A page that fires on a turn that never saved finds nothing due.
+//   3. a follow-up turn publishes what the key holds and deletes it; the ledger lets go of the
+//      page entries no longer wanted (this outbox key, reminders replaced or deleted).
 // Dapr's transactional outbox does not cover actor state, hence the outbox keys.
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -20,13 +28,26 @@ import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../..
 import { TurnRecorder } from '../../runtime/turn.recorder.ts';
 import { CHAIN_HEADER, SidecarClient, type MethodEnvelope, type StateOperation } from './sidecar.client.ts';
 import { decodeReminderData } from './reminder.grpc.ts';
-import { OUTBOX_ACTOR, OutboxLedger, type OutboxEntry } from './outbox.ledger.ts';
+import { LEDGER_ACTOR, Ledger, dueSecond, type LedgerEntry, type Release } from './ledger.ts';
 
-/** The prefix of a turn's outbox key; also the method that publishes what such a key holds. */
-const OUTBOX = '__outbox';
-/** How long a publication may stay unpublished before the ledger's reminder sweeps it. */
+/** The prefix of a turn's outbox key. */
+const OUTBOX = '__outbox/';
+/** The prefix of the key that holds a reminder. */
+const REMINDER = '__reminder/';
+/** The actor method a ledger page calls for each entry it names. */
+const LEDGER_METHOD = '__ledger';
+/** How long a publication may stay unpublished before the ledger's page sweeps it. */
 const OUTBOX_RETRY_MS = 15_000;
 const REMINDER_RETRY_MS = 5_000;
+/** How many actors a page that fires asks at once. */
+const SWEEP_CONCURRENCY = 16;
+
+/** A reminder as the actor's state holds it. */
+interface StoredReminder {
+  /** When it is due (ms since epoch), exactly as set. */
+  due: number;
+  data: unknown;
+}
 
 interface Publication {
   id: string;
@@ -37,7 +58,7 @@ interface Publication {
 /** What a committed turn left to publish: its outbox key, and the ledger's call once published. */
 interface Unpublished {
   key: string;
-  published: () => void;
+  published: Release;
 }
 
 export interface DaprRuntimeOptions {
@@ -53,6 +74,8 @@ export interface DaprRuntimeOptions {
 class HostedActor {
   /** Values read or written so far; `undefined` marks a key known to be absent. */
   readonly cache = new Map<string, unknown>();
+  /** The ledger entries of its reminders this host registered, by name, to let go when replaced. */
+  readonly reminders = new Map<string, Release>();
   tail: Promise<unknown> = Promise.resolve();
   constructor(
     readonly type: string,
@@ -66,7 +89,7 @@ export class DaprRuntime implements ActorRuntime {
   private readonly subscribers = new Map<string, Subscriber>();
   private readonly hosted = new Map<string, HostedActor>();
   private readonly log: (message: string, error?: unknown) => void;
-  private readonly ledger: OutboxLedger;
+  private readonly ledger: Ledger;
   private app: FastifyInstance | null = null;
   private callsCutOff = 0;
   private running = 0;
@@ -85,7 +108,7 @@ export class DaprRuntime implements ActorRuntime {
   constructor(private readonly opts: DaprRuntimeOptions) {
     this.sidecar = new SidecarClient({ http: opts.daprHttpPort, grpc: opts.daprGrpcPort });
     this.log = opts.log ?? ((m, e) => console.error(m, e ?? ''));
-    this.ledger = new OutboxLedger(this.sidecar, OUTBOX_RETRY_MS, this.log);
+    this.ledger = new Ledger(this.sidecar, this.log);
   }
 
   register(definition: ActorDefinition): void {
@@ -163,7 +186,7 @@ export class DaprRuntime implements ActorRuntime {
     // At 30 s (clamped by daprd to 24 s) placement dropped this host as unresponsive, and daprd
     // 1.18.2 never unblocked the types of that aborted round: every call hung (dapr/README.md).
     app.get('/dapr/config', async () => ({
-      entities: [...this.definitions.keys(), OUTBOX_ACTOR],
+      entities: [...this.definitions.keys(), LEDGER_ACTOR],
       actorIdleTimeout: '30m',
       drainOngoingCallTimeout: '2s',
       drainRebalancedActors: true,
@@ -191,32 +214,25 @@ export class DaprRuntime implements ActorRuntime {
         return { status: 'RETRY' };
       }
     });
+    // Every reminder registered is a ledger page (a reminder of any other type is from no turn of ours).
     app.put<{ Params: { type: string; id: string; name: string }; Body: { data?: unknown } | null }>(
       '/actors/:type/:id/method/remind/:name',
-      async (request, reply) => {
+      async (request) => {
         const { type, id, name } = request.params;
-        const data = decodeReminderData(request.body?.data);
         this.sidecar.calls.count('reminder_fired', type);
-        try {
-          await this.tracked(() =>
-            type === OUTBOX_ACTOR
-              ? this.sweep(data as OutboxEntry[])
-              : this.turn(
-                  type,
-                  id,
-                  [],
-                  async (def, turn) => {
-                    if (!def.onReminder) throw new Error(`actor type ${type} has no reminder handler`);
-                    await def.onReminder(turn, name, data === null ? undefined : data);
-                  },
-                  this.cutOff(reply.raw),
-                ),
-          );
-        } catch (error) {
-          // Try again later ourselves: what the scheduler does with a failed callback varies.
-          this.log(`reminder ${name} of ${type}/${id} failed; will retry`, error);
-          await this.sidecar.setReminder(type, id, name, Date.now() + REMINDER_RETRY_MS, data);
+        if (type !== LEDGER_ACTOR) {
+          this.log(`reminder ${name} of ${type}/${id} is no ledger page; dropped`);
+          return {};
         }
+        const entries = decodeReminderData(request.body?.data) as LedgerEntry[];
+        let left = entries;
+        try {
+          left = await this.tracked(() => this.sweep(entries));
+        } catch (error) {
+          this.log(`ledger page ${id} could not be swept; will retry`, error);
+        }
+        // Try again later ourselves, with what is left: what the scheduler does with a failed callback varies.
+        if (left.length > 0) await this.sidecar.setReminder(type, id, name, Date.now() + REMINDER_RETRY_MS, left);
         return {};
       },
     );
@@ -234,7 +250,7 @@ export class DaprRuntime implements ActorRuntime {
             id,
             chain,
             (def, turn) => {
-              if (method === OUTBOX) return this.publishFrom(turn, (request.body as { key: string }).key);
+              if (method === LEDGER_METHOD) return this.wake(def, turn, request.body as LedgerEntry);
               const fn = def.methods[method];
               if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
               return fn(turn, request.body);
@@ -306,30 +322,37 @@ export class DaprRuntime implements ActorRuntime {
     return a;
   }
 
-  /** Steps 1–3 of the commit; answers what is left to publish, if anything. */
+  /** Steps 1 and 2 of the commit; answers what is left to publish, if anything. */
   private async commit(a: HostedActor, turn: DaprTurn): Promise<Unpublished | null> {
-    const sets = [...turn.reminderWrites].filter((e): e is [string, { dueAt: number; data: unknown }] => e[1] !== null);
-    const deletes = [...turn.reminderWrites].filter(([, r]) => r === null).map(([name]) => name);
     const operations: StateOperation[] = [...turn.stateWrites].map(([key, value]) =>
       value === undefined ? { operation: 'delete', request: { key } } : { operation: 'upsert', request: { key, value } },
     );
-    let outbox: { key: string; value: Publication[]; entered: Promise<() => void> } | null = null;
-    if (turn.published.length > 0) {
-      const key = `${OUTBOX}/${newId('pub')}`;
-      const value = turn.published.map((p) => ({ id: newId('pub'), topic: p.topic, data: p.data }));
-      operations.push({ operation: 'upsert', request: { key, value } });
-      outbox = { key, value, entered: this.ledger.enter({ type: a.type, id: a.id, key }) };
+    const reminders = [...turn.reminderWrites];
+    const entering: [string | null, Promise<Release>][] = [];
+    for (const [name, r] of reminders) {
+      if (r === null) {
+        operations.push({ operation: 'delete', request: { key: REMINDER + name } });
+        continue;
+      }
+      const value: StoredReminder = { due: r.dueAt, data: r.data ?? null };
+      operations.push({ operation: 'upsert', request: { key: REMINDER + name, value } });
+      const entry: LedgerEntry = { kind: 'reminder', type: a.type, id: a.id, name, due: r.dueAt };
+      entering.push([name, this.ledger.enter(entry, dueSecond(r.dueAt))]);
     }
-    let published: (() => void) | undefined;
+    let outbox: { key: string; value: Publication[] } | null = null;
+    if (turn.published.length > 0) {
+      outbox = { key: OUTBOX + newId('pub'), value: turn.published.map((p) => ({ id: newId('pub'), ...p })) };
+      operations.push({ operation: 'upsert', request: outbox });
+      const entry: LedgerEntry = { kind: 'outbox', type: a.type, id: a.id, key: outbox.key };
+      entering.push([null, this.ledger.enter(entry, dueSecond(Date.now() + OUTBOX_RETRY_MS))]);
+    }
+    let entered: Release[];
     try {
-      [published] = await Promise.all([
-        outbox?.entered,
-        ...sets.map(([name, r]) => this.sidecar.setReminder(a.type, a.id, name, r.dueAt, r.data)),
-      ]);
+      entered = await Promise.all(entering.map(([, e]) => e));
       await this.sidecar.saveState(a.type, a.id, operations);
     } catch (error) {
-      // Nothing saved: the ledger need not keep the key (once it has it).
-      void outbox?.entered.then((p) => p(), () => undefined);
+      // Nothing saved: the ledger need not wake anyone for this turn (once it has its entries).
+      for (const [, e] of entering) void e.then((release) => release(), () => undefined);
       throw error;
     }
     for (const [key, value] of turn.stateWrites) {
@@ -338,24 +361,56 @@ export class DaprRuntime implements ActorRuntime {
       else a.cache.set(key, value);
     }
     if (outbox) a.cache.set(outbox.key, outbox.value);
-    await Promise.all(deletes.map((name) => this.sidecar.deleteReminder(a.type, a.id, name)));
-    return outbox && published ? { key: outbox.key, published } : null;
+    // The reminders replaced or deleted: their earlier wake-ups are not wanted any more.
+    for (const [name] of reminders) {
+      a.reminders.get(name)?.();
+      a.reminders.delete(name);
+    }
+    entering.forEach(([name], i) => {
+      if (name !== null) a.reminders.set(name, entered[i]!);
+    });
+    return outbox ? { key: outbox.key, published: entered.at(-1)! } : null;
   }
 
-  /** Step 4, as a turn of its own: publish what the turn's outbox key holds, then delete it. */
+  /** Step 3, as a turn of its own: publish what the turn's outbox key holds, then delete it. */
   private async publishOutbox(a: HostedActor, { key, published }: Unpublished): Promise<void> {
     try {
       await this.turn(a.type, a.id, [], (_def, turn) => this.publishFrom(turn, key));
       published();
     } catch (error) {
-      // The ledger's reminder still names the key: its sweep tries again.
-      this.log(`publishing from ${a.type}/${a.id} failed; the outbox ledger will try again`, error);
+      // The ledger's page still names the key: its sweep tries again.
+      this.log(`publishing from ${a.type}/${a.id} failed; the ledger will try again`, error);
     }
   }
 
-  /** A ledger reminder fired: each actor it names publishes what its key still holds (most hold nothing). */
-  private async sweep(entries: OutboxEntry[]): Promise<void> {
-    await Promise.all(entries.map((e) => this.sidecar.invokeActor(e.type, e.id, OUTBOX, { key: e.key })));
+  /**
+   * A ledger page fired: each actor it names runs what is still due (most of an outbox page's
+   * have published already). Answers the entries that could not be done, to try again.
+   */
+  private async sweep(entries: LedgerEntry[]): Promise<LedgerEntry[]> {
+    const left: LedgerEntry[] = [];
+    for (let i = 0; i < entries.length; i += SWEEP_CONCURRENCY) {
+      await Promise.all(
+        entries.slice(i, i + SWEEP_CONCURRENCY).map((e) =>
+          this.sidecar.invokeActor(e.type, e.id, LEDGER_METHOD, e).catch((error) => {
+            this.log(`${e.kind === 'reminder' ? `reminder ${e.name}` : 'publishing'} of ${e.type}/${e.id} failed; will retry`, error);
+            left.push(e);
+          }),
+        ),
+      );
+    }
+    return left;
+  }
+
+  /** What a ledger page asks of the actor: to publish its outbox key, or run its reminder if still due as set. */
+  private async wake(def: ActorDefinition, turn: DaprTurn, entry: LedgerEntry): Promise<void> {
+    if (entry.kind === 'outbox') return this.publishFrom(turn, entry.key);
+    const reminder = await turn.get<StoredReminder>(REMINDER + entry.name);
+    if (!reminder || reminder.due !== entry.due) return;
+    if (!def.onReminder) throw new Error(`actor type ${turn.actorType} has no reminder handler`);
+    // Fired, so gone, unless the handler sets it again (its own setReminder comes after this).
+    turn.deleteReminder(entry.name);
+    await def.onReminder(turn, entry.name, reminder.data === null ? undefined : reminder.data);
   }
 
   /**

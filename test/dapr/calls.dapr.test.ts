@@ -73,9 +73,10 @@ const INGRESS = { 'actor_invocation MessageActor.admit': 1 };
 
 /**
  * Calls on the actor host (app ↔ its daprd) for a sandbox send, up to the capture and its event.
- * Its two publishing turns (the admission, the capture's outcome) each have their outbox key named
- * by a reminder of the outbox ledger, deleted once published: one each here, where a send comes
- * alone; under load, turns committing together share one (dapr/adapter/outbox.ledger.ts).
+ * Every reminder is a page of the adapter's ledger (dapr/adapter/ledger.ts): the outbox key of
+ * each of its two publishing turns (the admission, the capture's outcome), deleted once
+ * published, and the retention reminder the outcome sets. One page each here, where a send comes
+ * alone; under load, the entries due in one second of turns committing together share a page.
  */
 const SANDBOX_ACTORS: Counts = {
   'actor_call_served MessageActor.admit': 1,
@@ -87,10 +88,8 @@ const SANDBOX_ACTORS: Counts = {
   'publication_received message.ready': 1,
   'publish email.events': 1,
   'publish message.ready': 1,
-  'reminder_deleted GatepostOutbox': 2,
-  'reminder_registered GatepostOutbox': 2,
-  // The retention reminder the outcome sets.
-  'reminder_registered MessageActor': 1,
+  'reminder_deleted GatepostLedger': 2,
+  'reminder_registered GatepostLedger': 3,
   'state_read MessageActor': 2,
   'state_transaction MessageActor': 4,
 };
@@ -103,8 +102,10 @@ const SANDBOX_ACTORS: Counts = {
  */
 const LIVE_ACTORS: Counts = {
   ...SANDBOX_ACTORS,
-  // A live message waits in the fair queue, in memory: its watchdog stays on every runtime.
-  'reminder_registered MessageActor': 2,
+  // A live message waits in the fair queue, in memory: its watchdog stays on every runtime. Its
+  // page is deleted once the outcome has replaced it with the retention reminder.
+  'reminder_deleted GatepostLedger': 3,
+  'reminder_registered GatepostLedger': 4,
   'actor_call_served DeliveryActor.attempt': 1,
   'actor_call_served DeliveryActor.begin': 1,
   'actor_call_served TenantActor.admitDelivery': 1,

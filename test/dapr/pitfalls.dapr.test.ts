@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaprCluster, freePort } from '../../dapr/cluster/cluster.ts';
 import { defineActor } from '../../runtime/runtime.port.ts';
 import { DaprRuntime } from '../../dapr/adapter/runtime.dapr.ts';
-import { OUTBOX_ACTOR } from '../../dapr/adapter/outbox.ledger.ts';
+import { LEDGER_ACTOR, PAGE } from '../../dapr/adapter/ledger.ts';
 import { MESSAGE_ACTOR } from '../../actors/message/message.actor.ts';
 import { TENANT_ACTOR } from '../../actors/tenant/tenant.actor.ts';
 import { RECIPIENT_ACTOR } from '../../actors/recipient/recipient.actor.ts';
@@ -68,8 +68,11 @@ const probeActor = defineActor({
       turn.set(key, value);
       turn.publish(ANNOUNCED, { key, value });
     },
-    async remindAt(turn, { name, dueAt }: { name: string; dueAt: number }) {
-      turn.setReminder(name, dueAt);
+    async remindAt(turn, { name, dueAt, data }: { name: string; dueAt: number; data?: unknown }) {
+      turn.setReminder(name, dueAt, data);
+    },
+    async forget(turn, { name }: { name: string }) {
+      turn.deleteReminder(name);
     },
     /** Waits until the test opens the gate (set by the test before the call). */
     async waitForGate() {
@@ -87,8 +90,12 @@ const probeActor = defineActor({
       return turn.invoke(PROBE, target, 'relay', { target: then[0], then: then.slice(1) });
     },
   },
-  async onReminder() {},
+  async onReminder(turn, name, data) {
+    remindersRun.push({ actor: turn.actorId, name, data });
+  },
 });
+/** The reminders the probe actors ran. */
+const remindersRun: { actor: string; name: string; data: unknown }[] = [];
 /** An app on the probe's sidecar, hosting the probe actor, publishing to the pub/sub component `pubsub`. */
 function probeRuntime(pubsub: string): DaprRuntime {
   const runtime = new DaprRuntime({
@@ -163,7 +170,7 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     // A probe registered as the string PROBE answers a call routed by daprd and placement.
     expect(await probe.invoke(PROBE, 'p1', 'echo', { n: 1 })).toEqual({ actor: `${PROBE}/p1`, args: { n: 1 } });
     // Beside it, every host hosts the adapter's outbox ledger (dapr/adapter/outbox.ledger.ts).
-    expect(await hostedTypes(cluster.ports.probeHttp!)).toEqual([OUTBOX_ACTOR, PROBE].sort());
+    expect(await hostedTypes(cluster.ports.probeHttp!)).toEqual([LEDGER_ACTOR, PROBE].sort());
     // Gatepost's actor host registered exactly the string constants of its actor definitions.
     expect(await hostedTypes(cluster.ports.actorsHttp!)).toEqual(
       [
@@ -176,7 +183,7 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
         AUTOMATION_RUN_ACTOR,
         BROADCAST_ACTOR,
         SOURCE_IP_ACTOR,
-        OUTBOX_ACTOR,
+        LEDGER_ACTOR,
       ].sort(),
     );
   });
@@ -234,11 +241,33 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     // 3 days, 4 h, 5 min, 6.789 s ahead: a duration serialized without day units would lose the days.
     const dueAt = Date.now() + ((3 * 24 + 4) * 3600 + 5 * 60 + 6.789) * 1000;
     await probe.invoke(PROBE, 'p5', 'remindAt', { name: 'later', dueAt });
-    // What the scheduler stores, read back through daprd's reminder API.
-    const res = await fetch(`http://127.0.0.1:${cluster.ports.probeHttp}/v1.0/actors/${PROBE}/p5/reminders/later`);
+    // The actor keeps its reminder, to the millisecond, in its state...
+    expect(await probe.sidecar.getState(PROBE, 'p5', '__reminder/later')).toEqual({ due: dueAt, data: null });
+    // ...and the ledger's page that wakes it is registered as every registration is: read back
+    // through daprd's reminder API, what the scheduler stores is the absolute time.
+    await probe.sidecar.setReminder(LEDGER_ACTOR, 'page_probe', PAGE, dueAt, []);
+    const res = await fetch(`http://127.0.0.1:${cluster.ports.probeHttp}/v1.0/actors/${LEDGER_ACTOR}/page_probe/reminders/${PAGE}`);
     expect(res.status).toBe(200);
     const reminder = (await res.json()) as { dueTime?: string };
     expect(Date.parse(reminder.dueTime!)).toBe(Math.round(dueAt));
+    await probe.sidecar.deleteReminder(LEDGER_ACTOR, 'page_probe', PAGE);
+  });
+
+  it('runs a reminder as it was last set, once, and not one deleted', async () => {
+    const soon = (s: number) => Date.now() + s * 1000;
+    await probe.invoke(PROBE, 'p13', 'remindAt', { name: 'moved', dueAt: soon(1), data: { v: 1 } });
+    await probe.invoke(PROBE, 'p13', 'remindAt', { name: 'moved', dueAt: soon(2), data: { v: 2 } });
+    await probe.invoke(PROBE, 'p13', 'remindAt', { name: 'deleted', dueAt: soon(1) });
+    await probe.invoke(PROBE, 'p13', 'forget', { name: 'deleted' });
+    // Due after the others: once it has run, so would have they.
+    await probe.invoke(PROBE, 'p13', 'remindAt', { name: 'last', dueAt: soon(4) });
+    await eventually(() => remindersRun.some((r) => r.actor === 'p13' && r.name === 'last'), 60_000);
+    expect(remindersRun.filter((r) => r.actor === 'p13')).toEqual([
+      { actor: 'p13', name: 'moved', data: { v: 2 } },
+      { actor: 'p13', name: 'last', data: undefined },
+    ]);
+    // Run, so gone from the actor's state.
+    expect(await probe.sidecar.getState(PROBE, 'p13', '__reminder/moved')).toBeUndefined();
   });
 
   it('stops a turn that daprd gave up on before it goes on to call another actor', async () => {
