@@ -169,7 +169,7 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
   it('registers actor types by their string, never a class name', async () => {
     // A probe registered as the string PROBE answers a call routed by daprd and placement.
     expect(await probe.invoke(PROBE, 'p1', 'echo', { n: 1 })).toEqual({ actor: `${PROBE}/p1`, args: { n: 1 } });
-    // Beside it, every host hosts the adapter's outbox ledger (dapr/adapter/outbox.ledger.ts).
+    // Beside it, every host hosts the adapter's ledger of reminders (dapr/adapter/ledger.ts).
     expect(await hostedTypes(cluster.ports.probeHttp!)).toEqual([LEDGER_ACTOR, PROBE].sort());
     // Gatepost's actor host registered exactly the string constants of its actor definitions.
     expect(await hostedTypes(cluster.ports.actorsHttp!)).toEqual(
