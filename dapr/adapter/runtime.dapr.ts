@@ -328,13 +328,17 @@ export class DaprRuntime implements ActorRuntime {
       value === undefined ? { operation: 'delete', request: { key } } : { operation: 'upsert', request: { key, value } },
     );
     const reminders = [...turn.reminderWrites];
+    /** The reminders' keys as this turn leaves them (undefined: deleted). */
+    const reminderKeys = new Map<string, StoredReminder | undefined>();
     const entering: [string | null, Promise<Release>][] = [];
     for (const [name, r] of reminders) {
       if (r === null) {
+        reminderKeys.set(REMINDER + name, undefined);
         operations.push({ operation: 'delete', request: { key: REMINDER + name } });
         continue;
       }
       const value: StoredReminder = { due: r.dueAt, data: r.data ?? null };
+      reminderKeys.set(REMINDER + name, value);
       operations.push({ operation: 'upsert', request: { key: REMINDER + name, value } });
       const entry: LedgerEntry = { kind: 'reminder', type: a.type, id: a.id, name, due: r.dueAt };
       entering.push([name, this.ledger.enter(entry, dueSecond(r.dueAt))]);
@@ -361,6 +365,7 @@ export class DaprRuntime implements ActorRuntime {
       else a.cache.set(key, value);
     }
     if (outbox) a.cache.set(outbox.key, outbox.value);
+    for (const [key, value] of reminderKeys) a.cache.set(key, value);
     // The reminders replaced or deleted: their earlier wake-ups are not wanted any more.
     for (const [name] of reminders) {
       a.reminders.get(name)?.();

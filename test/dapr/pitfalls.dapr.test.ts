@@ -92,6 +92,9 @@ const probeActor = defineActor({
   },
   async onReminder(turn, name, data) {
     remindersRun.push({ actor: turn.actorId, name, data });
+    // A reminder that sets itself again, as an automation's step sets its next wait.
+    const again = (data as { again?: number } | undefined)?.again ?? 0;
+    if (again > 0) turn.setReminder(name, Date.now() + 500, { again: again - 1 });
   },
 });
 /** The reminders the probe actors ran. */
@@ -251,6 +254,12 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     const reminder = (await res.json()) as { dueTime?: string };
     expect(Date.parse(reminder.dueTime!)).toBe(Math.round(dueAt));
     await probe.sidecar.deleteReminder(LEDGER_ACTOR, 'page_probe', PAGE);
+  });
+
+  it('runs a reminder that its own handler sets again (its actor cached what it read of the first)', async () => {
+    await probe.invoke(PROBE, 'p14', 'remindAt', { name: 'chain', dueAt: Date.now(), data: { again: 2 } });
+    await eventually(() => remindersRun.filter((r) => r.actor === 'p14').length === 3, 60_000);
+    expect(remindersRun.filter((r) => r.actor === 'p14').map((r) => r.data)).toEqual([{ again: 2 }, { again: 1 }, { again: 0 }]);
   });
 
   it('runs a reminder as it was last set, once, and not one deleted', async () => {
