@@ -85,7 +85,11 @@ export class Ledger {
     this.registering = true;
     void Promise.all(
       pages.map((page) =>
-        this.sidecar.setReminder(LEDGER_ACTOR, page.id, PAGE, page.due, page.entries).then(page.resolve, page.reject),
+        this.sidecar.setReminder(LEDGER_ACTOR, page.id, PAGE, page.due, page.entries).then(() => {
+          // Registered: the scheduler holds the entries now, and each actor's release holds the page.
+          page.entries = [];
+          page.resolve();
+        }, page.reject),
       ),
     ).finally(() => {
       this.registering = false;

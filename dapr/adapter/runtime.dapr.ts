@@ -324,57 +324,50 @@ export class DaprRuntime implements ActorRuntime {
 
   /** Steps 1 and 2 of the commit; answers what is left to publish, if anything. */
   private async commit(a: HostedActor, turn: DaprTurn): Promise<Unpublished | null> {
-    const operations: StateOperation[] = [...turn.stateWrites].map(([key, value]) =>
-      value === undefined ? { operation: 'delete', request: { key } } : { operation: 'upsert', request: { key, value } },
-    );
-    const reminders = [...turn.reminderWrites];
-    /** The reminders' keys as this turn leaves them (undefined: deleted). */
-    const reminderKeys = new Map<string, StoredReminder | undefined>();
-    const entering: [string | null, Promise<Release>][] = [];
-    for (const [name, r] of reminders) {
+    // Everything the transaction saves, the adapter's own keys with the turn's: the cache follows it.
+    const writes = new Map(turn.stateWrites);
+    /** The ledger entries of the reminders the turn sets, by name. */
+    const entering = new Map<string, Promise<Release>>();
+    for (const [name, r] of turn.reminderWrites) {
       if (r === null) {
-        reminderKeys.set(REMINDER + name, undefined);
-        operations.push({ operation: 'delete', request: { key: REMINDER + name } });
+        writes.set(REMINDER + name, undefined);
         continue;
       }
-      const value: StoredReminder = { due: r.dueAt, data: r.data ?? null };
-      reminderKeys.set(REMINDER + name, value);
-      operations.push({ operation: 'upsert', request: { key: REMINDER + name, value } });
+      writes.set(REMINDER + name, { due: r.dueAt, data: r.data ?? null } satisfies StoredReminder);
       const entry: LedgerEntry = { kind: 'reminder', type: a.type, id: a.id, name, due: r.dueAt };
-      entering.push([name, this.ledger.enter(entry, dueSecond(r.dueAt))]);
+      entering.set(name, this.ledger.enter(entry, dueSecond(r.dueAt)));
     }
-    let outbox: { key: string; value: Publication[] } | null = null;
+    let outbox: { key: string; entered: Promise<Release> } | null = null;
     if (turn.published.length > 0) {
-      outbox = { key: OUTBOX + newId('pub'), value: turn.published.map((p) => ({ id: newId('pub'), ...p })) };
-      operations.push({ operation: 'upsert', request: outbox });
-      const entry: LedgerEntry = { kind: 'outbox', type: a.type, id: a.id, key: outbox.key };
-      entering.push([null, this.ledger.enter(entry, dueSecond(Date.now() + OUTBOX_RETRY_MS))]);
+      const key = OUTBOX + newId('pub');
+      writes.set(key, turn.published.map((p): Publication => ({ id: newId('pub'), ...p })));
+      const entry: LedgerEntry = { kind: 'outbox', type: a.type, id: a.id, key };
+      outbox = { key, entered: this.ledger.enter(entry, dueSecond(Date.now() + OUTBOX_RETRY_MS)) };
     }
-    let entered: Release[];
+    const allEntered = [...entering.values(), ...(outbox ? [outbox.entered] : [])];
+    const operations: StateOperation[] = [...writes].map(([key, value]) =>
+      value === undefined ? { operation: 'delete', request: { key } } : { operation: 'upsert', request: { key, value } },
+    );
     try {
-      entered = await Promise.all(entering.map(([, e]) => e));
+      await Promise.all(allEntered);
       await this.sidecar.saveState(a.type, a.id, operations);
     } catch (error) {
       // Nothing saved: the ledger need not wake anyone for this turn (once it has its entries).
-      for (const [, e] of entering) void e.then((release) => release(), () => undefined);
+      for (const e of allEntered) void e.then((release) => release(), () => undefined);
       throw error;
     }
-    for (const [key, value] of turn.stateWrites) {
+    for (const [key, value] of writes) {
       // An outbox key is never used again once published: forgotten, not cached as absent.
       if (value === undefined && key.startsWith(OUTBOX)) a.cache.delete(key);
       else a.cache.set(key, value);
     }
-    if (outbox) a.cache.set(outbox.key, outbox.value);
-    for (const [key, value] of reminderKeys) a.cache.set(key, value);
     // The reminders replaced or deleted: their earlier wake-ups are not wanted any more.
-    for (const [name] of reminders) {
+    for (const name of turn.reminderWrites.keys()) {
       a.reminders.get(name)?.();
       a.reminders.delete(name);
     }
-    entering.forEach(([name], i) => {
-      if (name !== null) a.reminders.set(name, entered[i]!);
-    });
-    return outbox ? { key: outbox.key, published: entered.at(-1)! } : null;
+    for (const [name, entered] of entering) a.reminders.set(name, await entered);
+    return outbox ? { key: outbox.key, published: await outbox.entered } : null;
   }
 
   /** Step 3, as a turn of its own: publish what the turn's outbox key holds, then delete it. */
