@@ -30,6 +30,8 @@ import { metricsRoutes, type MetricsSource } from './metrics.route.ts';
 import { RequestLog, lazyRequestLogger, requestIdOf } from '../../ops/log.ts';
 import {
   AUTH_FAILURES_PER_MINUTE,
+  AUTH_FAILURE_WINDOW_MS,
+  type AuthFailures,
   authenticateIn,
   authenticateKey,
   checkAdmin,
@@ -210,7 +212,8 @@ export function restServer(deps: RestDeps): RestServer {
   // Before every route, so that each is in the document.
   registerOpenApi(app, deps.version);
   // Used only by the authentication hooks (authenticateIn), to count failures per client address.
-  app.register(rateLimit, { global: false, max: AUTH_FAILURES_PER_MINUTE, timeWindow: 60_000 });
+  app.register(rateLimit, { global: false, max: AUTH_FAILURES_PER_MINUTE, timeWindow: AUTH_FAILURE_WINDOW_MS });
+  app.decorate('authFailures', { lastAt: -Infinity } satisfies AuthFailures);
   // Each kind of access in its own encapsulated scope, whose onRequest hooks authenticate (and,
   // for keys, check the route's permission) before the body is read.
   /** What every native scope shares: its routes are listed in `routes`, and refuse control characters in their paths. */

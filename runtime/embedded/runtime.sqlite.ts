@@ -12,7 +12,7 @@ import { moduleBeside } from '../../lib/worker.ts';
 import { encode, type EncodedWrites } from './committer.apply.ts';
 import { ReminderClock, reminderKey, type DueReminder } from './reminders.ts';
 import { OutboxDispatcher, type OutboxRow } from './outbox.ts';
-import { PresenceFilter } from './presence.filter.ts';
+import { PresenceFilter } from '../../lib/presence.filter.ts';
 
 export interface EmbeddedRuntimeOptions {
   file: string;
@@ -86,7 +86,11 @@ class ActiveActor {
   }
 }
 
-/** Every actor with state in the file, read once at start. */
+/**
+ * Every actor with state in the file, read once at start: the filter is told of each actor a turn
+ * writes state for when the write is queued, before a later activation can ask, so activating an
+ * actor it answers "no" for (every new message, its delivery) reads nothing.
+ */
 function presenceOnDisk(db: Db): PresenceFilter {
   const rows = (db.prepare('SELECT COUNT(*) AS n FROM actor_state').get() as { n: number }).n;
   const filter = new PresenceFilter(rows * 2);

@@ -139,3 +139,34 @@ it('indexes the captures made before the inbox migration, in the order they were
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+// The catalog answers "not suppressed" without a query for an address its filter never saw: the
+// filter is read from the file at start, so suppressions written before a restart are found.
+it('finds the suppressions written before it was opened, and those written since', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'gatepost-catalog-'));
+  const file = join(dir, 'catalog.db');
+  const suppression = (tenant_id: string, address: string) => ({
+    tenant_id,
+    address,
+    reason: 'manual' as const,
+    detail: null,
+    created_at: '2024-03-01T12:00:00.000Z',
+  });
+  const first = new SqliteCatalog(file);
+  for (let i = 0; i < 500; i++) await first.putSuppression(suppression('ten_a', `gone${i}@example.com`));
+  await first.close();
+
+  const catalog = new SqliteCatalog(file);
+  try {
+    for (let i = 0; i < 500; i++) expect(await catalog.getSuppression('ten_a', `gone${i}@example.com`)).not.toBeNull();
+    expect(await catalog.getSuppression('ten_b', 'gone1@example.com')).toBeNull();
+    expect(await catalog.getSuppression('ten_a', 'here@example.com')).toBeNull();
+    await catalog.putSuppression(suppression('ten_a', 'here@example.com'));
+    expect(await catalog.getSuppression('ten_a', 'here@example.com')).toMatchObject({ address: 'here@example.com' });
+    await catalog.deleteSuppression('ten_a', 'gone1@example.com');
+    expect(await catalog.getSuppression('ten_a', 'gone1@example.com')).toBeNull();
+  } finally {
+    await catalog.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { fileURLToPath } from 'node:url';
 import { openSqlite, type Db } from '../../lib/sqlite.ts';
 import { GroupCommitter, type EncodedWrites } from '../../lib/committer.ts';
+import { PresenceFilter } from '../../lib/presence.filter.ts';
 import { moduleBeside } from '../../lib/worker.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import type {
@@ -183,6 +184,17 @@ function slugTaken(error: unknown, slug: string): unknown {
 
 const MAX_CACHED_TENANTS = 10_000;
 
+const suppressionKey = (tenantId: string, address: string) => `${tenantId}\0${address}`;
+
+/** Every suppression in the file, read once at start. */
+function suppressionsOnDisk(db: Db): PresenceFilter {
+  const rows = (db.prepare('SELECT COUNT(*) AS n FROM suppressions').get() as { n: number }).n;
+  const filter = new PresenceFilter(rows * 2);
+  const all = db.prepare('SELECT tenant_id, address FROM suppressions').raw();
+  for (const [tenantId, address] of all.iterate() as Iterable<[string, string]>) filter.add(suppressionKey(tenantId, address));
+  return filter;
+}
+
 export class SqliteCatalog implements Catalog {
   private readonly db: Db;
   private readonly statements = new Map<string, Database.Statement>();
@@ -201,6 +213,12 @@ export class SqliteCatalog implements Catalog {
    * under bench:tracking (2026-11-27).
    */
   private readonly enabledAutomations = new LRUCache<string, Automation[]>({ max: MAX_CACHED_TENANTS });
+  /**
+   * Which (tenant, address) pairs may be suppressed: every send looks up each recipient (the gate,
+   * then admission), and almost none is listed, so a "no" here answers without a SELECT. Read at
+   * start, told of each suppression before it is written.
+   */
+  private readonly suppressed: PresenceFilter;
 
   /** `sealer` seals webhook secrets at rest (lib/sealed.ts). */
   constructor(
@@ -208,6 +226,7 @@ export class SqliteCatalog implements Catalog {
     private readonly sealer: Sealer = plainSealer,
   ) {
     this.db = openSqlite(file, fileURLToPath(new URL('./migrations', import.meta.url)));
+    this.suppressed = suppressionsOnDisk(this.db);
   }
 
   /** A prepared statement, prepared once per SQL text. */
@@ -371,6 +390,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async putSuppression(s: Suppression): Promise<void> {
+    this.suppressed.add(suppressionKey(s.tenant_id, s.address));
     this.sql(
       `INSERT INTO suppressions (tenant_id, address, reason, detail, created_at) VALUES (@tenant_id, @address, @reason, @detail, @created_at)
          ON CONFLICT DO UPDATE SET reason = excluded.reason, detail = excluded.detail, created_at = excluded.created_at`,
@@ -382,6 +402,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async getSuppression(tenantId: string, address: string): Promise<Suppression | null> {
+    if (!this.suppressed.mayHave(suppressionKey(tenantId, address))) return null;
     return (
       (this.sql('SELECT * FROM suppressions WHERE tenant_id = ? AND address = ?').get(tenantId, address) as Suppression) ?? null
     );

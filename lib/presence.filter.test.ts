@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PresenceFilter } from './presence.filter.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId } from './ids.ts';
 
 describe('presence filter', () => {
   it('never answers no for a key it was given, across growth, and rarely yes for others', () => {

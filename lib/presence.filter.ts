@@ -1,13 +1,14 @@
-// Which actors may have state on disk: a Bloom filter over (type, id), so that activating an actor
-// that has never saved anything (every new message, its delivery, a first-time recipient) costs
-// no SELECT. It answers "maybe" for every actor that has state, and "no" for most that have none:
-// it is filled with every actor found on disk at start and with every actor a turn writes state
-// for, at the moment the write is queued, before any later activation can ask. Deletions are not
-// taken out: an actor whose state is gone is only read again. A "maybe" costs what every
-// activation cost before (one SELECT); the filter never answers "no" for an actor with state.
-// (The embedded runtime is the only writer of its file; see EmbeddedRuntime.)
+// A Bloom filter over string keys that grows as keys are added: it answers "maybe" for every key it
+// was given and "no" for most it was not, so a "no" can skip a SELECT that would find nothing.
+// Keys are never taken out: a key whose row is gone only costs the SELECT again. The owner adds a
+// key before the write that creates its row can be read, so "no" is never wrong; that needs the
+// owner to be the only writer of what the filter covers.
+//
+// Uses: which actors have state on disk (runtime/embedded: activating a new message's actor costs
+// no SELECT) and which addresses the embedded catalog lists as suppressed (store/sqlite: admission's
+// look-up of an address never suppressed costs no SELECT).
 
-const BITS_PER_KEY = 10; // with 7 probes: about 1 % of absent actors answered "maybe"
+const BITS_PER_KEY = 10; // with 7 probes: about 1 % of absent keys answered "maybe"
 const PROBES = 7;
 
 interface Slice {
@@ -31,7 +32,7 @@ function hashes(key: string): [number, number] {
 }
 
 export class PresenceFilter {
-  /** When one slice is full, a twice larger one takes the new keys: memory follows the actors, ~1.2 bytes each. */
+  /** When one slice is full, a twice larger one takes the new keys: memory follows the keys, ~1.2 bytes each. */
   private readonly slices: Slice[] = [];
 
   constructor(capacity: number) {
@@ -41,7 +42,7 @@ export class PresenceFilter {
   add(key: string): void {
     const [h1, h2] = hashes(key);
     // A key already answered "maybe" (an actor saving again) changes nothing: only new keys count
-    // towards a slice's capacity, so memory follows the actors, not the turns that save.
+    // towards a slice's capacity, so memory follows the keys, not the writes.
     if (this.has(h1, h2)) return;
     let slice = this.slices[this.slices.length - 1]!;
     if (slice.count >= slice.capacity) slice = this.grow(slice.capacity * 2);
