@@ -20,7 +20,7 @@ import { breakerMirror } from '../actors/tenant/breaker.mirror.ts';
 import type { BreakerSettings } from '../actors/tenant/reputation.state.ts';
 import type { WarmupSettings } from '../actors/tenant/warmup.state.ts';
 import { messageActorWith } from '../actors/message/message.actor.ts';
-import { deliveryActor, type DeliveryDeps } from '../actors/delivery/delivery.actor.ts';
+import { deliveryActor, sandboxCapture, type DeliveryDeps } from '../actors/delivery/delivery.actor.ts';
 import { dispatchMessages } from '../actors/delivery/dispatch.ts';
 import type { FairQueue } from '../mta/fair.queue.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
@@ -168,7 +168,12 @@ export function registerActors(
   const suppressions = catalogIndex(catalog);
   const tally = new QuotaTally(runtime, deps.report ?? log);
   runtime.register(recipientActorWith(suppressions));
-  runtime.register(messageActorWith({ suppressions, tally }));
+  const capture = sandboxCapture(catalog, {
+    signers: deps.signers,
+    ...(deps.onCapture ? { onCapture: deps.onCapture } : {}),
+    ...(deps.observers ? { observers: deps.observers } : {}),
+  });
+  runtime.register(messageActorWith({ suppressions, tally, capture }));
   runtime.register(batchActor);
   const contacts = deps.contacts ?? broadcastAdmitter(createGate({ catalog, senders: null, invoker: runtime }), catalog);
   runtime.register(broadcastActor({ catalog, admitter: contacts }));
@@ -184,11 +189,8 @@ export function registerActors(
   const queue = dispatchMessages(runtime, {
     catalog,
     delivery,
-    signers: deps.signers,
     slots: deps.queueSlots ?? loadConfig({}).mxMaxConnections,
-    onCapture: deps.onCapture,
     report: deps.report ?? log,
-    ...(deps.observers ? { observers: deps.observers } : {}),
   });
   mirrorSuppressions(runtime, catalog);
   const fanOut = fanOutWebhooks(runtime, {

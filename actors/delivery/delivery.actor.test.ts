@@ -1,18 +1,19 @@
-// captureSandbox, a sandbox message's hand-over: from the publication the message actor made, it
-// captures once, and puts the capture on the timeline once (unsigned, and why, when its From domain
+// A sandbox message's hand-over (MessageActor.captureSandbox with sandboxCapture): from the
+// publication the message actor made, it captures once, and puts the capture on the timeline once (unsigned, and why, when its From domain
 // has no keys: the signed capture is in test/e2e/mta.e2e.test.ts).
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { actor } from '../../runtime/runtime.port.ts';
 import { eventually, harness, type Harness } from '../../runtime/embedded/runtime.sqlite.testkit.ts';
 import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
-import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
+import { MESSAGE_READY, messageActor, messageActorWith } from '../message/message.actor.ts';
 import type { MessageReady } from '../message/message.state.ts';
 import { timelineOf } from '../../events/email.event.ts';
 import { admitArgs } from '../message/message.testkit.ts';
 import { recipientActor } from '../recipient/recipient.actor.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
-import { captureSandbox } from './delivery.actor.ts';
+import { sandboxCapture } from './delivery.actor.ts';
+import { NO_INDEX } from '../recipient/suppression.index.ts';
 import { NO_SIGNERS } from '../../test/harness/domains.harness.ts';
 
 let h: Harness;
@@ -22,13 +23,19 @@ afterEach(async () => {
   await h.cleanup();
 });
 
+/** The message actor as a host registers it, capturing into `catalog`. */
+const capturing = (into: SqliteCatalog) =>
+  messageActorWith({ suppressions: NO_INDEX, tally: null, capture: sandboxCapture(into, { signers: NO_SIGNERS }) });
+const capture = (runtime: Parameters<typeof actor>[0], ready: MessageReady) =>
+  actor(runtime, messageActor, ready.message_id).captureSandbox(undefined);
+
 describe('captureSandbox', () => {
   it('captures once from the hand-over, however often it is delivered, and puts the capture on the timeline once', async () => {
     h = harness();
     catalog = new SqliteCatalog(join(h.file, '..', 'catalog.db'));
     const published: MessageReady[] = [];
     const runtime = await h.start({
-      actors: [messageActor, recipientActor, tenantActor],
+      actors: [capturing(catalog), recipientActor, tenantActor],
       subscribers: { [MESSAGE_READY]: async ({ data }) => void published.push(data as MessageReady) },
     });
     await actor(runtime, messageActor, 'msg_s').admit(admitArgs({ sandbox: true }));
@@ -36,9 +43,9 @@ describe('captureSandbox', () => {
     const ready = published[0]!;
     expect(ready).toEqual({ message_id: 'msg_s', sandbox: true });
 
-    expect(await captureSandbox(runtime, catalog, ready, { signers: NO_SIGNERS })).toBe('captured');
+    expect(await capture(runtime, ready)).toBe('captured');
     // Delivered again (publication is at least once): the inbox and the timeline keep one capture each.
-    await captureSandbox(runtime, catalog, ready, { signers: NO_SIGNERS });
+    expect(await capture(runtime, ready)).toBe('captured');
 
     const inbox = await catalog.listCaptures('ten_1', { limit: 10 });
     expect(inbox.data.map((c) => [c.message_id, c.headers['Message-ID'], c.subject])).toEqual([
@@ -64,9 +71,34 @@ describe('captureSandbox', () => {
   it('skips a message that is gone', async () => {
     h = harness();
     catalog = new SqliteCatalog(join(h.file, '..', 'catalog.db'));
-    const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor] });
+    const runtime = await h.start({ actors: [capturing(catalog), recipientActor, tenantActor] });
     const ready: MessageReady = { message_id: 'msg_gone', sandbox: true };
-    expect(await captureSandbox(runtime, catalog, ready, { signers: NO_SIGNERS })).toBe('skipped');
+    expect(await capture(runtime, ready)).toBe('skipped');
     expect((await catalog.listCaptures('ten_1', { limit: 10 })).data).toEqual([]);
+  });
+
+  it('saves nothing on the timeline when the inbox cannot take the capture, and captures when tried again', async () => {
+    h = harness();
+    catalog = new SqliteCatalog(join(h.file, '..', 'catalog.db'));
+    let inboxDown = true;
+    const flaky = messageActorWith({
+      suppressions: NO_INDEX,
+      tally: null,
+      capture: async (view) => {
+        if (inboxDown) throw new Error('the inbox is down');
+        return sandboxCapture(catalog, { signers: NO_SIGNERS })(view);
+      },
+    });
+    const runtime = await h.start({ actors: [flaky, recipientActor, tenantActor] });
+    await actor(runtime, messageActor, 'msg_f').admit(admitArgs({ sandbox: true }));
+    const ready: MessageReady = { message_id: 'msg_f', sandbox: true };
+    await expect(capture(runtime, ready)).rejects.toThrow(/inbox is down/);
+    const before = await actor(runtime, messageActor, 'msg_f').get(undefined);
+    expect(before.record.status).toBe('queued');
+    inboxDown = false;
+    expect(await capture(runtime, ready)).toBe('captured');
+    const after = await actor(runtime, messageActor, 'msg_f').get(undefined);
+    expect(after.record.status).toBe('sent');
+    expect((await catalog.listCaptures('ten_1', { limit: 10 })).data.map((c) => c.message_id)).toEqual(['msg_f']);
   });
 });

@@ -8,8 +8,8 @@
 // for good is done, as is each recipient refused for good at RCPT TO (a host may take some
 // recipients of a transaction, defer others and refuse others): a retry goes only to the
 // recipients still deferred.
-// A sandbox message needs no actor of its own: `captureSandbox` puts it in the inbox, signed as
-// delivery would sign it.
+// A sandbox message needs no actor of its own: `sandboxCapture` puts it in the inbox, signed as
+// delivery would sign it, in its MessageActor's turn of the hand-over.
 import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
@@ -25,7 +25,7 @@ import { receiptDraft } from '../../mta/receipt.ts';
 import { returnPathDomain, verpAddress } from '../../mta/verp.ts';
 import { classify, messageStatusOf, type DomainResult } from './delivery.outcome.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
-import { MESSAGE_READY, messageActor } from '../message/message.actor.ts';
+import { MESSAGE_READY, messageActor, type SandboxCapture } from '../message/message.actor.ts';
 import type { AttemptOutcome, MessageReady, MessageRecord, QueuePlace } from '../message/message.state.ts';
 import { recipientActor, recipientActorId } from '../recipient/recipient.actor.ts';
 import { issueReceipt, tenantActor, type DeliveryAdmission, type ReceiptSigner } from '../tenant/tenant.actor.ts';
@@ -447,30 +447,25 @@ function statusResult(status: AttemptOutcome['message_status']): AttemptOutcome[
 }
 
 /**
- * A sandbox message's hand-over: captured in the inbox, never delivered, and the capture put on
- * its timeline. No actor serialises it: both steps are idempotent (the inbox keeps one capture
- * a message, the timeline one outcome an attempt), so a hand-over repeated, even while the first
- * runs, captures once. A failure throws, and the hand-over is tried again. `captured` hears of
- * each capture's tenant once it is in the inbox (the inbox's live updates).
+ * How a sandbox message is captured, in its MessageActor's turn of the hand-over
+ * (`captureSandbox`, given this by messageActorWith): put in the inbox, never delivered, and the
+ * capture's outcome for the timeline returned. The inbox keeps one capture a message, so a
+ * hand-over repeated captures once. `onCapture` hears of each capture's tenant once it is in the
+ * inbox (the inbox's live updates).
  */
-export async function captureSandbox(
-  invoker: Invoker,
+export function sandboxCapture(
   catalog: Catalog,
-  ready: MessageReady,
   { signers, onCapture, observers = {} }: { signers: Signers; onCapture?: (tenantId: string) => void; observers?: Observers },
-): Promise<'captured' | 'skipped'> {
-  const startedAt = performance.now();
-  const message = actor(invoker, messageActor, ready.message_id);
-  const view = await message.get(undefined).catch(orNullIfGone);
-  // Gone (its retention ended while the hand-over waited): nothing left to capture.
-  if (!view) return 'skipped';
-  const source = await capturedSource(signers, view.record, view.content);
-  await putInInbox(catalog, { ...view.record, content: view.content }, source.signed);
-  onCapture?.(view.record.tenant_id);
-  const outcome = capturedOutcome(1, source.note);
-  await message.recordAttempt(outcome);
-  observe(observers, view.record, outcome, startedAt);
-  return 'captured';
+): SandboxCapture {
+  return async ({ record, content }) => {
+    const startedAt = performance.now();
+    const source = await capturedSource(signers, record, content);
+    await putInInbox(catalog, { ...record, content }, source.signed);
+    onCapture?.(record.tenant_id);
+    const outcome = capturedOutcome(1, source.note);
+    observe(observers, record, outcome, startedAt);
+    return outcome;
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 // What a committed message comes to once it is handed over (`message.ready`): a sandbox message
-// is captured in the inbox (signed as delivery would sign it), a live one takes its place in the fair queue (mta/fair.queue.ts), and
+// is captured in the inbox in its MessageActor's turn (signed as delivery would sign it), a live one takes its place in the fair queue (mta/fair.queue.ts), and
 // its DeliveryActor attempts it when the queue gives it a slot of its destination; and when a
 // message's retention ends (`message.expired`), its delivery state and its opens and clicks go with it.
 //
@@ -13,9 +13,9 @@ import { LRUCache } from 'lru-cache';
 import { actor, type ActorRuntime } from '../../runtime/runtime.port.ts';
 import type { Catalog } from '../../store/catalog.port.ts';
 import { FairQueue } from '../../mta/fair.queue.ts';
-import { MESSAGE_EXPIRED, MESSAGE_READY } from '../message/message.actor.ts';
+import { MESSAGE_EXPIRED, MESSAGE_READY, messageActor } from '../message/message.actor.ts';
 import type { MessageReady } from '../message/message.state.ts';
-import { captureSandbox, type DeliveryDeps, type deliveryActor, type Observers } from './delivery.actor.ts';
+import type { deliveryActor } from './delivery.actor.ts';
 
 /** How long a tenant's queue weight is kept before it is read again: a new weight applies within this. */
 const WEIGHT_TTL_MS = 10_000;
@@ -25,13 +25,8 @@ export function dispatchMessages(
   deps: {
     catalog: Catalog;
     delivery: ReturnType<typeof deliveryActor>;
-    /** The DKIM keys a sandbox capture is signed with, as delivery would sign it. */
-    signers: DeliveryDeps['signers'];
     /** Messages in flight at once per destination (GATEPOST_MX_MAX_CONNECTIONS). */
     slots: number;
-    /** Hears the tenant of each sandbox message put in the inbox. */
-    onCapture?: (tenantId: string) => void;
-    observers?: Observers;
     /** Where an attempt that threw is reported (its message's reminder brings it back). */
     report: (message: string, error?: unknown) => void;
   },
@@ -53,13 +48,8 @@ export function dispatchMessages(
 
   runtime.subscribe(MESSAGE_READY, async ({ data }) => {
     const ready = data as MessageReady;
-    if (ready.sandbox) {
-      return void (await captureSandbox(runtime, deps.catalog, ready, {
-        signers: deps.signers,
-        onCapture: deps.onCapture,
-        observers: deps.observers,
-      }));
-    }
+    // A sandbox message is captured in its own actor's turn (messageActorWith, sandboxCapture).
+    if (ready.sandbox) return void (await actor(runtime, messageActor, ready.message_id).captureSandbox(undefined));
     queue.push({
       id: ready.message_id,
       tenant: ready.tenant_id,

@@ -85,12 +85,8 @@ async function loadView(turn: ActorTurn): Promise<MessageRecord> {
   return messageView(record, await turn.get<MessageOutcomes>('outcomes'));
 }
 
-/** The outcomes, to record one more: the first outcome makes them from the record. */
-async function loadOutcomes(turn: ActorTurn): Promise<MessageOutcomes> {
-  const outcomes = await turn.get<MessageOutcomes>('outcomes');
-  if (outcomes) return outcomes;
-  const record = await readRecord(turn);
-  if (!record) throw gone();
+/** The outcomes of a message that has none yet: made from its record by the first. */
+function outcomesOf(record: MessageRecord): MessageOutcomes {
   const made: MessageOutcomes = {
     tenant_id: record.tenant_id,
     to: record.to,
@@ -100,6 +96,15 @@ async function loadOutcomes(turn: ActorTurn): Promise<MessageOutcomes> {
   };
   if (record.origin) made.origin = record.origin;
   return made;
+}
+
+/** The outcomes, to record one more: the first outcome makes them from the record. */
+async function loadOutcomes(turn: ActorTurn): Promise<MessageOutcomes> {
+  const outcomes = await turn.get<MessageOutcomes>('outcomes');
+  if (outcomes) return outcomes;
+  const record = await readRecord(turn);
+  if (!record) throw gone();
+  return outcomesOf(record);
 }
 
 /** Everything a message keeps goes: its retention ended, or its batch rolled it back. */
@@ -298,6 +303,74 @@ const admitWith =
     return { response: responseOf(record), replayed: false };
   };
 
+/** Puts an attempt's outcome on the timeline (the outcomes), once however often it is told. */
+function recordOutcome(turn: ActorTurn, outcomes: MessageOutcomes, outcome: AttemptOutcome): void {
+  // Told twice (a runtime retrying the call): the timeline has it already. An attempt has an
+  // outcome per transaction (per recipient domain, or one through a relay), and one per
+  // recipient refused at RCPT TO: their recipients tell them apart.
+  const whom = String(outcome.recipients ?? null);
+  if (outcomes.events.some((e) => e.data.attempt === outcome.attempt && String(e.data.recipients ?? null) === whom)) return;
+  const o = outcome;
+  const common = {
+    to: outcomes.to,
+    attempt: o.attempt,
+    smtp_code: o.smtp_code,
+    enhanced_code: o.enhanced_code,
+    response: o.response,
+    mx: o.mx,
+    ip: o.ip,
+    tls: o.tls,
+    connected_at: o.connected_at,
+    accepted_at: o.accepted_at,
+    stage: o.stage ?? null,
+    ...(o.domain ? { domain: o.domain } : {}),
+    ...(o.recipients ? { recipients: o.recipients } : {}),
+    ...(o.sending_domain ? { sending_domain: o.sending_domain } : {}),
+    ...(o.source_ip ? { source_ip: o.source_ip } : {}),
+  };
+  switch (outcome.result) {
+    case 'sent':
+    case 'captured':
+      outcomes.status = o.message_status ?? 'sent';
+      appendEvent(turn, outcomes, 'email.sent', {
+        ...common,
+        sandbox: outcome.result === 'captured',
+        ...(o.receipt ? { receipt: o.receipt } : {}),
+      });
+      break;
+    case 'deferred':
+      outcomes.status = o.message_status ?? 'deferred';
+      appendEvent(turn, outcomes, 'message.deferred', { ...common, retry_at: outcome.retry_at });
+      break;
+    case 'bounced':
+      outcomes.status = o.message_status ?? 'bounced';
+      appendEvent(turn, outcomes, 'email.bounced', { ...common, bounce_type: outcome.bounce_type ?? 'hard' });
+      break;
+  }
+  // Something came of the hand-over: nothing left to watch, so the reminder waits for the end
+  // of retention now, rather than firing for every message WATCHDOG_MS after its hand-over.
+  turn.setReminder('watch', expiresAt(outcomes));
+  turn.set('outcomes', outcomes);
+}
+
+/** How a sandbox message is captured: given the message as its readers see it, the outcome to put on its timeline. */
+export type SandboxCapture = (view: DeliveryView) => Promise<AttemptOutcome>;
+
+/** No inbox: the plain actor captures nothing (a host captures with messageActorWith's). */
+const NO_INBOX: SandboxCapture = () => Promise.reject(new Error('this MessageActor was given no sandbox inbox'));
+
+/** `captureSandbox`: one turn reads the message once, captures it, and records the capture. */
+const captureWith =
+  (capture: SandboxCapture) =>
+  async (turn: ActorTurn): Promise<'captured' | 'skipped'> => {
+    const record = await readRecord(turn);
+    if (!record) return 'skipped';
+    const outcomes = (await turn.get<MessageOutcomes>('outcomes')) ?? outcomesOf(record);
+    const content = (await turn.get<RenderedContent>('content'))!;
+    recordOutcome(turn, outcomes, await capture({ record: messageView(record, outcomes), content }));
+    return 'captured';
+  };
+
 /**
  * The actor asking every recipient's actor and the TenantActor at each admission;
  * `messageActorWith` reads and counts less.
@@ -321,54 +394,17 @@ export const messageActor = defineActor({
 
     /** Records a delivery attempt's outcome on the timeline. */
     async recordAttempt(turn, outcome: AttemptOutcome): Promise<void> {
-      const outcomes = await loadOutcomes(turn);
-      // Told twice (a runtime retrying the call): the timeline has it already. An attempt has an
-      // outcome per transaction (per recipient domain, or one through a relay), and one per
-      // recipient refused at RCPT TO: their recipients tell them apart.
-      const whom = String(outcome.recipients ?? null);
-      if (outcomes.events.some((e) => e.data.attempt === outcome.attempt && String(e.data.recipients ?? null) === whom)) return;
-      const o = outcome;
-      const common = {
-        to: outcomes.to,
-        attempt: o.attempt,
-        smtp_code: o.smtp_code,
-        enhanced_code: o.enhanced_code,
-        response: o.response,
-        mx: o.mx,
-        ip: o.ip,
-        tls: o.tls,
-        connected_at: o.connected_at,
-        accepted_at: o.accepted_at,
-        stage: o.stage ?? null,
-        ...(o.domain ? { domain: o.domain } : {}),
-        ...(o.recipients ? { recipients: o.recipients } : {}),
-        ...(o.sending_domain ? { sending_domain: o.sending_domain } : {}),
-        ...(o.source_ip ? { source_ip: o.source_ip } : {}),
-      };
-      switch (outcome.result) {
-        case 'sent':
-        case 'captured':
-          outcomes.status = o.message_status ?? 'sent';
-          appendEvent(turn, outcomes, 'email.sent', {
-            ...common,
-            sandbox: outcome.result === 'captured',
-            ...(o.receipt ? { receipt: o.receipt } : {}),
-          });
-          break;
-        case 'deferred':
-          outcomes.status = o.message_status ?? 'deferred';
-          appendEvent(turn, outcomes, 'message.deferred', { ...common, retry_at: outcome.retry_at });
-          break;
-        case 'bounced':
-          outcomes.status = o.message_status ?? 'bounced';
-          appendEvent(turn, outcomes, 'email.bounced', { ...common, bounce_type: outcome.bounce_type ?? 'hard' });
-          break;
-      }
-      // Something came of the hand-over: nothing left to watch, so the reminder waits for the end
-      // of retention now, rather than firing for every message WATCHDOG_MS after its hand-over.
-      turn.setReminder('watch', expiresAt(outcomes));
-      turn.set('outcomes', outcomes);
+      recordOutcome(turn, await loadOutcomes(turn), outcome);
     },
+
+    /**
+     * A sandbox message's hand-over in one turn: captured in the inbox (by the capture this actor
+     * is given, messageActorWith), and the capture put on the timeline. Repeated (a hand-over is
+     * delivered at least once), it captures again, which the inbox keeps once, and the timeline
+     * keeps its one outcome. A message gone (its retention ended while the hand-over waited) is
+     * skipped.
+     */
+    captureSandbox: captureWith(NO_INBOX),
 
     /**
      * Records a webhook endpoint's final outcome for one of this message's events: delivered, or
@@ -511,8 +547,11 @@ export const messageActor = defineActor({
 
 /**
  * The actor, asking only the recipients the index lists (recipientActorWith keeps it), counting
- * unlimited sends in the tally.
+ * unlimited sends in the tally, and capturing sandbox messages with `capture`.
  */
-export function messageActorWith(deps: AdmissionDeps): typeof messageActor {
-  return { ...messageActor, methods: { ...messageActor.methods, admit: admitWith(deps) } };
+export function messageActorWith(deps: AdmissionDeps & { capture?: SandboxCapture }): typeof messageActor {
+  return {
+    ...messageActor,
+    methods: { ...messageActor.methods, admit: admitWith(deps), captureSandbox: captureWith(deps.capture ?? NO_INBOX) },
+  };
 }

@@ -72,18 +72,18 @@ function perKind(counts: Counts): Record<string, number> {
 const INGRESS = { 'actor_invocation MessageActor.admit': 1 };
 
 /**
- * Calls on the actor host (app ↔ its daprd) for a sandbox send, up to the capture and its event.
+ * Calls on the actor host (app ↔ its daprd) for a sandbox send, up to the capture and its event:
+ * the subscriber of the hand-over asks the message to capture itself, one turn that reads it,
+ * puts it in the inbox and records the capture (two calls, `get` then `recordAttempt`, before).
  * Every reminder is a page of the adapter's ledger (dapr/adapter/ledger.ts): the outbox key of
- * each of its two publishing turns (the admission, the capture's outcome), deleted once
- * published, and the retention reminder the outcome sets. One page each here, where a send comes
- * alone; under load, the entries due in one second of turns committing together share a page.
+ * each of its two publishing turns (the admission, the capture), deleted once published, and the
+ * retention reminder the capture sets. One page each here, where a send comes alone; under load,
+ * the entries due in one second of turns committing together share a page.
  */
 const SANDBOX_ACTORS: Counts = {
   'actor_call_served MessageActor.admit': 1,
-  'actor_call_served MessageActor.get': 1,
-  'actor_call_served MessageActor.recordAttempt': 1,
-  'actor_invocation MessageActor.get': 1,
-  'actor_invocation MessageActor.recordAttempt': 1,
+  'actor_call_served MessageActor.captureSandbox': 1,
+  'actor_invocation MessageActor.captureSandbox': 1,
   'publication_received email.events': 1,
   'publication_received message.ready': 1,
   'publish email.events': 1,
@@ -100,8 +100,15 @@ const SANDBOX_ACTORS: Counts = {
  * set by the admission anyway, brings it back should the actor host die with it waiting): begin
  * and attempt, with the attempt's read of the message.
  */
+const { 'actor_call_served MessageActor.captureSandbox': _, 'actor_invocation MessageActor.captureSandbox': __, ...ADMITTED } =
+  SANDBOX_ACTORS;
 const LIVE_ACTORS: Counts = {
-  ...SANDBOX_ACTORS,
+  ...ADMITTED,
+  // The attempt reads the message, and records its outcome.
+  'actor_call_served MessageActor.get': 1,
+  'actor_call_served MessageActor.recordAttempt': 1,
+  'actor_invocation MessageActor.get': 1,
+  'actor_invocation MessageActor.recordAttempt': 1,
   // A live message waits in the fair queue, in memory: its watchdog stays on every runtime. Its
   // page is deleted once the outcome has replaced it with the retention reminder.
   'reminder_deleted GatepostLedger': 3,
