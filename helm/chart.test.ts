@@ -221,6 +221,7 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
     const pubsubMeta = new Map((pubsub.spec.metadata as Obj[]).map((m) => [m.name as string, m.value]));
     expect(pubsubMeta.get('processingTimeout')).toBe('15s');
     expect(pubsubMeta.get('redeliverInterval')).toBe('5000');
+    expect(pubsubMeta.get('concurrency')).toBe('64');
     expect(pubsubMeta.has('actorStateStore')).toBe(false);
 
     const resiliency = find(objects, 'Resiliency', 'gatepost');
