@@ -1,6 +1,7 @@
 // A sandbox message's hand-over (MessageActor.captureSandbox with sandboxCapture): from the
-// publication the message actor made, it captures once, and puts the capture on the timeline once (unsigned, and why, when its From domain
-// has no keys: the signed capture is in test/e2e/mta.e2e.test.ts).
+// publication the message actor made, it captures once, and puts the capture on the timeline once
+// (unsigned, and why, when its From domain has no keys: the signed capture is in
+// test/e2e/mta.e2e.test.ts); a capture the inbox refused leaves the timeline as it was.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { actor } from '../../runtime/runtime.port.ts';

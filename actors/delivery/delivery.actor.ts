@@ -10,7 +10,7 @@
 // recipients still deferred.
 // A sandbox message needs no actor of its own: `sandboxCapture` puts it in the inbox, signed as
 // delivery would sign it, in its MessageActor's turn of the hand-over.
-import { actor, defineActor, type ActorTurn, type Invoker } from '../../runtime/runtime.port.ts';
+import { actor, defineActor, type ActorTurn } from '../../runtime/runtime.port.ts';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { isoTime } from '../../lib/now.ts';
 import type { RenderedContent } from '../../mail/content.ts';

@@ -1,7 +1,8 @@
 // What a committed message comes to once it is handed over (`message.ready`): a sandbox message
-// is captured in the inbox in its MessageActor's turn (signed as delivery would sign it), a live one takes its place in the fair queue (mta/fair.queue.ts), and
-// its DeliveryActor attempts it when the queue gives it a slot of its destination; and when a
-// message's retention ends (`message.expired`), its delivery state and its opens and clicks go with it.
+// is captured in the inbox in its MessageActor's turn (signed as delivery would sign it), a live
+// one takes its place in the fair queue (mta/fair.queue.ts), and its DeliveryActor attempts it
+// when the queue gives it a slot of its destination; and when a message's retention ends
+// (`message.expired`), its delivery state and its opens and clicks go with it.
 //
 // The subscriber returns once the message has its place, not once it is delivered: a backlog
 // waits in the queue, where the tenants take turns, rather than in the runtime's dispatch, which
