@@ -1576,6 +1576,8 @@ export function catalogContract(name: string, make: () => Promise<{ catalog: Cat
         for (const r of runs) await catalog.putAutomationRun(r);
         const stopped = { ...runs[2]!, status: 'stopped' as const, reason: 'unsubscribed', updated_at: new Date().toISOString() };
         await catalog.putAutomationRun(stopped);
+        // A mirror of an earlier state arriving late changes nothing.
+        await catalog.putAutomationRun(runs[2]!);
 
         const pages = await allPages((cursor) => catalog.listAutomationRuns(a.id, made.id, { limit: 2, cursor }));
         expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);

@@ -661,7 +661,10 @@ export interface Catalog {
   updateAutomation(tenantId: string, id: string, patch: AutomationPatch): Promise<Automation | null>;
   /** Deletes the automation and its list of runs (the runs stop at their next step). */
   deleteAutomation(tenantId: string, id: string): Promise<boolean>;
-  /** Adds or rewrites a run in the list, unless its automation was deleted. */
+  /**
+   * Adds or rewrites a run in the list, unless its automation was deleted or the list has a later
+   * state of the run (a later `updated_at`): mirrors of one run's changes may arrive out of order.
+   */
   putAutomationRun(r: AutomationRun): Promise<void>;
   /** An automation's runs, newest first (then by id). */
   listAutomationRuns(

@@ -41,7 +41,11 @@ export function automationListener(invoker: Invoker, catalog: Catalog): (e: Emai
   };
 }
 
-/** The catalog's list of runs follows the run actors: each change re-reads its run, whatever order changes arrive in. */
+/**
+ * The catalog's list of runs follows the run actors: each change re-reads its run, whatever order
+ * changes arrive in, and the catalog keeps the latest state it was given (two mirrors of one run
+ * may read it, then write, in either order).
+ */
 export function mirrorRuns(runtime: ActorRuntime, catalog: Catalog): void {
   runtime.subscribe(RUN_CHANGED, async ({ data }) => {
     const { tenant_id, run_id } = data as RunChanged;

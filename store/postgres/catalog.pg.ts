@@ -1134,7 +1134,8 @@ export class PgCatalog implements Catalog {
     await this.query(
       `INSERT INTO automation_runs (${RUN_COLUMNS})
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 WHERE EXISTS (SELECT 1 FROM automations WHERE id = $3)
-       ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, reason = EXCLUDED.reason, updated_at = EXCLUDED.updated_at`,
+       ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, reason = EXCLUDED.reason, updated_at = EXCLUDED.updated_at
+         WHERE automation_runs.updated_at <= EXCLUDED.updated_at`,
       runValues(r),
     );
   }

@@ -1040,7 +1040,8 @@ export class SqliteCatalog implements Catalog {
     this.sql(
       `INSERT INTO automation_runs (${RUN_COLUMNS})
        SELECT ${RUN_COLUMNS.replace(/\w+/g, '?')} WHERE EXISTS (SELECT 1 FROM automations WHERE id = ?)
-       ON CONFLICT (id) DO UPDATE SET status = excluded.status, reason = excluded.reason, updated_at = excluded.updated_at`,
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, reason = excluded.reason, updated_at = excluded.updated_at
+         WHERE automation_runs.updated_at <= excluded.updated_at`,
     ).run(...runValues(r), r.automation_id);
   }
 

@@ -100,8 +100,11 @@ const SANDBOX_ACTORS: Counts = {
  * set by the admission anyway, brings it back should the actor host die with it waiting): begin
  * and attempt, with the attempt's read of the message.
  */
-const { 'actor_call_served MessageActor.captureSandbox': _, 'actor_invocation MessageActor.captureSandbox': __, ...ADMITTED } =
-  SANDBOX_ACTORS;
+const {
+  'actor_call_served MessageActor.captureSandbox': _,
+  'actor_invocation MessageActor.captureSandbox': __,
+  ...ADMITTED
+} = SANDBOX_ACTORS;
 const LIVE_ACTORS: Counts = {
   ...ADMITTED,
   // The attempt reads the message, and records its outcome.
