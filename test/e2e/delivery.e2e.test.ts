@@ -1,5 +1,7 @@
 // Delivery through the relay: what each remote answer does to the timeline and the suppression
 // list, retries through reminders, and one transaction for recipients on several domains.
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { eventually, startGatepost } from '../harness/gatepost.harness.ts';
 import { startRelay } from '../harness/relay.harness.ts';
@@ -135,9 +137,12 @@ describe('several recipient domains through the relay', () => {
 
 describe('relay unreachable', () => {
   it('retries after connection failures and delivers once the relay is back', async () => {
-    const down = await startRelay();
-    const port = Number(new URL(down.url).port);
-    await down.close();
+    // The relay's port is held by a server that hangs up at once, until the relay comes back: a
+    // port merely left free was taken by a listener of the Gatepost started next (its own TLS
+    // answered, "self-signed certificate"), and so was no failure to connect.
+    const down = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+    const port = (down.address() as AddressInfo).port;
     const gp2 = await startGatepost({
       relayUrl: `smtp://127.0.0.1:${port}`,
       env: { GATEPOST_DELIVERY_RETRY: '1s,1s,1s,1s,1s,1s' },
@@ -155,6 +160,7 @@ describe('relay unreachable', () => {
       });
       expect(deferred.events.at(-1).data.smtp_code).toBeNull();
       expect(deferred.events.at(-1).data.response).toMatch(/ECONNREFUSED|connect/i);
+      await new Promise((resolve) => down.close(resolve));
       const back = await startRelay(port);
       try {
         await eventually(() => back.received.find((r) => r.to.includes('later@example.com')));
@@ -163,6 +169,7 @@ describe('relay unreachable', () => {
         await back.close();
       }
     } finally {
+      if (down.listening) down.close();
       await gp2.dispose();
     }
   });
