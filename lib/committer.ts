@@ -8,8 +8,8 @@
 // is lost too, and neither answer has gone out (answers wait for `durable`).
 //
 // What a write is belongs to the caller: the writer thread loads the caller's applier module
-// (`applier`, its URL), whose `applier(db)` answers the function that applies one group's writes,
-// flat, in one transaction.
+// (`applier`, its URL), whose `applier(db)` answers how to apply one group's writes, flat, in one
+// transaction, and what to do once no writes come (`whenIdle`).
 import type { Worker } from 'node:worker_threads';
 import type { Db } from './sqlite.ts';
 import { Fifo } from './fifo.ts';
@@ -18,8 +18,20 @@ import { startWorker } from './worker.ts';
 /** One group's writes, as the writer thread is posted them: a flat array (cheap to clone) its applier reads. */
 export type EncodedWrites = (string | number | null | Uint8Array)[];
 
+/** What an applier module's `applier(db)` answers, on the writer thread. */
+export interface StoreWriter {
+  /** Applies one group's writes; the writer runs it inside the group's transaction. */
+  apply(writes: EncodedWrites): void;
+  /**
+   * Work kept off the commits, done a part at a time (each part its own transaction) once the
+   * writer has had nothing to commit for IDLE_MS (committer.worker.ts), stopped by the next
+   * write; answers whether more is left.
+   */
+  whenIdle?(): boolean;
+}
+
 /** What an applier module exports. */
-export type Applier = (db: Db) => (writes: EncodedWrites) => void;
+export type Applier = (db: Db) => StoreWriter;
 
 interface Pending {
   seq: number;

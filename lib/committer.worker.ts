@@ -12,11 +12,31 @@ const db = openSqlite(file, null);
 lowerThreadPriority();
 // Checkpoints run on the checkpointer thread, never inside a commit (checkpointer.worker.ts).
 db.pragma('wal_autocheckpoint = 0');
-const apply = ((await import(applier)) as { applier: Applier }).applier(db);
+const store = ((await import(applier)) as { applier: Applier }).applier(db);
 const port = parentPort as MessagePort;
 port.postMessage({ ready: true });
 
+/** How long the writer waits with nothing to commit before it does its store's deferred work. */
+const IDLE_MS = 100;
+let idleTimer: NodeJS.Timeout | undefined;
+
+/**
+ * The store's deferred work waits until no write has come for IDLE_MS, then runs a part at a time;
+ * a write that arrives meanwhile is committed after the part under way, and the wait starts again.
+ * The timer keeps no process alive: the thread itself is unref'd while it has nothing posted.
+ */
+function idleAfterThis(): void {
+  const whenIdle = store.whenIdle;
+  if (!whenIdle) return;
+  clearTimeout(idleTimer);
+  const part = () => {
+    idleTimer = whenIdle.call(store) ? setTimeout(part, 0) : undefined;
+  };
+  idleTimer = setTimeout(part, IDLE_MS);
+}
+
 function close(): void {
+  clearTimeout(idleTimer);
   db.close();
   port.postMessage({ closed: true });
 }
@@ -36,7 +56,7 @@ port.on('message', (first: Posted | 'close') => {
   }
   const seq = posted[posted.length - 1]!.seq;
   try {
-    apply(posted.length === 1 ? first.writes : posted.flatMap((p) => p.writes));
+    store.apply(posted.length === 1 ? first.writes : posted.flatMap((p) => p.writes));
     port.postMessage({ seq } satisfies Committed);
   } catch (error) {
     port.postMessage({ seq, error: String((error as Error).stack ?? error) } satisfies Committed);
@@ -45,4 +65,6 @@ port.on('message', (first: Posted | 'close') => {
   // most CHECKPOINT_MS of commits) is copied, and the next commit writes the log from its start.
   if (Atomics.exchange(restartWanted, 0, 0) === 1) db.pragma('wal_checkpoint(RESTART)');
   if (closing) close();
+  else idleAfterThis();
 });
+idleAfterThis();

@@ -128,5 +128,5 @@ export function writeApplier(db: Db): (writes: Write[]) => void {
 /** The writer thread's entry (lib/committer.ts): a group's encoded writes, decoded and applied. */
 export const applier: Applier = (db) => {
   const apply = writeApplier(db);
-  return (writes) => apply(decodeWrites(writes));
+  return { apply: (writes) => apply(decodeWrites(writes)) };
 };

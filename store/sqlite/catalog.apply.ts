@@ -1,35 +1,47 @@
 // The catalog's writes that go through Gatepost's one group-commit writer (lib/committer.ts), on
 // the catalog's file: sandbox captures, received inbound messages and broadcasts' counted events,
-// the three written once per message under load, and opens and clicks, many at a time. Each is durable (fsync) before its put resolves; the commit's fsync is off
-// the event loop, where under load it took about a fifth of its time (a capture's in the
-// bench:ingress profile, a received message's in bench:inbound's), and writes that arrive while a
-// group is being written go together as the next group.
+// the three written once per message under load, and opens and clicks, many at a time. Each is
+// durable (fsync) before its put resolves; the commit's fsync is off the event loop, where under
+// load it took about a fifth of its time (a capture's in the bench:ingress profile, a received
+// message's in bench:inbound's), and writes that arrive while a group is being written go together
+// as the next group.
 //
-// Each capture is also indexed for the inbox's search (migrations/004_inbox.sql): the text part,
-// or the html's words when the sender gave none, taken here on the writer's thread, so capturing
-// costs the event loop nothing more.
+// A capture is indexed for the inbox's search (migrations/004_inbox.sql) off its commit: the
+// commit lists it in captures_unindexed, and the writer indexes what is listed, in the order it
+// was captured, once it has had nothing to commit for a moment (`whenIdle`), or at once when a
+// search asks (INDEX_PENDING), so a search finds every capture committed before it. Indexed with
+// each capture, the trigram index took about 40 us of the writer's CPU a capture, a sixth of a
+// sandbox send's CPU in bench:send (bench/RESULTS.md, twenty-sixth pass).
 import type { Applier, EncodedWrites } from '../../lib/committer.ts';
+import type { Db } from '../../lib/sqlite.ts';
 import { htmlWords } from '../../mail/content.ts';
 import type { CapturedMessage, EngagementEvent, InboundMessageCreate } from '../catalog.port.ts';
 import { INBOUND_MESSAGE_COLUMNS } from '../inbound.rows.ts';
 
 /** Each write starts with its kind, then that kind's fields. */
 const CAPTURE = 'capture';
+/** Index every capture not yet in the search index (no fields). */
+const INDEX_PENDING = 'index_pending';
 const INBOUND = 'inbound';
 const ENGAGEMENT = 'engagement';
 const BROADCAST_EVENT = 'broadcast_event';
 /** Fields after the kind: a capture's; a received message's before its attachments, and each attachment's; an open's or click's; a broadcast's counted event's. */
-const CAPTURE_FIELDS = 9;
+const CAPTURE_FIELDS = 5;
 const INBOUND_FIELDS = 10;
 const ATTACHMENT_FIELDS = 5;
 const ENGAGEMENT_FIELDS = 6;
 const BROADCAST_EVENT_FIELDS = 3;
 
-/** A capture as the writer is posted it: its row of the captures table, then what its search indexes. */
+/** A capture as the writer is posted it: its row of the captures table. */
 export function captureWrites(c: CapturedMessage): EncodedWrites {
-  const searched = c.text === null ? [c.html, 1] : [c.text, 0];
-  return [CAPTURE, c.tenant_id, c.message_id, c.captured_at, c.key_id, JSON.stringify(c), c.to, c.subject, ...searched];
+  return [CAPTURE, c.tenant_id, c.message_id, c.captured_at, c.key_id, JSON.stringify(c)];
 }
+
+/** What a search posts first, so that every capture committed before it is in the index. */
+export const indexPendingWrites = (): EncodedWrites => [INDEX_PENDING];
+
+/** Captures indexed in one part of the writer's idle work. */
+const INDEX_PART = 500;
 
 /** A received message as the writer is posted it: its row (the raw bytes too), its attachments' count, then each one's row. */
 export function inboundWrites(m: InboundMessageCreate): EncodedWrites {
@@ -67,14 +79,45 @@ export function engagementWrites(events: EngagementEvent[]): EncodedWrites {
   ]);
 }
 
+/**
+ * Indexes the captures listed as not yet indexed, oldest first, at most `limit` of them (null:
+ * all); answers whether more are left. A capture deleted before its turn is only taken off the list.
+ */
+function searchIndexer(db: Db): (limit: number | null) => boolean {
+  const listed = db.prepare(
+    `SELECT u.seq, u.tenant_id, u.message_id, c.key_id, c.body FROM captures_unindexed u
+       LEFT JOIN captures c ON c.tenant_id = u.tenant_id AND c.message_id = u.message_id
+       ORDER BY u.seq LIMIT ?`,
+  );
+  const index = db.prepare(
+    'INSERT INTO captures_search (tenant_id, key_id, recipient, subject, body, message_id) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const unlist = db.prepare('DELETE FROM captures_unindexed WHERE seq <= ?');
+  return (limit) => {
+    const rows = listed.all(limit ?? -1) as {
+      seq: number;
+      tenant_id: string;
+      message_id: string;
+      key_id: string | null;
+      body: string | null;
+    }[];
+    for (const row of rows) {
+      if (row.body === null) continue;
+      const c = JSON.parse(row.body) as CapturedMessage;
+      index.run(row.tenant_id, row.key_id, c.to, c.subject, c.text ?? htmlWords(c.html), row.message_id);
+    }
+    if (rows.length > 0) unlist.run(rows[rows.length - 1]!.seq);
+    return limit !== null && rows.length === limit;
+  };
+}
+
 /** The writer thread's entry: each group's writes in one transaction (a capture or a received message kept once). */
 export const applier: Applier = (db) => {
   const capture = db.prepare(
     'INSERT INTO captures (tenant_id, message_id, captured_at, key_id, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
-  const index = db.prepare(
-    'INSERT INTO captures_search (tenant_id, key_id, recipient, subject, body, message_id) VALUES (?, ?, ?, ?, ?, ?)',
-  );
+  const unindexed = db.prepare('INSERT INTO captures_unindexed (tenant_id, message_id) VALUES (?, ?)');
+  const indexPending = searchIndexer(db);
   const inbound = db.prepare(
     `INSERT INTO inbound_messages (${INBOUND_MESSAGE_COLUMNS}, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
   );
@@ -87,19 +130,22 @@ export const applier: Applier = (db) => {
   const engagement = db.prepare(
     'INSERT INTO engagement (event_id, message_id, tenant_id, type, created_at, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
-  return db.transaction((writes: EncodedWrites) => {
+  const apply = db.transaction((writes: EncodedWrites) => {
     for (let i = 0; i < writes.length;) {
-      if (writes[i] === ENGAGEMENT) {
+      if (writes[i] === INDEX_PENDING) {
+        indexPending(null);
+        i += 1;
+      } else if (writes[i] === ENGAGEMENT) {
         engagement.run(writes.slice(i + 1, i + 1 + ENGAGEMENT_FIELDS));
         i += 1 + ENGAGEMENT_FIELDS;
       } else if (writes[i] === BROADCAST_EVENT) {
         counted.run(...writes.slice(i + 1, i + 1 + BROADCAST_EVENT_FIELDS));
         i += 1 + BROADCAST_EVENT_FIELDS;
       } else if (writes[i] === CAPTURE) {
-        const [tenant, id, at, key, body, to, subject, searched, isHtml] = writes.slice(i + 1, i + 1 + CAPTURE_FIELDS);
+        const [tenant, id, at, key, body] = writes.slice(i + 1, i + 1 + CAPTURE_FIELDS);
         i += 1 + CAPTURE_FIELDS;
         if (capture.run(tenant, id, at, key, body).changes === 0) continue;
-        index.run(tenant, key, to, subject, isHtml === 1 ? htmlWords(searched as string) : searched, id);
+        unindexed.run(tenant, id);
       } else {
         const [id, tenant, route, from, rcpt, remote, at, payload, raw, count] = writes.slice(i + 1, i + 1 + INBOUND_FIELDS);
         const start = i + 1 + INBOUND_FIELDS;
@@ -112,4 +158,5 @@ export const applier: Applier = (db) => {
       }
     }
   });
+  return { apply, whenIdle: db.transaction(() => indexPending(INDEX_PART)) };
 };

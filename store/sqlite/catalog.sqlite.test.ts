@@ -170,3 +170,56 @@ it('finds the suppressions written before it was opened, and those written since
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+// A capture is indexed for the inbox's search off its commit (catalog.apply.ts): by the writer once
+// it has nothing to commit, or before a search. Every search finds every capture made before it.
+it('indexes captures once the writer is idle, and before a search those it has not reached', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'gatepost-catalog-'));
+  const file = join(dir, 'catalog.db');
+  const reader = () => new Database(file, { readonly: true });
+  const capture = (catalog: SqliteCatalog, message_id: string, text: string) =>
+    catalog.putCapture({
+      message_id,
+      tenant_id: 'ten_a',
+      key_id: 'key_a',
+      from: 'a@sender.example',
+      to: 'b@example.com',
+      subject: 'Order',
+      html: `<p>${text}</p>`,
+      text: message_id.endsWith('0') ? text : null,
+      headers: {},
+      captured_at: new Date().toISOString(),
+      dkim: null,
+      source: null,
+    });
+  const found = async (catalog: SqliteCatalog, search: string) =>
+    (await catalog.listCaptures('ten_a', { limit: 100, search, key_id: 'key_a' })).data.map((c) => c.message_id);
+  let catalog = new SqliteCatalog(file);
+  try {
+    for (let i = 0; i < 30; i++) await capture(catalog, `msg_${i}`, `parcel number${i}`);
+    // Indexed with nothing asking: the list empties and the index holds all thirty.
+    const db = reader();
+    await expect
+      .poll(() => db.prepare('SELECT (SELECT count(*) FROM captures_unindexed) AS listed, (SELECT count(*) FROM captures_search) AS indexed').get(), { timeout: 10_000 })
+      .toEqual({ listed: 0, indexed: 30 });
+    db.close();
+    expect(await found(catalog, 'number17')).toEqual(['msg_17']);
+
+    // Made just before a search, and deleted before being indexed: found, and not found.
+    await capture(catalog, 'msg_new', 'parcel fresh');
+    await capture(catalog, 'msg_gone', 'parcel fresh');
+    await catalog.deleteCapture('ten_a', 'msg_gone');
+    expect(await found(catalog, 'fresh')).toEqual(['msg_new']);
+
+    // Captured again after its delete: found once. Listed at close: indexed after a restart.
+    await capture(catalog, 'msg_gone', 'parcel again');
+    await capture(catalog, 'msg_last', 'parcel again');
+    await catalog.close();
+    catalog = new SqliteCatalog(file);
+    expect(await found(catalog, 'again')).toEqual(['msg_last', 'msg_gone']);
+    expect((await found(catalog, 'parcel')).length).toBe(33);
+  } finally {
+    await catalog.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -60,7 +60,7 @@ import type {
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { badCursor, decodeCursor, encodeCursor, pageOf } from '../cursor.ts';
-import { broadcastEventWrites, captureWrites, engagementWrites, inboundWrites } from './catalog.apply.ts';
+import { broadcastEventWrites, captureWrites, engagementWrites, inboundWrites, indexPendingWrites } from './catalog.apply.ts';
 import type { StoredEvent } from '../../events/email.event.ts';
 import { storedEngagement, type EngagementRow } from '../engagement.rows.ts';
 import { plainSealer, type Sealer } from '../../lib/sealed.ts';
@@ -485,11 +485,13 @@ export class SqliteCatalog implements Catalog {
   /**
    * A search walks the trigram index newest captured first (its rowids are the order captures
    * were written in: migrations/004_inbox.sql), narrowed to the inbox's tenant and key, and stops
-   * at the page's end; its cursor is the last row's place in that order.
+   * at the page's end; its cursor is the last row's place in that order. The writer first indexes
+   * the captures it has not yet (catalog.apply.ts), so the search sees every capture made before it.
    */
-  private searchCaptures(tenantId: string, search: string, opts: CaptureQuery): Page<CapturedMessage> {
+  private async searchCaptures(tenantId: string, search: string, opts: CaptureQuery): Promise<Page<CapturedMessage>> {
     const after = decodeCursor(opts.cursor, 1)?.[0];
     if (after !== undefined && !/^[1-9][0-9]{0,15}$/.test(after)) throw badCursor();
+    await this.written(indexPendingWrites());
     const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
     const match = [
       `tenant_id : ${phrase(tenantId)}`,
@@ -530,7 +532,7 @@ export class SqliteCatalog implements Catalog {
     return this.deleteCapturesWhere({ tenant_id: tenantId, ...(keyId === undefined ? {} : { key_id: keyId }) });
   }
 
-  /** The captures matching every column given, and their search rows, in one transaction. */
+  /** The captures matching every column given, and their search rows (or their place in the line for one), in one transaction. */
   private async deleteCapturesWhere(match: { tenant_id: string; message_id?: string; key_id?: string }): Promise<number> {
     // Captures are written on the writer's thread: wait for those enqueued, so none lands after
     // its delete. (A failed commit refused its captures already: they are not there to delete.)
@@ -542,9 +544,11 @@ export class SqliteCatalog implements Catalog {
     return this.db.transaction(() => {
       // The search table's tenant and message ids are not indexed: this reads it through, which
       // a delete (rare, and by a person) can afford.
-      this.sql(
-        `DELETE FROM captures_search WHERE tenant_id = ? AND message_id IN (SELECT message_id FROM captures WHERE ${where})`,
-      ).run(match.tenant_id, ...values);
+      for (const listing of ['captures_search', 'captures_unindexed']) {
+        this.sql(
+          `DELETE FROM ${listing} WHERE tenant_id = ? AND message_id IN (SELECT message_id FROM captures WHERE ${where})`,
+        ).run(match.tenant_id, ...values);
+      }
       return this.sql(`DELETE FROM captures WHERE ${where}`).run(...values).changes;
     })();
   }

@@ -8,8 +8,9 @@
 -- walks the index newest first (FTS5 reads its lists by rowid, either way) and stops at the
 -- page's end, whether the text is in every capture or in none. The tenant and the key are
 -- indexed too, to narrow the walk to one inbox (the join on captures then checks them exactly).
--- The writer thread fills it with each capture (captures.apply.ts); captures from before are
--- indexed here, in the order they were captured, with their html as the text.
+-- The writer thread fills it (catalog.apply.ts; since 016_captures_unindexed.sql, off the
+-- capture's commit); captures from before are indexed here, in the order they were captured,
+-- with their html as the text.
 ALTER TABLE captures ADD COLUMN key_id TEXT;
 CREATE INDEX captures_by_key ON captures (tenant_id, key_id, captured_at DESC, message_id DESC);
 CREATE VIRTUAL TABLE captures_search USING fts5 (
