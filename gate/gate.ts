@@ -195,6 +195,13 @@ export function createGate(deps: GateDeps): Gate {
   const suppressions = catalogIndex(deps.catalog);
   /** The checks that need no state, and rendering: what the message actor is to admit. */
   const metrics = deps.metrics ?? uncounted;
+  /** What a message's tokens are made with: its tracking key (only its actor keeps it) and where its links point. */
+  async function tokensFor(tenantId: string, from: string) {
+    // A from that is no mailbox is refused by checkContent; its links point under publicUrl meanwhile.
+    const fromAddress = parseMailbox(from)?.address;
+    const hosts = fromAddress ? await linkHosts.linkHostsFor(tenantId, domainOf(fromAddress)) : null;
+    return { key: newTrackingKey(), links: trackingLinks(publicUrl(), hosts ?? { tracking_host: null, return_path: null }) };
+  }
   async function prepare({ sender, ingress, draft, idempotencyKey, requestId, origin }: Admission): Promise<Prepared> {
     const { tenant, key } = sender;
     if (key.kind === 'public' && ingress !== 'browser') {
@@ -214,20 +221,18 @@ export function createGate(deps: GateDeps): Gate {
 
     const sandbox = capturesOnly(key, draft);
     const id = idempotencyKey ? derivedId('msg', tenant.id, modeOf(sandbox), idempotencyKey) : newId('msg');
-    // Signs the message's tracking and unsubscribe tokens; only its actor keeps it.
-    const trackingKey = newTrackingKey();
     const stream = draft.stream ?? 'transactional';
     const source = await sourceOf(deps.catalog, tenant, draft, ingress);
-    // A from that is no mailbox is refused by checkContent; its links point under publicUrl meanwhile.
-    const fromAddress = parseMailbox(source.from)?.address;
-    const hosts = fromAddress ? await linkHosts.linkHostsFor(tenant.id, domainOf(fromAddress)) : null;
-    const links = trackingLinks(publicUrl(), hosts ?? { tracking_host: null, return_path: null });
-    // The rendered content is checked (checkContent) inside the message actor's admitting turn.
     // `{{unsubscribe_url}}` is signed (an HMAC) only for content that names it.
     const named = !draft.literal && [source.subject, source.html, source.text].some((f) => f?.includes('unsubscribe_url'));
-    const provided: Record<string, string> = named ? { unsubscribe_url: unsubscribeUrl(links, id, trackingKey) } : {};
+    const choice = trackingChoice(stream, draft);
+    // Mail with no token (transactional mail tracks nothing by default) has no tracking key, and
+    // its links' hosts are not looked up.
+    const tokens = named || choice.opens || choice.clicks || choice.unsubscribe ? await tokensFor(tenant.id, source.from) : null;
+    const provided: Record<string, string> = named && tokens ? { unsubscribe_url: unsubscribeUrl(tokens.links, id, tokens.key) } : {};
+    // The rendered content is checked (checkContent) inside the message actor's admitting turn.
     const rendered = await render(source, draft, renderLimits, provided);
-    const content = applyTracking(rendered, trackingChoice(stream, draft), links, { id, key: trackingKey });
+    const content = tokens ? applyTracking(rendered, choice, tokens.links, { id, key: tokens.key }) : rendered;
     // A capture goes nowhere: a sandbox key tries any sender out.
     if (!sandbox && deps.senders) await checkSender(deps.senders, tenant.id, content.from);
 
@@ -246,7 +251,7 @@ export function createGate(deps: GateDeps): Gate {
         tags: draft.tags ?? [],
         quota_limits: tenant.quota,
         content,
-        tracking_key: trackingKey,
+        ...(tokens ? { tracking_key: tokens.key } : {}),
         send_at: draft.send_at ? new Date(draft.send_at).toISOString() : null,
         request_id: requestId ?? null,
         ...(origin ? { origin } : {}),
