@@ -81,12 +81,12 @@ export function engagementWrites(events: EngagementEvent[]): EncodedWrites {
 
 /**
  * Indexes the captures listed as not yet indexed, oldest first, at most `limit` of them (null:
- * all); answers whether more are left. A capture deleted before its turn is only taken off the list.
+ * all); answers whether more are left. (A capture's delete takes its listing too: catalog.sqlite.ts.)
  */
 function searchIndexer(db: Db): (limit: number | null) => boolean {
   const listed = db.prepare(
-    `SELECT u.seq, u.tenant_id, u.message_id, c.key_id, c.body FROM captures_unindexed u
-       LEFT JOIN captures c ON c.tenant_id = u.tenant_id AND c.message_id = u.message_id
+    `SELECT u.seq, c.tenant_id, c.message_id, c.key_id, c.body FROM captures_unindexed u
+       JOIN captures c ON c.tenant_id = u.tenant_id AND c.message_id = u.message_id
        ORDER BY u.seq LIMIT ?`,
   );
   const index = db.prepare(
@@ -99,10 +99,9 @@ function searchIndexer(db: Db): (limit: number | null) => boolean {
       tenant_id: string;
       message_id: string;
       key_id: string | null;
-      body: string | null;
+      body: string;
     }[];
     for (const row of rows) {
-      if (row.body === null) continue;
       const c = JSON.parse(row.body) as CapturedMessage;
       index.run(row.tenant_id, row.key_id, c.to, c.subject, c.text ?? htmlWords(c.html), row.message_id);
     }
