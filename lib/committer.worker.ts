@@ -23,14 +23,24 @@ let idleTimer: NodeJS.Timeout | undefined;
 /**
  * The store's deferred work waits until no write has come for IDLE_MS, then runs a part at a time;
  * a write that arrives meanwhile is committed after the part under way, and the wait starts again.
- * The timer keeps no process alive: the thread itself is unref'd while it has nothing posted.
+ * A part that fails (the file held by another connection past its busy timeout) is tried again
+ * after IDLE_MS: it was deferred, not lost, and a fault that lasts fails the next commit, which
+ * is where the store hears of it. The timer keeps no process alive: the thread itself is unref'd
+ * while it has nothing posted.
  */
 function idleAfterThis(): void {
   const whenIdle = store.whenIdle;
   if (!whenIdle) return;
   clearTimeout(idleTimer);
   const part = () => {
-    idleTimer = whenIdle.call(store) ? setTimeout(part, 0) : undefined;
+    let more: boolean;
+    try {
+      more = whenIdle.call(store);
+    } catch {
+      idleTimer = setTimeout(part, IDLE_MS);
+      return;
+    }
+    idleTimer = more ? setTimeout(part, 0) : undefined;
   };
   idleTimer = setTimeout(part, IDLE_MS);
 }

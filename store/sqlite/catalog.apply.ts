@@ -157,5 +157,7 @@ export const applier: Applier = (db) => {
       }
     }
   });
-  return { apply, whenIdle: db.transaction(() => indexPending(INDEX_PART)) };
+  // IMMEDIATE: the event loop's connection writes the same file (catalog.sqlite.ts), and a part
+  // that read the list before that commit could not write after it.
+  return { apply: apply.immediate, whenIdle: db.transaction(() => indexPending(INDEX_PART)).immediate };
 };

@@ -223,3 +223,53 @@ it('indexes captures once the writer is idle, and before a search those it has n
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+// The writer thread indexes (and commits captures) while this thread's connection writes the same
+// file: neither may refuse the other's commit that came between its read and its write.
+it('takes captures and a contacts import together while the writer indexes', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'gatepost-catalog-'));
+  const file = join(dir, 'catalog.db');
+  const catalog = new SqliteCatalog(file);
+  const db = new Database(file, { readonly: true });
+  const listed = () => (db.prepare('SELECT count(*) AS n FROM captures_unindexed').get() as { n: number }).n;
+  const capture = (message_id: string) =>
+    catalog.putCapture({
+      message_id,
+      tenant_id: 'ten_a',
+      key_id: 'key_a',
+      from: 'a@sender.example',
+      to: 'b@example.com',
+      subject: 'Receipt',
+      html: `<p>${'Thank you for your order. '.repeat(40)}${message_id}</p>`,
+      text: null,
+      headers: {},
+      captured_at: new Date().toISOString(),
+      dkim: null,
+      source: null,
+    });
+  try {
+    const tenant = await catalog.createTenant({ id: 'ten_a', name: 'Acme', default_from: null, quota: { per_second: null, per_day: null } });
+    const audience = await catalog.createAudience({ id: 'aud_a', tenant_id: tenant.id, name: 'News' });
+    await Promise.all(Array.from({ length: 3000 }, (_, i) => capture(`msg_${i}`)));
+    let round = 0;
+    const refused: unknown[] = [];
+    const importRound = async () => {
+      const rows = Array.from({ length: 5 }, (_, i) => ({ id: `con_${round}_${i}`, email: `c${round}.${i}@example.com`, data: {} }));
+      round++;
+      await catalog.upsertContacts(tenant.id, audience.id, rows).catch((error: unknown) => refused.push(error));
+    };
+    // The writer indexes the captures once idle, part after part, while this thread imports.
+    await expect.poll(async () => (await importRound(), listed()), { timeout: 30_000, interval: 1 }).toBe(0);
+    // Captures and imports at once, then a search, which indexes first on the writer.
+    for (let i = 0; i < 20; i++) await Promise.all([capture(`msg_more_${i}`), importRound()]);
+    expect(refused).toEqual([]);
+    const all = await catalog.listCaptures('ten_a', { limit: 1, search: 'order', key_id: 'key_a' });
+    expect(all.data).toHaveLength(1);
+    expect((db.prepare('SELECT count(*) AS n FROM captures_search').get() as { n: number }).n).toBe(3020);
+    expect((db.prepare('SELECT count(*) AS n FROM contacts').get() as { n: number }).n).toBe(5 * round);
+  } finally {
+    db.close();
+    await catalog.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

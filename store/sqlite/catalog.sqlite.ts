@@ -196,6 +196,11 @@ function suppressionsOnDisk(db: Db): PresenceFilter {
 }
 
 export class SqliteCatalog implements Catalog {
+  /**
+   * This thread's connection. The writer thread commits to the same file at any moment, so every
+   * transaction here begins IMMEDIATE: a deferred one that read before it wrote would be refused
+   * at its first write (SQLITE_BUSY, no waiting) whenever the writer had committed in between.
+   */
   private readonly db: Db;
   private readonly statements = new Map<string, Database.Statement>();
   /** The writer of captures and received messages, started on the first: most catalogs (tests, live keys) never write one. */
@@ -550,14 +555,14 @@ export class SqliteCatalog implements Catalog {
         ).run(match.tenant_id, ...values);
       }
       return this.sql(`DELETE FROM captures WHERE ${where}`).run(...values).changes;
-    })();
+    }).immediate();
   }
 
   async createInboxSession(s: InboxSession): Promise<void> {
     this.db.transaction(() => {
       this.sql('DELETE FROM inbox_sessions WHERE expires_at <= ?').run(now());
       this.sql('INSERT INTO inbox_sessions (hash, key_id, expires_at) VALUES (?, ?, ?)').run(s.hash, s.key_id, s.expires_at);
-    })();
+    }).immediate();
   }
 
   async inboxSessionKey(hash: string): Promise<ApiKey | null> {
@@ -816,7 +821,7 @@ export class SqliteCatalog implements Catalog {
     this.db.transaction(() => {
       this.sql('UPDATE receipt_keys SET retired_at = ? WHERE retired_at IS NULL').run(now());
       this.insertReceiptKey(k, '');
-    })();
+    }).immediate();
     return this.receiptKeyRow('kid = ?', k.kid)!;
   }
 
@@ -856,7 +861,7 @@ export class SqliteCatalog implements Catalog {
       const deleted = this.sql('DELETE FROM audiences WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
       if (deleted) this.sql('DELETE FROM contacts WHERE audience_id = ?').run(id);
       return deleted;
-    })();
+    }).immediate();
   }
 
   async createContact(c: ContactCreate): Promise<Contact> {
@@ -876,7 +881,7 @@ export class SqliteCatalog implements Catalog {
           at,
         );
         if (this.startsOnContactAdded(c.tenant_id, c.audience_id)) this.recordContactTrigger(c, at);
-      })();
+      }).immediate();
     } catch (error) {
       throw (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ? contactExists(c.email) : error;
     }
@@ -931,7 +936,7 @@ export class SqliteCatalog implements Catalog {
         if (triggers) this.recordContactTrigger({ id: r.id, tenant_id: tenantId, audience_id: audienceId, email: r.email }, at);
       }
       return { added: added.length, updated: rows.length - added.length, added_ids: added };
-    })();
+    }).immediate();
   }
 
   async pendingContactTriggers(before: string, limit: number): Promise<ContactTrigger[]> {
@@ -1101,7 +1106,7 @@ export class SqliteCatalog implements Catalog {
       const deleted = this.sql('DELETE FROM broadcasts WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
       if (deleted) this.sql('DELETE FROM broadcast_events WHERE broadcast_id = ?').run(id);
       return deleted;
-    })();
+    }).immediate();
   }
 
   /** Durable once it resolves; counted through the writer, as captures are: once per message under load. */
