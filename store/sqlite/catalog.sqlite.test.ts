@@ -8,6 +8,7 @@ import { expect, it } from 'vitest';
 import { catalogContract } from '../catalog.contract.ts';
 import { sealedSecretsContract } from '../catalog.sealed.contract.ts';
 import { openSqlite } from '../../lib/sqlite.ts';
+import type { CapturedMessage } from '../catalog.port.ts';
 import { SqliteCatalog } from './catalog.sqlite.ts';
 
 catalogContract('SQLite', async () => {
@@ -173,25 +174,27 @@ it('finds the suppressions written before it was opened, and those written since
 
 // A capture is indexed for the inbox's search off its commit (catalog.apply.ts): by the writer once
 // it has nothing to commit, or before a search. Every search finds every capture made before it.
+/** A capture of tenant ten_a's key key_a, with the content given. */
+const captureOf = (catalog: SqliteCatalog, message_id: string, content: Pick<CapturedMessage, 'subject' | 'html' | 'text'>) =>
+  catalog.putCapture({
+    message_id,
+    tenant_id: 'ten_a',
+    key_id: 'key_a',
+    from: 'a@sender.example',
+    to: 'b@example.com',
+    ...content,
+    headers: {},
+    captured_at: new Date().toISOString(),
+    dkim: null,
+    source: null,
+  });
+
 it('indexes captures once the writer is idle, and before a search those it has not reached', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'gatepost-catalog-'));
   const file = join(dir, 'catalog.db');
   const reader = () => new Database(file, { readonly: true });
   const capture = (catalog: SqliteCatalog, message_id: string, text: string) =>
-    catalog.putCapture({
-      message_id,
-      tenant_id: 'ten_a',
-      key_id: 'key_a',
-      from: 'a@sender.example',
-      to: 'b@example.com',
-      subject: 'Order',
-      html: `<p>${text}</p>`,
-      text: message_id.endsWith('0') ? text : null,
-      headers: {},
-      captured_at: new Date().toISOString(),
-      dkim: null,
-      source: null,
-    });
+    captureOf(catalog, message_id, { subject: 'Order', html: `<p>${text}</p>`, text: message_id.endsWith('0') ? text : null });
   const found = async (catalog: SqliteCatalog, search: string) =>
     (await catalog.listCaptures('ten_a', { limit: 100, search, key_id: 'key_a' })).data.map((c) => c.message_id);
   let catalog = new SqliteCatalog(file);
@@ -233,20 +236,7 @@ it('takes captures and a contacts import together while the writer indexes', asy
   const db = new Database(file, { readonly: true });
   const listed = () => (db.prepare('SELECT count(*) AS n FROM captures_unindexed').get() as { n: number }).n;
   const capture = (message_id: string) =>
-    catalog.putCapture({
-      message_id,
-      tenant_id: 'ten_a',
-      key_id: 'key_a',
-      from: 'a@sender.example',
-      to: 'b@example.com',
-      subject: 'Receipt',
-      html: `<p>${'Thank you for your order. '.repeat(40)}${message_id}</p>`,
-      text: null,
-      headers: {},
-      captured_at: new Date().toISOString(),
-      dkim: null,
-      source: null,
-    });
+    captureOf(catalog, message_id, { subject: 'Receipt', html: `<p>${'Thank you for your order. '.repeat(40)}${message_id}</p>`, text: null });
   try {
     const tenant = await catalog.createTenant({ id: 'ten_a', name: 'Acme', default_from: null, quota: { per_second: null, per_day: null } });
     const audience = await catalog.createAudience({ id: 'aud_a', tenant_id: tenant.id, name: 'News' });
