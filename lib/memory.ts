@@ -20,7 +20,14 @@ export interface MemoryReleaseOptions {
   tickMs?: number;
   /** A tick with the event loop busy less than this share of it is quiet. */
   quietBelow?: number;
-  /** At least this long between two collections (ms): a load that comes and goes is not collected after each wave. */
+  /**
+   * At least this long between two collections (ms): a load that comes and goes is not collected
+   * after each wave. 10 s, not 30: after a burst the first collection comes at the first quiet
+   * tick, and the second once the burst's actors are dropped (30 s idle, `garbageLeft`); at 30 s
+   * apart the second came 35 s into the quiet minute, too late for V8's memory reducer to give the
+   * young generation back within it (bench:send --idle 60: 402-416 MiB after the minute at 30 s,
+   * 255-265 MiB at 10 s; bench/RESULTS.md, twenty-eighth pass).
+   */
   spacingMs?: number;
   /** The collector; V8's (`gc()`, a full collection) unless given (a test's spy). */
   collect?: (() => void) | undefined;
@@ -29,7 +36,7 @@ export interface MemoryReleaseOptions {
 export function releaseMemoryWhenQuiet({
   tickMs = 5000,
   quietBelow = 0.02,
-  spacingMs = 30_000,
+  spacingMs = 10_000,
   collect = globalThis.gc,
 }: MemoryReleaseOptions = {}): MemoryRelease {
   if (!collect) return { garbageLeft() {}, stop() {} };
