@@ -29,6 +29,15 @@ export interface ActorTurn extends Invoker {
   /** Publishes `data` on `topic` once the turn is committed. */
   publish(topic: string, data: unknown): void;
   /**
+   * Publishes `data` on `topic` for a turn that creates its actor's state, to a subscriber that
+   * acts only through this actor. It may be delivered before the turn commits, or though it never
+   * does: the subscriber's turn on this actor then comes after this one and finds no state. So a
+   * runtime may publish it ahead of the commit instead of keeping it for after (Dapr: no outbox
+   * key and no ledger entry on the hot path; the broker is the outbox, as in Dapr's own
+   * transactional outbox, whose subscriber checks the state store).
+   */
+  handOver(topic: string, data: unknown): void;
+  /**
    * True where each publication is handed to every subscriber again and again until the
    * subscriber returns: by the runtime itself (the embedded outbox), or by a broker that
    * redelivers what a subscriber has not acknowledged (Dapr with Redis Streams): what a subscriber

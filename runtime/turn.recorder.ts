@@ -30,4 +30,9 @@ export abstract class TurnRecorder {
   publish(topic: string, data: unknown): void {
     (this.publications ??= []).push({ topic, data });
   }
+
+  /** Kept for after the commit like any publication, unless the adapter publishes it sooner. */
+  handOver(topic: string, data: unknown): void {
+    this.publish(topic, data);
+  }
 }

@@ -318,9 +318,10 @@ export function deliveryActor(deps: DeliveryDeps) {
         if (s.done) return 'skipped';
         const message = actor(turn, messageActor, turn.actorId);
         const view = await message.get(undefined).catch(orNullIfGone);
-        // Gone (its retention ended while a retry waited): nothing is left to deliver.
+        // Gone (its retention ended while a retry waited, or its admission never committed, its
+        // hand-over having gone first: ActorTurn.handOver): nothing is left to deliver, or to keep.
         if (!view) {
-          turn.set('delivery', { ...s, done: true, in_flight: false } satisfies DeliveryState);
+          forget(turn);
           return 'skipped';
         }
         const { record, content } = view;
@@ -404,9 +405,7 @@ export function deliveryActor(deps: DeliveryDeps) {
 
       /** The message's retention ended: nothing is left to deliver or to deduplicate. */
       async forget(turn): Promise<void> {
-        turn.delete('delivery');
-        turn.deleteReminder('retry');
-        turn.deleteReminder(QUEUED);
+        forget(turn);
       },
     },
 
@@ -494,6 +493,13 @@ async function capturedSource(
     if (error instanceof OutgoingFailed && error.stage === 'sign') return unsigned(`DKIM signing failed: ${error.message}`);
     throw error;
   }
+}
+
+/** Everything this actor keeps of its message, gone with it. */
+function forget(turn: ActorTurn): void {
+  turn.delete('delivery');
+  turn.deleteReminder('retry');
+  turn.deleteReminder(QUEUED);
 }
 
 function orNullIfGone(error: unknown): null {

@@ -239,3 +239,18 @@ describe('a verified domain whose keys cannot be used', () => {
     expect(mx.ok.received.length).toBe(before);
   });
 });
+
+describe('a message that is not there', () => {
+  it('is skipped, and its delivery keeps nothing of it (an admission whose hand-over went before a commit that failed)', async () => {
+    const delivery = deliveryWith({});
+    const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, delivery] });
+    const before = mx.ok.received.length;
+    const d = actor(runtime, delivery, 'msg_never');
+    const first = await d.begin(undefined);
+    expect(first).toEqual({ attempt: true, interrupted: false, number: 1 });
+    expect(await d.attempt({ interrupted: first.interrupted, number: first.number })).toBe('skipped');
+    // Nothing kept: a later hand-over of the same id begins afresh, not as a retry of an interrupted attempt.
+    expect(await d.begin(undefined)).toEqual({ attempt: true, interrupted: false, number: 1 });
+    expect(mx.ok.received.length).toBe(before);
+  });
+});

@@ -149,14 +149,18 @@ function queuedAt(record: MessageRecord): number {
  * cost about 17 % of bench:deliver's rate (bench/RESULTS.md, eighteenth pass) and 7 of a live
  * send's 53 calls between processes on Dapr (now 46, test/dapr/calls.dapr.test.ts).
  */
-function handOver(turn: ActorTurn, record: MessageRecord): void {
+function handOver(turn: ActorTurn, record: MessageRecord, admitting = false): void {
+  // The admission's hand-over may go before its commit (ActorTurn.handOver): its subscriber acts
+  // only through this actor, which has no record should the admission not commit. Any later
+  // turn's goes after it: the record it would find then says what the turn had not saved.
+  const publish = admitting ? turn.handOver.bind(turn) : turn.publish.bind(turn);
   if (record.sandbox) {
-    turn.publish(MESSAGE_READY, { message_id: record.id, sandbox: true } satisfies MessageReady);
+    publish(MESSAGE_READY, { message_id: record.id, sandbox: true } satisfies MessageReady);
     if (!turn.deliversUntilHandled) watch(turn);
     return;
   }
   const queued_at = queuedAt(record);
-  turn.publish(MESSAGE_READY, {
+  publish(MESSAGE_READY, {
     message_id: record.id,
     sandbox: false,
     tenant_id: record.tenant_id,
@@ -168,21 +172,21 @@ function handOver(turn: ActorTurn, record: MessageRecord): void {
   watch(turn, now + queueLease(now - queued_at));
 }
 
-function queue(turn: ActorTurn, record: MessageRecord): void {
+function queue(turn: ActorTurn, record: MessageRecord, admitting = false): void {
   record.status = 'queued';
   appendEvent(turn, record, 'message.queued');
-  handOver(turn, record);
+  handOver(turn, record, admitting);
 }
 
 /** An admitted message goes on: scheduled for its send_at, or queued now. */
-function release(turn: ActorTurn, record: MessageRecord): void {
+function release(turn: ActorTurn, record: MessageRecord, admitting = false): void {
   delete record.hold;
   if (record.send_at) {
     record.status = 'scheduled';
     appendEvent(turn, record, 'message.scheduled', { send_at: record.send_at });
     turn.setReminder('send', Date.parse(record.send_at));
   } else {
-    queue(turn, record);
+    queue(turn, record, admitting);
   }
 }
 
@@ -295,7 +299,7 @@ const admitWith =
       // Nothing decided by then: the watchdog asks the batch, which rolls the attempt back.
       watch(turn);
     } else {
-      release(turn, record);
+      release(turn, record, true);
     }
     turn.set('content', args.content);
     if (args.tracking_key) turn.set('tracking', { key: args.tracking_key } satisfies TrackingState);

@@ -14,7 +14,9 @@
 //
 // Turn commit, in this order, so a crash at any point loses nothing acknowledged:
 //   1. the ledger names each reminder the turn sets; if the turn publishes, also its outbox key
-//      (pages due 15 s later), so that a page sweeps what its host never published.
+//      (pages due 15 s later), so that a page sweeps what its host never published. What the turn
+//      hands over (ActorTurn.handOver: an admission's `message.ready`) is published now instead,
+//      with no outbox key and no ledger entry: its subscriber finds nothing should step 2 fail.
 //   2. the state transaction: the turn's writes, its reminders, and its publications under its
 //      outbox key. A page that fires on a turn that never saved finds nothing due.
 //   3. a follow-up turn publishes what the key holds and deletes it; the ledger lets go of the
@@ -349,7 +351,10 @@ export class DaprRuntime implements ActorRuntime {
       value === undefined ? { operation: 'delete', request: { key } } : { operation: 'upsert', request: { key, value } },
     );
     try {
-      await Promise.all(allEntered);
+      await Promise.all([
+        ...allEntered,
+        ...turn.handedOver.map((p) => this.sidecar.publish(this.opts.pubsub, p.topic, p.data, newId('pub'))),
+      ]);
       await this.sidecar.saveState(a.type, a.id, operations);
     } catch (error) {
       // Nothing saved: the ledger need not wake anyone for this turn (once it has its entries).
@@ -437,6 +442,8 @@ export class DaprRuntime implements ActorRuntime {
 
 class DaprTurn extends TurnRecorder implements ActorTurn {
   readonly stateWrites = new Map<string, unknown>();
+  /** Publications published before the commit (handOver), not kept under an outbox key. */
+  readonly handedOver: { topic: string; data: unknown }[] = [];
 
   constructor(
     private readonly runtime: DaprRuntime,
@@ -475,6 +482,10 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
 
   delete(key: string): void {
     this.stateWrites.set(key, undefined);
+  }
+
+  override handOver(topic: string, data: unknown): void {
+    this.handedOver.push({ topic, data });
   }
 
   invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {

@@ -73,12 +73,14 @@ const INGRESS = { 'actor_invocation MessageActor.admit': 1 };
 
 /**
  * Calls on the actor host (app ↔ its daprd) for a sandbox send, up to the capture and its event:
- * the subscriber of the hand-over asks the message to capture itself, one turn that reads it,
- * puts it in the inbox and records the capture (two calls, `get` then `recordAttempt`, before).
- * Every reminder is a page of the adapter's ledger (dapr/adapter/ledger.ts): the outbox key of
- * each of its two publishing turns (the admission, the capture), deleted once published, and the
- * retention reminder the capture sets. One page each here, where a send comes alone; under load,
- * the entries due in one second of turns committing together share a page.
+ * the admission publishes its hand-over before its state transaction (ActorTurn.handOver: no
+ * outbox key, so no ledger page and no follow-up transaction to clear it), and the subscriber of
+ * the hand-over asks the message to capture itself, one turn that reads it, puts it in the inbox
+ * and records the capture (two calls, `get` then `recordAttempt`, before). Every reminder is a
+ * page of the adapter's ledger (dapr/adapter/ledger.ts): the outbox key of the capture's turn,
+ * deleted once published, and the retention reminder the capture sets. One page each here, where
+ * a send comes alone; under load, the entries due in one second of turns committing together
+ * share a page.
  */
 const SANDBOX_ACTORS: Counts = {
   'actor_call_served MessageActor.admit': 1,
@@ -88,10 +90,10 @@ const SANDBOX_ACTORS: Counts = {
   'publication_received message.ready': 1,
   'publish email.events': 1,
   'publish message.ready': 1,
-  'reminder_deleted GatepostLedger': 2,
-  'reminder_registered GatepostLedger': 3,
+  'reminder_deleted GatepostLedger': 1,
+  'reminder_registered GatepostLedger': 2,
   'state_read MessageActor': 2,
-  'state_transaction MessageActor': 4,
+  'state_transaction MessageActor': 3,
 };
 
 /**
@@ -114,8 +116,8 @@ const LIVE_ACTORS: Counts = {
   'actor_invocation MessageActor.recordAttempt': 1,
   // A live message waits in the fair queue, in memory: its watchdog stays on every runtime. Its
   // page is deleted once the outcome has replaced it with the retention reminder.
-  'reminder_deleted GatepostLedger': 3,
-  'reminder_registered GatepostLedger': 4,
+  'reminder_deleted GatepostLedger': 2,
+  'reminder_registered GatepostLedger': 3,
   'actor_call_served DeliveryActor.attempt': 1,
   'actor_call_served DeliveryActor.begin': 1,
   'actor_call_served TenantActor.admitDelivery': 1,
