@@ -4,16 +4,15 @@
 // they measure what an operator runs.
 
 /**
- * V8 flags. A young generation of 64 MiB a semi-space, not 16: each send's objects live a few
- * milliseconds (until its commit, its capture), so a scavenge every ~20 ms of work found a quarter of
- * them still alive and copied them. Four times rarer, it copies far fewer: the scavenger's time
- * fell by about a third (bench/RESULTS.md, tenth pass). The cost: V8 may keep up to 144 MiB
- * more for the young generation (three times the semi-space) under load.
+ * V8 flags. `--expose-gc`: lib/memory.ts collects once the process goes quiet after work, which V8
+ * does not do by itself while nothing allocates (the heap a burst grew stayed resident through idle).
  *
- * `--expose-gc`: lib/memory.ts collects once the process goes quiet after work, which V8 does not
- * do by itself while nothing allocates (the heap a burst grew stayed resident through idle).
+ * V8's own young generation (16 MiB semi-spaces), not a larger one: 64 MiB semi-spaces were kept
+ * from the tenth pass for a tenth more speed, but in rotating `bench:send --gatepost-only` runs on
+ * 2026-11-28 they were the slowest (median 4,279 sends/s against 4,968 at 16 and 5,151 at 32,
+ * four rounds each) and held 30-70 MiB more after a burst (bench/RESULTS.md, twenty-ninth pass).
  */
-export const V8_FLAGS = ['--max-semi-space-size=64', '--expose-gc'];
+export const V8_FLAGS = ['--expose-gc'];
 
 /** Everything between `node` and a TypeScript entry point (main.ts): the V8 flags and tsx. */
 export const NODE_ARGS = [...V8_FLAGS, '--import', 'tsx'];
