@@ -153,14 +153,15 @@ function handOver(turn: ActorTurn, record: MessageRecord, admitting = false): vo
   // The admission's hand-over may go before its commit (ActorTurn.handOver): its subscriber acts
   // only through this actor, which has no record should the admission not commit. Any later
   // turn's goes after it: the record it would find then says what the turn had not saved.
-  const publish = admitting ? turn.handOver.bind(turn) : turn.publish.bind(turn);
+  const publish = (ready: MessageReady) =>
+    admitting ? turn.handOver(MESSAGE_READY, ready) : turn.publish(MESSAGE_READY, ready);
   if (record.sandbox) {
-    publish(MESSAGE_READY, { message_id: record.id, sandbox: true } satisfies MessageReady);
+    publish({ message_id: record.id, sandbox: true });
     if (!turn.deliversUntilHandled) watch(turn);
     return;
   }
   const queued_at = queuedAt(record);
-  publish(MESSAGE_READY, {
+  publish({
     message_id: record.id,
     sandbox: false,
     tenant_id: record.tenant_id,

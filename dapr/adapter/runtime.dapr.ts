@@ -353,7 +353,7 @@ export class DaprRuntime implements ActorRuntime {
     try {
       await Promise.all([
         ...allEntered,
-        ...turn.handedOver.map((p) => this.sidecar.publish(this.opts.pubsub, p.topic, p.data, newId('pub'))),
+        ...turn.handedOver.map((p) => this.publish(p.topic, p.data)),
       ]);
       await this.sidecar.saveState(a.type, a.id, operations);
     } catch (error) {
@@ -442,8 +442,8 @@ export class DaprRuntime implements ActorRuntime {
 
 class DaprTurn extends TurnRecorder implements ActorTurn {
   readonly stateWrites = new Map<string, unknown>();
-  /** Publications published before the commit (handOver), not kept under an outbox key. */
-  readonly handedOver: { topic: string; data: unknown }[] = [];
+  /** Publications published before the commit (handOver), not kept under an outbox key; most turns have none. */
+  private handOvers: { topic: string; data: unknown }[] | null = null;
 
   constructor(
     private readonly runtime: DaprRuntime,
@@ -484,8 +484,12 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
     this.stateWrites.set(key, undefined);
   }
 
+  get handedOver(): readonly { topic: string; data: unknown }[] {
+    return this.handOvers ?? [];
+  }
+
   override handOver(topic: string, data: unknown): void {
-    this.handedOver.push({ topic, data });
+    (this.handOvers ??= []).push({ topic, data });
   }
 
   invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
