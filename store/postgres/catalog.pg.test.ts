@@ -10,6 +10,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { catalogContract } from '../catalog.contract.ts';
 import { sealedSecretsContract } from '../catalog.sealed.contract.ts';
+import { eventually } from '../../test/harness/gatepost.harness.ts';
 import { PgCatalog, migrate } from './catalog.pg.ts';
 
 const SERVER_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -144,6 +145,7 @@ describe('PgCatalog migrations', () => {
         { version: 13, name: '013_engagement.sql' },
         { version: 14, name: '014_breaker_states.sql' },
         { version: 15, name: '015_broadcast_state_contact_triggers.sql' },
+        { version: 16, name: '016_change_notifications.sql' },
       ]);
       // Each of them works against the one schema.
       const tenant = await catalogs[0]!.createTenant({
@@ -209,6 +211,95 @@ describe('PgCatalog migrations', () => {
     } finally {
       await pool.end();
       await rm(dir, { recursive: true, force: true });
+      await db.drop();
+    }
+  });
+});
+
+describe("PgCatalog's look-ups kept in memory", () => {
+  /** The connections of this database listening for the catalog's changes. */
+  const LISTENING = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN gatepost_catalog'";
+  /** The enabled endpoints of `tenantId` for email.sent and its automations on custom event "x", by id, as `catalog` answers them. */
+  const seen = async (catalog: PgCatalog, tenantId: string) => ({
+    webhooks: (await catalog.webhooksFor(tenantId, 'email.sent')).map((w) => w.id),
+    automations: (await catalog.automationsTriggeredBy(tenantId, 'custom_event', 'x')).map((a) => a.id),
+  });
+  const webhook = (tenant_id: string, id: string) => ({
+    id,
+    tenant_id,
+    url: 'https://hooks.example.com/in',
+    events: ['email.sent'],
+    secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  });
+  const automation = (tenant_id: string, id: string, audience_id: string) => ({
+    id,
+    tenant_id,
+    name: 'On x',
+    audience_id,
+    trigger: { type: 'custom_event' as const, name: 'x' },
+    steps: [{ id: 'hello', type: 'send' as const, template: 'welcome', from: 'Shop <hi@shop.example>' }],
+    sandbox: true,
+    key_id: 'key_1',
+  });
+
+  it('follow changes made by another process, or by hand in the database, once they commit', async () => {
+    const db = await freshDatabase();
+    const [reader, writer] = [await PgCatalog.open(db.url), await PgCatalog.open(db.url)];
+    try {
+      const t = await writer.createTenant({
+        id: 'ten_1',
+        name: 'A',
+        default_from: null,
+        quota: { per_second: null, per_day: null },
+      });
+      const aud = await writer.createAudience({ id: 'aud_1', tenant_id: t.id, name: 'All' });
+      // Asked once with none there: what the reader keeps must not outlive the changes below.
+      expect(await seen(reader, t.id)).toEqual({ webhooks: [], automations: [] });
+
+      await writer.createWebhook(webhook(t.id, 'whk_1'));
+      await writer.createAutomation(automation(t.id, 'aut_1', aud.id));
+      await eventually(
+        async () => JSON.stringify(await seen(reader, t.id)) === '{"webhooks":["whk_1"],"automations":["aut_1"]}',
+        5_000,
+      );
+
+      await writer.updateWebhook(t.id, 'whk_1', { enabled: false });
+      await writer.updateAutomation(t.id, 'aut_1', { enabled: false });
+      await eventually(async () => JSON.stringify(await seen(reader, t.id)) === '{"webhooks":[],"automations":[]}', 5_000);
+
+      await sql(db.url, "UPDATE webhooks SET enabled = true WHERE id = 'whk_1'");
+      await eventually(async () => (await seen(reader, t.id)).webhooks[0] === 'whk_1', 5_000);
+      await writer.deleteWebhook(t.id, 'whk_1');
+      await eventually(async () => (await seen(reader, t.id)).webhooks.length === 0, 5_000);
+    } finally {
+      await Promise.all([reader.close(), writer.close()]);
+      await db.drop();
+    }
+  });
+
+  it('listen again when their connection is lost, forgetting what they kept while nobody listened', async () => {
+    const db = await freshDatabase();
+    const [reader, writer] = [await PgCatalog.open(db.url), await PgCatalog.open(db.url)];
+    try {
+      const t = await writer.createTenant({
+        id: 'ten_1',
+        name: 'A',
+        default_from: null,
+        quota: { per_second: null, per_day: null },
+      });
+      expect((await seen(reader, t.id)).webhooks).toEqual([]);
+      // Every connection listening, the reader's among them, cut off by the server.
+      const cut = await sql<{ ended: boolean }>(db.url, `SELECT pg_terminate_backend(pid) AS ended FROM (${LISTENING}) l`);
+      expect(cut.length).toBeGreaterThanOrEqual(2);
+      // Made while the reader may not be listening yet: it must see it all the same.
+      await writer.createWebhook(webhook(t.id, 'whk_1'));
+      await eventually(async () => (await seen(reader, t.id)).webhooks[0] === 'whk_1', 5_000);
+      // And it listens again: a later change is heard too.
+      await eventually(async () => (await sql(db.url, LISTENING)).length >= 2, 5_000);
+      await writer.deleteWebhook(t.id, 'whk_1');
+      await eventually(async () => (await seen(reader, t.id)).webhooks.length === 0, 5_000);
+    } finally {
+      await Promise.all([reader.close(), writer.close()]);
       await db.drop();
     }
   });

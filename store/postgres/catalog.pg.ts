@@ -84,6 +84,7 @@ import {
   automationValues,
   patchedAutomation,
   runValues,
+  triggerKey,
   type AutomationRow,
 } from '../automations.rows.ts';
 import { keyRecord } from '../catalog.port.ts';
@@ -111,6 +112,7 @@ import {
   type DomainRow,
 } from '../domains.rows.ts';
 import { INBOUND_MESSAGE_COLUMNS, ROUTE_COLUMNS, newRoute, patchedRoute, routeExists } from '../inbound.rows.ts';
+import { CatalogChanges, type CachedTable } from './changes.pg.ts';
 import { openedReceiptKey, publicReceiptKey, storedReceiptKey, type ReceiptKeyRow } from '../receipt.keys.stored.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -299,11 +301,16 @@ const webhookValues = (w: WebhookEndpoint): unknown[] => [
 ];
 
 export class PgCatalog implements Catalog {
-  /** Uses `pool` as it is: migrate it first (or use open). */
-  /** `sealer` seals webhook secrets at rest (lib/sealed.ts). */
+  /**
+   * Uses `pool` as it is: migrate it first (or use open). `sealer` seals webhook secrets at rest
+   * (lib/sealed.ts). With `changes` (listening), each tenant's enabled webhook endpoints and
+   * automations are read once and kept until a change to them is heard; without, every look-up
+   * asks the database.
+   */
   constructor(
     private readonly pool: pg.Pool,
     private readonly sealer: Sealer = plainSealer,
+    private readonly changes: CatalogChanges | null = null,
   ) {}
 
   /**
@@ -323,7 +330,19 @@ export class PgCatalog implements Catalog {
       await pool.end();
       throw error;
     }
-    return new PgCatalog(pool, options.sealer);
+    const changes = new CatalogChanges({ ...options.pool, connectionString: url }, options.onError);
+    await changes.start();
+    return new PgCatalog(pool, options.sealer, changes);
+  }
+
+  /** `tenantId`'s rows of `table` as `read` answers them: kept while no change is heard, with `changes`. */
+  private tenantRows<T extends object>(table: CachedTable, tenantId: string, read: () => Promise<T>): Promise<T> {
+    return this.changes ? this.changes.rows(table, tenantId, read) : read();
+  }
+
+  /** After this process changed `table`'s rows of `tenantId`: others hear of it from the table's trigger. */
+  private changed(table: CachedTable, tenantId: string): void {
+    this.changes?.forget(table, tenantId);
   }
 
   private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
@@ -633,6 +652,7 @@ export class PgCatalog implements Catalog {
       `INSERT INTO webhooks (${WEBHOOK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       webhookValues(sealedEndpoint(endpoint, this.sealer)),
     );
+    this.changed('webhooks', endpoint.tenant_id);
     return endpoint;
   }
 
@@ -653,11 +673,15 @@ export class PgCatalog implements Catalog {
   }
 
   async webhooksFor(tenantId: string, eventType: string): Promise<WebhookEndpoint[]> {
-    const rows = await this.query<WebhookEndpoint>(
-      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1 AND enabled AND $2 = ANY (events) ORDER BY created_at, id`,
-      [tenantId, eventType],
+    const enabled = await this.tenantRows('webhooks', tenantId, async () =>
+      (
+        await this.query<WebhookEndpoint>(
+          `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1 AND enabled ORDER BY created_at, id`,
+          [tenantId],
+        )
+      ).map((w) => openedEndpoint(w, this.sealer)),
     );
-    return rows.map((w) => openedEndpoint(w, this.sealer));
+    return enabled.filter((w) => w.events.includes(eventType));
   }
 
   /** Read (FOR UPDATE), change and write in one transaction: a concurrent change waits, and is not lost. */
@@ -666,7 +690,7 @@ export class PgCatalog implements Catalog {
     id: string,
     change: (w: WebhookEndpoint) => WebhookEndpoint,
   ): Promise<WebhookEndpoint | null> {
-    return inTransaction(this.pool, async (client) => {
+    const next = await inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<WebhookEndpoint>({
         text: `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
         values: [tenantId, id],
@@ -683,6 +707,8 @@ export class PgCatalog implements Catalog {
       }
       return next;
     });
+    this.changed('webhooks', tenantId);
+    return next;
   }
 
   async updateWebhook(tenantId: string, id: string, patch: WebhookPatch): Promise<WebhookEndpoint | null> {
@@ -704,6 +730,7 @@ export class PgCatalog implements Catalog {
 
   async deleteWebhook(tenantId: string, id: string): Promise<boolean> {
     const result = await this.pool.query('DELETE FROM webhooks WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+    this.changed('webhooks', tenantId);
     return (result.rowCount ?? 0) > 0;
   }
 
@@ -1083,6 +1110,7 @@ export class PgCatalog implements Catalog {
       `INSERT INTO automations (${AUTOMATION_COLUMNS}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`,
       values,
     );
+    this.changed('automations', automation.tenant_id);
     return automation;
   }
 
@@ -1103,12 +1131,15 @@ export class PgCatalog implements Catalog {
   }
 
   async automationsTriggeredBy(tenantId: string, type: AutomationTrigger['type'], key: string): Promise<Automation[]> {
-    const rows = await this.query<AutomationRow>(
-      `SELECT ${AUTOMATION_COLUMNS} FROM automations
-       WHERE tenant_id = $1 AND trigger_type = $2 AND trigger_key = $3 AND enabled ORDER BY created_at, id`,
-      [tenantId, type, key],
+    const enabled = await this.tenantRows('automations', tenantId, async () =>
+      (
+        await this.query<AutomationRow>(
+          `SELECT ${AUTOMATION_COLUMNS} FROM automations WHERE tenant_id = $1 AND enabled ORDER BY created_at, id`,
+          [tenantId],
+        )
+      ).map(automationOf),
     );
-    return rows.map(automationOf);
+    return enabled.filter((a) => a.trigger.type === type && triggerKey(a) === key);
   }
 
   async updateAutomation(tenantId: string, id: string, patch: AutomationPatch): Promise<Automation | null> {
@@ -1121,12 +1152,14 @@ export class PgCatalog implements Catalog {
       next.updated_at,
       id,
     ]);
+    this.changed('automations', tenantId);
     return next;
   }
 
   async deleteAutomation(tenantId: string, id: string): Promise<boolean> {
     // Its runs' rows go with it (ON DELETE CASCADE).
     const result = await this.pool.query('DELETE FROM automations WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+    this.changed('automations', tenantId);
     return (result.rowCount ?? 0) > 0;
   }
 
@@ -1349,6 +1382,7 @@ export class PgCatalog implements Catalog {
   }
 
   async close(): Promise<void> {
+    await this.changes?.close();
     await this.pool.end();
   }
 }

@@ -123,6 +123,19 @@ describe('webhooks, end to end', () => {
     });
   });
 
+  it("an endpoint added just before a send gets its event, though the tenant's endpoints were looked up before", async () => {
+    const t = await gp.tenant();
+    await endpoint(t, '/known');
+    const first = await send(t);
+    // Fanned out once: where endpoints are kept in memory (every runtime), the tenant's are now.
+    await eventually(() => at('/known').some((d) => JSON.parse(d.body).data.message_id === first));
+    // Added through the API, which on Dapr is not the process that fans the events out.
+    await endpoint(t, '/added');
+    const second = await send(t);
+    const d = await eventually(() => at('/added').find((d) => JSON.parse(d.body).data.message_id === second));
+    expect(JSON.parse(d.body).type).toBe('email.sent');
+  });
+
   it('opens and clicks, recorded in groups after their answers, reach the receiver and the timeline alike', async () => {
     const t = await gp.tenant();
     await endpoint(t, '/engagement', ['email.opened', 'email.clicked']);
