@@ -242,7 +242,10 @@ describe("PgCatalog's look-ups kept in memory", () => {
     key_id: 'key_1',
   });
 
-  it('follow changes made by another process, or by hand in the database, once they commit', async () => {
+  /** Two catalogs on a new database, as two processes have them, and a tenant made by the writer. */
+  async function twoProcesses(
+    work: (c: { db: { url: string }; reader: PgCatalog; writer: PgCatalog; t: { id: string } }) => Promise<void>,
+  ): Promise<void> {
     const db = await freshDatabase();
     const [reader, writer] = [await PgCatalog.open(db.url), await PgCatalog.open(db.url)];
     try {
@@ -252,6 +255,15 @@ describe("PgCatalog's look-ups kept in memory", () => {
         default_from: null,
         quota: { per_second: null, per_day: null },
       });
+      await work({ db, reader, writer, t });
+    } finally {
+      await Promise.all([reader.close(), writer.close()]);
+      await db.drop();
+    }
+  }
+
+  it('follow changes made by another process, or by hand in the database, once they commit', () =>
+    twoProcesses(async ({ db, reader, writer, t }) => {
       const aud = await writer.createAudience({ id: 'aud_1', tenant_id: t.id, name: 'All' });
       // Asked once with none there: what the reader keeps must not outlive the changes below.
       expect(await seen(reader, t.id)).toEqual({ webhooks: [], automations: [] });
@@ -271,22 +283,10 @@ describe("PgCatalog's look-ups kept in memory", () => {
       await eventually(async () => (await seen(reader, t.id)).webhooks[0] === 'whk_1', 5_000);
       await writer.deleteWebhook(t.id, 'whk_1');
       await eventually(async () => (await seen(reader, t.id)).webhooks.length === 0, 5_000);
-    } finally {
-      await Promise.all([reader.close(), writer.close()]);
-      await db.drop();
-    }
-  });
+    }));
 
-  it('listen again when their connection is lost, forgetting what they kept while nobody listened', async () => {
-    const db = await freshDatabase();
-    const [reader, writer] = [await PgCatalog.open(db.url), await PgCatalog.open(db.url)];
-    try {
-      const t = await writer.createTenant({
-        id: 'ten_1',
-        name: 'A',
-        default_from: null,
-        quota: { per_second: null, per_day: null },
-      });
+  it('listen again when their connection is lost, forgetting what they kept while nobody listened', () =>
+    twoProcesses(async ({ db, reader, writer, t }) => {
       expect((await seen(reader, t.id)).webhooks).toEqual([]);
       // Every connection listening, the reader's among them, cut off by the server.
       const cut = await sql<{ ended: boolean }>(db.url, `SELECT pg_terminate_backend(pid) AS ended FROM (${LISTENING}) l`);
@@ -298,9 +298,5 @@ describe("PgCatalog's look-ups kept in memory", () => {
       await eventually(async () => (await sql(db.url, LISTENING)).length >= 2, 5_000);
       await writer.deleteWebhook(t.id, 'whk_1');
       await eventually(async () => (await seen(reader, t.id)).webhooks.length === 0, 5_000);
-    } finally {
-      await Promise.all([reader.close(), writer.close()]);
-      await db.drop();
-    }
-  });
+    }));
 });
