@@ -2,11 +2,12 @@
 // was given and "no" for most it was not, so a "no" can skip a SELECT that would find nothing.
 // Keys are never taken out: a key whose row is gone only costs the SELECT again. The owner adds a
 // key before the write that creates its row can be read, so "no" is never wrong; that needs the
-// owner to be the only writer of what the filter covers.
+// owner to be the only writer of what the filter covers, or to hear of every other writer's
+// keys (store/postgres/changes.pg.ts, told by PostgreSQL's notifications).
 //
 // Uses: which actors have state on disk (runtime/embedded: activating a new message's actor costs
-// no SELECT) and which addresses the embedded catalog lists as suppressed (store/sqlite: admission's
-// look-up of an address never suppressed costs no SELECT).
+// no SELECT) and which addresses the catalog lists as suppressed (store/sqlite, store/postgres:
+// admission's look-up of an address never suppressed costs no SELECT).
 
 const BITS_PER_KEY = 10; // with 7 probes: about 1 % of absent keys answered "maybe"
 const PROBES = 7;

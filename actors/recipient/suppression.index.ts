@@ -5,7 +5,11 @@
 // (mirror.ts) takes an address off only after the actor has let it go. (One race: an address
 // suppressed again while the mirror takes it off may be off the list until the mirror hears of the
 // new suppression, moments later.) It may list one the actor no longer holds, for moments, or
-// after a turn that failed to save: admission then asks the actor, whose word is final.
+// after a turn that failed to save: admission then asks the actor, whose word is final. On
+// PostgreSQL each process answers "not listed" from its own list of the addresses that may be,
+// told of a suppression another process lists once PostgreSQL's notification of its commit
+// arrives (store/postgres/changes.pg.ts): for that moment, normally under a millisecond, an
+// admission in another process does not see it, as if it had come a moment before.
 import { normalizeAddress } from '../../mail/address.ts';
 import type { Catalog, Suppression } from '../../store/catalog.port.ts';
 

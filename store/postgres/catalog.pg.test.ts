@@ -218,7 +218,8 @@ describe('PgCatalog migrations', () => {
 
 describe("PgCatalog's look-ups kept in memory", () => {
   /** The connections of this database listening for the catalog's changes. */
-  const LISTENING = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN gatepost_catalog'";
+  const LISTENING =
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'gatepost catalog changes'";
   /** The enabled endpoints of `tenantId` for email.sent and its automations on custom event "x", by id, as `catalog` answers them. */
   const seen = async (catalog: PgCatalog, tenantId: string) => ({
     webhooks: (await catalog.webhooksFor(tenantId, 'email.sent')).map((w) => w.id),
@@ -279,6 +280,18 @@ describe("PgCatalog's look-ups kept in memory", () => {
       await writer.updateAutomation(t.id, 'aut_1', { enabled: false });
       await eventually(async () => JSON.stringify(await seen(reader, t.id)) === '{"webhooks":[],"automations":[]}', 5_000);
 
+      // A suppression another process writes: an address it has not heard of is answered at once.
+      expect(await reader.getSuppression(t.id, 'ann@example.com')).toBeNull();
+      const suppression = {
+        tenant_id: t.id,
+        address: 'ann@example.com',
+        reason: 'manual' as const,
+        detail: null,
+        created_at: new Date().toISOString(),
+      };
+      await writer.putSuppression(suppression);
+      await eventually(async () => (await reader.getSuppression(t.id, 'ann@example.com'))?.reason === 'manual', 5_000);
+
       await sql(db.url, "UPDATE webhooks SET enabled = true WHERE id = 'whk_1'");
       await eventually(async () => (await seen(reader, t.id)).webhooks[0] === 'whk_1', 5_000);
       await writer.deleteWebhook(t.id, 'whk_1');
@@ -291,11 +304,17 @@ describe("PgCatalog's look-ups kept in memory", () => {
       // Every connection listening, the reader's among them, cut off by the server.
       const cut = await sql<{ ended: boolean }>(db.url, `SELECT pg_terminate_backend(pid) AS ended FROM (${LISTENING}) l`);
       expect(cut.length).toBeGreaterThanOrEqual(2);
-      // Made while the reader may not be listening yet: it must see it all the same.
+      // Made while the reader may not be listening yet: it must see them all the same.
       await writer.createWebhook(webhook(t.id, 'whk_1'));
-      await eventually(async () => (await seen(reader, t.id)).webhooks[0] === 'whk_1', 5_000);
-      // And it listens again: a later change is heard too.
+      await sql(
+        db.url,
+        `INSERT INTO suppressions (tenant_id, address, reason, detail, created_at) VALUES ('${t.id}', 'bob@example.com', 'manual', NULL, now())`,
+      );
+      // Listening again, it has read what it missed: the suppression is on its list.
       await eventually(async () => (await sql(db.url, LISTENING)).length >= 2, 5_000);
+      await eventually(async () => (await seen(reader, t.id)).webhooks[0] === 'whk_1', 5_000);
+      expect(await reader.getSuppression(t.id, 'bob@example.com')).toMatchObject({ reason: 'manual' });
+      // And a later change is heard.
       await writer.deleteWebhook(t.id, 'whk_1');
       await eventually(async () => (await seen(reader, t.id)).webhooks.length === 0, 5_000);
     }));

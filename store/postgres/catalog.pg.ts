@@ -497,6 +497,7 @@ export class PgCatalog implements Catalog {
   }
 
   async putSuppression(s: Suppression): Promise<void> {
+    this.changes?.listed(s.tenant_id, s.address);
     await this.query(
       `INSERT INTO suppressions (${SUPPRESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (tenant_id, address) DO UPDATE
@@ -510,6 +511,8 @@ export class PgCatalog implements Catalog {
   }
 
   async getSuppression(tenantId: string, address: string): Promise<Suppression | null> {
+    // Most addresses never were: the process's list of those that may be answers without a query.
+    if (this.changes && !this.changes.maySuppress(tenantId, address)) return null;
     const rows = await this.query<Suppression>(
       `SELECT ${SUPPRESSION_COLUMNS} FROM suppressions WHERE tenant_id = $1 AND address = $2`,
       [tenantId, address],

@@ -20,3 +20,16 @@ CREATE TRIGGER webhooks_changed AFTER INSERT OR UPDATE OR DELETE ON webhooks
   FOR EACH ROW EXECUTE FUNCTION gatepost_catalog_changed();
 CREATE TRIGGER automations_changed AFTER INSERT OR UPDATE OR DELETE ON automations
   FOR EACH ROW EXECUTE FUNCTION gatepost_catalog_changed();
+
+-- Every process also keeps which addresses may be suppressed (store/postgres/changes.pg.ts): a
+-- suppression written notifies "suppressions <tenant_id> <address>" at commit. One taken off
+-- needs no word: an address kept that is no longer suppressed costs only a look-up.
+CREATE FUNCTION gatepost_suppression_listed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('gatepost_catalog', 'suppressions ' || NEW.tenant_id || ' ' || NEW.address);
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER suppressions_listed AFTER INSERT OR UPDATE ON suppressions
+  FOR EACH ROW EXECUTE FUNCTION gatepost_suppression_listed();
