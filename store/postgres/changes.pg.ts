@@ -58,7 +58,7 @@ export class CatalogChanges {
     });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
-    let suppressed: PresenceFilter;
+    let suppressed: PresenceFilter | null = null;
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
@@ -71,9 +71,10 @@ export class CatalogChanges {
       this.lost(client, error as Error);
       return;
     } finally {
-      this.filling = null;
+      // Unless a later start fills its own by now.
+      if (this.filling === suppressed) this.filling = null;
     }
-    if (this.client !== client) return;
+    if (this.client !== client || !suppressed) return;
     // Changes made while nobody listened were not heard: nothing read before now is kept.
     this.clear();
     this.suppressed = suppressed;
