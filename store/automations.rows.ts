@@ -13,6 +13,11 @@ export function triggerKey(a: Pick<Automation, 'trigger' | 'audience_id'>): stri
   return t.type === 'email_event' ? t.event : t.name;
 }
 
+/** Those of a tenant's enabled automations `automationsTriggeredBy` answers: each catalog keeps the list in memory. */
+export function triggeredBy(enabled: Automation[], type: AutomationTrigger['type'], key: string): Automation[] {
+  return enabled.filter((a) => a.trigger.type === type && triggerKey(a) === key);
+}
+
 /** An automation as a store returns it: its trigger and steps in one JSON `definition`; SQLite gives flags as 0 or 1. */
 export interface AutomationRow {
   id: string;

@@ -84,7 +84,7 @@ import {
   automationValues,
   patchedAutomation,
   runValues,
-  triggerKey,
+  triggeredBy,
   type AutomationRow,
 } from '../automations.rows.ts';
 import { keyRecord } from '../catalog.port.ts';
@@ -1142,7 +1142,7 @@ export class PgCatalog implements Catalog {
         )
       ).map(automationOf),
     );
-    return enabled.filter((a) => a.trigger.type === type && triggerKey(a) === key);
+    return triggeredBy(enabled, type, key);
   }
 
   async updateAutomation(tenantId: string, id: string, patch: AutomationPatch): Promise<Automation | null> {

@@ -109,7 +109,7 @@ import {
   automationValues,
   patchedAutomation,
   runValues,
-  triggerKey,
+  triggeredBy,
   type AutomationRow,
 } from '../automations.rows.ts';
 import { INBOUND_MESSAGE_COLUMNS, ROUTE_COLUMNS, newRoute, patchedRoute, routeExists } from '../inbound.rows.ts';
@@ -1022,7 +1022,7 @@ export class SqliteCatalog implements Catalog {
       enabled = (rows as AutomationRow[]).map(automationOf);
       this.enabledAutomations.set(tenantId, enabled);
     }
-    return enabled.filter((a) => a.trigger.type === type && triggerKey(a) === key);
+    return triggeredBy(enabled, type, key);
   }
 
   async updateAutomation(tenantId: string, id: string, patch: AutomationPatch): Promise<Automation | null> {
