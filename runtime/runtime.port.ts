@@ -38,6 +38,15 @@ export interface ActorTurn extends Invoker {
    */
   handOver(topic: string, data: unknown): void;
   /**
+   * Publishes `data` on `topic` once the turn commits, from a turn run for a publication that is
+   * delivered until handled (where `deliversUntilHandled`), by a subscriber that returns only
+   * after the turn; the actor promises to publish the same again, with the same event ids, when a
+   * redelivery finds the turn's work done. The redelivery then stands for the runtime's outbox,
+   * so a runtime may publish straight after the commit and keep nothing (Dapr: no outbox key, no
+   * ledger page, no follow-up turn). Where not `deliversUntilHandled`, it is kept as `publish` is.
+   */
+  publishAgainOnReplay(topic: string, data: unknown): void;
+  /**
    * True where each publication is handed to every subscriber again and again until the
    * subscriber returns: by the runtime itself (the embedded outbox), or by a broker that
    * redelivers what a subscriber has not acknowledged (Dapr with Redis Streams): what a subscriber

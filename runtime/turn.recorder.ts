@@ -35,4 +35,9 @@ export abstract class TurnRecorder {
   handOver(topic: string, data: unknown): void {
     this.publish(topic, data);
   }
+
+  /** Kept for after the commit like any publication, unless the adapter can keep less. */
+  publishAgainOnReplay(topic: string, data: unknown): void {
+    this.publish(topic, data);
+  }
 }

@@ -9,7 +9,7 @@ import { eventually, harness, type Harness } from '../../runtime/embedded/runtim
 import { SqliteCatalog } from '../../store/sqlite/catalog.sqlite.ts';
 import { MESSAGE_READY, messageActor, messageActorWith } from '../message/message.actor.ts';
 import type { MessageReady } from '../message/message.state.ts';
-import { timelineOf } from '../../events/email.event.ts';
+import { EMAIL_EVENTS, timelineOf, type EmailEvent } from '../../events/email.event.ts';
 import { admitArgs } from '../message/message.testkit.ts';
 import { recipientActor } from '../recipient/recipient.actor.ts';
 import { tenantActor } from '../tenant/tenant.actor.ts';
@@ -31,13 +31,17 @@ const capture = (runtime: Parameters<typeof actor>[0], ready: MessageReady) =>
   actor(runtime, messageActor, ready.message_id).captureSandbox(undefined);
 
 describe('captureSandbox', () => {
-  it('captures once from the hand-over, however often it is delivered, and puts the capture on the timeline once', async () => {
+  it('captures once from the hand-over, however often it is delivered, puts the capture on the timeline once, and publishes its event each time', async () => {
     h = harness();
     catalog = new SqliteCatalog(join(h.file, '..', 'catalog.db'));
     const published: MessageReady[] = [];
+    const events: EmailEvent[] = [];
     const runtime = await h.start({
       actors: [capturing(catalog), recipientActor, tenantActor],
-      subscribers: { [MESSAGE_READY]: async ({ data }) => void published.push(data as MessageReady) },
+      subscribers: {
+        [MESSAGE_READY]: async ({ data }) => void published.push(data as MessageReady),
+        [EMAIL_EVENTS]: async ({ data }) => void events.push(data as EmailEvent),
+      },
     });
     await actor(runtime, messageActor, 'msg_s').admit(admitArgs({ sandbox: true }));
     await eventually(() => expect(published).toHaveLength(1));
@@ -67,6 +71,15 @@ describe('captureSandbox', () => {
         }),
       }),
     ]);
+    // The second delivery may be there because the first capture's event never went out (on
+    // Dapr it is published after the commit, with no outbox): it goes out again, the same event.
+    const sent = timelineOf(record).find((e) => e.type === 'email.sent')!;
+    await eventually(() =>
+      expect(events.map((e) => [e.event.type, e.event.id])).toEqual([
+        ['email.sent', sent.id],
+        ['email.sent', sent.id],
+      ]),
+    );
   });
 
   it('skips a message that is gone', async () => {

@@ -53,20 +53,32 @@ export const MESSAGE_READY = 'message.ready';
 /** Published when a message's retention ends and its state is gone: `{ message_id }`. */
 export const MESSAGE_EXPIRED = 'message.expired';
 
+/**
+ * How a turn publishes its lifecycle events: kept with its commit, or (a turn run for a
+ * publication delivered until handled, which publishes them again when a redelivery finds them
+ * recorded) published again on replay (ActorTurn.publishAgainOnReplay).
+ */
+type Publishing = 'kept' | 'againOnReplay';
+
+/** Publishes a lifecycle event of the message on `email.events`. */
+function publishEvent(turn: ActorTurn, of: MessageRecord | MessageOutcomes, event: StoredEvent, how: Publishing): void {
+  const published: EmailEvent = { tenant_id: of.tenant_id, event: envelopeOf(turn.actorId, event) };
+  if (of.origin) published.origin = of.origin;
+  if (how === 'kept') turn.publish(EMAIL_EVENTS, published);
+  else turn.publishAgainOnReplay(EMAIL_EVENTS, published);
+}
+
 /** Appends an event to the record's timeline (before the hand-over) or to the outcomes (after it). */
 function appendEvent(
   turn: ActorTurn,
   into: MessageRecord | MessageOutcomes,
   type: EventType,
   data: Record<string, unknown> = {},
+  how: Publishing = 'kept',
 ): void {
   const event: StoredEvent = { id: newId('evt'), type, created_at: isoTime(), data };
   into.events.push(event);
-  if (LIFECYCLE_EVENTS.has(type)) {
-    const published: EmailEvent = { tenant_id: into.tenant_id, event: envelopeOf(turn.actorId, event) };
-    if (into.origin) published.origin = into.origin;
-    turn.publish(EMAIL_EVENTS, published);
-  }
+  if (LIFECYCLE_EVENTS.has(type)) publishEvent(turn, into, event, how);
 }
 
 /** The key the message's tracking tokens are signed with; absent on messages from before tracking. */
@@ -85,7 +97,7 @@ async function loadView(turn: ActorTurn): Promise<MessageRecord> {
   return messageView(record, await turn.get<MessageOutcomes>('outcomes'));
 }
 
-/** The outcomes of a message that has none yet: made from its record by the first. */
+/** The outcomes of a message that has none yet (saved at admission, status null until the first). */
 function outcomesOf(record: MessageRecord): MessageOutcomes {
   const made: MessageOutcomes = {
     tenant_id: record.tenant_id,
@@ -153,8 +165,7 @@ function handOver(turn: ActorTurn, record: MessageRecord, admitting = false): vo
   // The admission's hand-over may go before its commit (ActorTurn.handOver): its subscriber acts
   // only through this actor, which has no record should the admission not commit. Any later
   // turn's goes after it: the record it would find then says what the turn had not saved.
-  const publish = (ready: MessageReady) =>
-    admitting ? turn.handOver(MESSAGE_READY, ready) : turn.publish(MESSAGE_READY, ready);
+  const publish = (ready: MessageReady) => (admitting ? turn.handOver(MESSAGE_READY, ready) : turn.publish(MESSAGE_READY, ready));
   if (record.sandbox) {
     publish({ message_id: record.id, sandbox: true });
     if (!turn.deliversUntilHandled) watch(turn);
@@ -305,11 +316,14 @@ const admitWith =
     turn.set('content', args.content);
     if (args.tracking_key) turn.set('tracking', { key: args.tracking_key } satisfies TrackingState);
     turn.set('record', record);
+    // None yet, but saved: the first outcome's turn then reads nothing a runtime that keeps what
+    // its actors wrote has not kept (on Dapr, a sandbox capture's only read of the state store).
+    turn.set('outcomes', outcomesOf(record));
     return { response: responseOf(record), replayed: false };
   };
 
 /** Puts an attempt's outcome on the timeline (the outcomes), once however often it is told. */
-function recordOutcome(turn: ActorTurn, outcomes: MessageOutcomes, outcome: AttemptOutcome): void {
+function recordOutcome(turn: ActorTurn, outcomes: MessageOutcomes, outcome: AttemptOutcome, how: Publishing = 'kept'): void {
   // Told twice (a runtime retrying the call): the timeline has it already. An attempt has an
   // outcome per transaction (per recipient domain, or one through a relay), and one per
   // recipient refused at RCPT TO: their recipients tell them apart.
@@ -337,19 +351,25 @@ function recordOutcome(turn: ActorTurn, outcomes: MessageOutcomes, outcome: Atte
     case 'sent':
     case 'captured':
       outcomes.status = o.message_status ?? 'sent';
-      appendEvent(turn, outcomes, 'email.sent', {
-        ...common,
-        sandbox: outcome.result === 'captured',
-        ...(o.receipt ? { receipt: o.receipt } : {}),
-      });
+      appendEvent(
+        turn,
+        outcomes,
+        'email.sent',
+        {
+          ...common,
+          sandbox: outcome.result === 'captured',
+          ...(o.receipt ? { receipt: o.receipt } : {}),
+        },
+        how,
+      );
       break;
     case 'deferred':
       outcomes.status = o.message_status ?? 'deferred';
-      appendEvent(turn, outcomes, 'message.deferred', { ...common, retry_at: outcome.retry_at });
+      appendEvent(turn, outcomes, 'message.deferred', { ...common, retry_at: outcome.retry_at }, how);
       break;
     case 'bounced':
       outcomes.status = o.message_status ?? 'bounced';
-      appendEvent(turn, outcomes, 'email.bounced', { ...common, bounce_type: outcome.bounce_type ?? 'hard' });
+      appendEvent(turn, outcomes, 'email.bounced', { ...common, bounce_type: outcome.bounce_type ?? 'hard' }, how);
       break;
   }
   // Something came of the hand-over: nothing left to watch, so the reminder waits for the end
@@ -364,15 +384,24 @@ export type SandboxCapture = (view: DeliveryView) => Promise<AttemptOutcome>;
 /** No inbox: the plain actor captures nothing (a host captures with messageActorWith's). */
 const NO_INBOX: SandboxCapture = () => Promise.reject(new Error('this MessageActor was given no sandbox inbox'));
 
-/** `captureSandbox`: one turn reads the message once, captures it, and records the capture. */
+/**
+ * `captureSandbox`: one turn reads the message once, captures it, and records the capture. Its
+ * caller is the hand-over's subscriber, delivered until it returns: a capture found recorded is
+ * that delivery again, whose event may not have gone out, so it publishes the event again.
+ */
 const captureWith =
   (capture: SandboxCapture) =>
   async (turn: ActorTurn): Promise<'captured' | 'skipped'> => {
     const record = await readRecord(turn);
     if (!record) return 'skipped';
-    const outcomes = (await turn.get<MessageOutcomes>('outcomes')) ?? outcomesOf(record);
+    const outcomes = await loadOutcomes(turn);
+    const captured = outcomes.events.find((e) => e.type === 'email.sent' && e.data.sandbox === true);
+    if (captured) {
+      publishEvent(turn, outcomes, captured, 'againOnReplay');
+      return 'captured';
+    }
     const content = (await turn.get<RenderedContent>('content'))!;
-    recordOutcome(turn, outcomes, await capture({ record: messageView(record, outcomes), content }));
+    recordOutcome(turn, outcomes, await capture({ record: messageView(record, outcomes), content }), 'againOnReplay');
     return 'captured';
   };
 

@@ -20,7 +20,10 @@
 //   2. the state transaction: the turn's writes, its reminders, and its publications under its
 //      outbox key. A page that fires on a turn that never saved finds nothing due.
 //   3. a follow-up turn publishes what the key holds and deletes it; the ledger lets go of the
-//      page entries no longer wanted (this outbox key, reminders replaced or deleted).
+//      page entries no longer wanted (this outbox key, reminders replaced or deleted). What the
+//      turn publishes for a redelivered publication (ActorTurn.publishAgainOnReplay: a sandbox
+//      capture's event) is published at once instead, within the turn, with no outbox key: should
+//      it fail, the turn's caller fails, and the publication's redelivery publishes it again.
 // Dapr's transactional outbox does not cover actor state, hence the outbox keys.
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -308,6 +311,7 @@ export class DaprRuntime implements ActorRuntime {
       const result = await body(def, turn);
       const unpublished = await this.commit(actor, turn);
       if (unpublished) void this.publishOutbox(actor, unpublished);
+      await Promise.all(turn.replayable.map((p) => this.publish(p.topic, p.data)));
       return result;
     });
     actor.tail = run.catch(() => undefined);
@@ -342,7 +346,10 @@ export class DaprRuntime implements ActorRuntime {
     let outbox: { key: string; entered: Promise<Release> } | null = null;
     if (turn.published.length > 0) {
       const key = OUTBOX + newId('pub');
-      writes.set(key, turn.published.map((p): Publication => ({ id: newId('pub'), ...p })));
+      writes.set(
+        key,
+        turn.published.map((p): Publication => ({ id: newId('pub'), ...p })),
+      );
       const entry: LedgerEntry = { kind: 'outbox', type: a.type, id: a.id, key };
       outbox = { key, entered: this.ledger.enter(entry, dueSecond(Date.now() + OUTBOX_RETRY_MS)) };
     }
@@ -351,14 +358,15 @@ export class DaprRuntime implements ActorRuntime {
       value === undefined ? { operation: 'delete', request: { key } } : { operation: 'upsert', request: { key, value } },
     );
     try {
-      await Promise.all([
-        ...allEntered,
-        ...turn.handedOver.map((p) => this.publish(p.topic, p.data)),
-      ]);
+      await Promise.all([...allEntered, ...turn.handedOver.map((p) => this.publish(p.topic, p.data))]);
       await this.sidecar.saveState(a.type, a.id, operations);
     } catch (error) {
       // Nothing saved: the ledger need not wake anyone for this turn (once it has its entries).
-      for (const e of allEntered) void e.then((release) => release(), () => undefined);
+      for (const e of allEntered)
+        void e.then(
+          (release) => release(),
+          () => undefined,
+        );
       throw error;
     }
     for (const [key, value] of writes) {
@@ -396,7 +404,10 @@ export class DaprRuntime implements ActorRuntime {
       await Promise.all(
         entries.slice(i, i + SWEEP_CONCURRENCY).map((e) =>
           this.sidecar.invokeActor(e.type, e.id, LEDGER_METHOD, e).catch((error) => {
-            this.log(`${e.kind === 'reminder' ? `reminder ${e.name}` : 'publishing'} of ${e.type}/${e.id} failed; will retry`, error);
+            this.log(
+              `${e.kind === 'reminder' ? `reminder ${e.name}` : 'publishing'} of ${e.type}/${e.id} failed; will retry`,
+              error,
+            );
             left.push(e);
           }),
         ),
@@ -444,6 +455,8 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
   readonly stateWrites = new Map<string, unknown>();
   /** Publications published before the commit (handOver), not kept under an outbox key; most turns have none. */
   private handOvers: { topic: string; data: unknown }[] | null = null;
+  /** Publications published straight after the commit (publishAgainOnReplay), not kept either. */
+  private replays: { topic: string; data: unknown }[] | null = null;
 
   constructor(
     private readonly runtime: DaprRuntime,
@@ -490,6 +503,16 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
 
   override handOver(topic: string, data: unknown): void {
     (this.handOvers ??= []).push({ topic, data });
+  }
+
+  get replayable(): readonly { topic: string; data: unknown }[] {
+    return this.replays ?? [];
+  }
+
+  override publishAgainOnReplay(topic: string, data: unknown): void {
+    // Only a broker that redelivers stands for the outbox: elsewhere it is kept like any publication.
+    if (this.runtime.brokerRedelivers) (this.replays ??= []).push({ topic, data });
+    else this.publish(topic, data);
   }
 
   invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {

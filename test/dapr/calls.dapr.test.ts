@@ -76,11 +76,14 @@ const INGRESS = { 'actor_invocation MessageActor.admit': 1 };
  * the admission publishes its hand-over before its state transaction (ActorTurn.handOver: no
  * outbox key, so no ledger page and no follow-up transaction to clear it), and the subscriber of
  * the hand-over asks the message to capture itself, one turn that reads it, puts it in the inbox
- * and records the capture (two calls, `get` then `recordAttempt`, before). Every reminder is a
- * page of the adapter's ledger (dapr/adapter/ledger.ts): the outbox key of the capture's turn,
- * deleted once published, and the retention reminder the capture sets. One page each here, where
- * a send comes alone; under load, the entries due in one second of turns committing together
- * share a page.
+ * and records the capture (two calls, `get` then `recordAttempt`, before). That turn reads only
+ * what the admission did not write (the outcomes, saved empty by the admission, were a read more
+ * before), and publishes its event straight after its commit (ActorTurn.publishAgainOnReplay: the
+ * hand-over is delivered until the capture returns, and a capture found recorded publishes its
+ * event again), so no outbox key, ledger page or follow-up transaction (three calls more before).
+ * Every reminder is a page of the adapter's ledger (dapr/adapter/ledger.ts): here, the retention
+ * reminder the capture sets. One page here, where a send comes alone; under load, the entries due
+ * in one second of turns committing together share a page.
  */
 const SANDBOX_ACTORS: Counts = {
   'actor_call_served MessageActor.admit': 1,
@@ -90,10 +93,9 @@ const SANDBOX_ACTORS: Counts = {
   'publication_received message.ready': 1,
   'publish email.events': 1,
   'publish message.ready': 1,
-  'reminder_deleted GatepostLedger': 1,
-  'reminder_registered GatepostLedger': 2,
-  'state_read MessageActor': 2,
-  'state_transaction MessageActor': 3,
+  'reminder_registered GatepostLedger': 1,
+  'state_read MessageActor': 1,
+  'state_transaction MessageActor': 2,
 };
 
 /**
@@ -114,6 +116,9 @@ const LIVE_ACTORS: Counts = {
   'actor_call_served MessageActor.recordAttempt': 1,
   'actor_invocation MessageActor.get': 1,
   'actor_invocation MessageActor.recordAttempt': 1,
+  // Its outcome's event goes through the turn's outbox key (its caller is no redelivered
+  // publication): a ledger page, deleted once published by a follow-up transaction.
+  'state_transaction MessageActor': 3,
   // A live message waits in the fair queue, in memory: its watchdog stays on every runtime. Its
   // page is deleted once the outcome has replaced it with the retention reminder.
   'reminder_deleted GatepostLedger': 2,
