@@ -43,57 +43,19 @@ describe('the embedded queue read', () => {
     db.transaction(() => {
       // Delivered and captured messages: their watchdogs are due when their retention ends.
       for (let i = 0; i < 5_000; i++) message(`msg_kept${i}`, 'ten_a', [[MESSAGE_ACTOR, 'watch', now + 30 * DAY_MS]]);
-      message('msg_later1', 'ten_a', [
-        [MESSAGE_ACTOR, 'send', now + DAY_MS],
-        [MESSAGE_ACTOR, 'watch', now + 2 * DAY_MS],
-      ]);
-      message('msg_later2', 'ten_b', [
-        [MESSAGE_ACTOR, 'send', now + DAY_MS],
-        [MESSAGE_ACTOR, 'watch', now + 2 * DAY_MS],
-      ]);
-      message('msg_retry', 'ten_b', [
-        [DELIVERY_ACTOR, 'retry', now + 60_000],
-        [MESSAGE_ACTOR, 'watch', now + 30 * DAY_MS],
-      ]);
+      message('msg_later1', 'ten_a', [[MESSAGE_ACTOR, 'send', now + DAY_MS], [MESSAGE_ACTOR, 'watch', now + 2 * DAY_MS]]);
+      message('msg_later2', 'ten_b', [[MESSAGE_ACTOR, 'send', now + DAY_MS], [MESSAGE_ACTOR, 'watch', now + 2 * DAY_MS]]);
+      message('msg_retry', 'ten_b', [[DELIVERY_ACTOR, 'retry', now + 60_000], [MESSAGE_ACTOR, 'watch', now + 30 * DAY_MS]]);
     })();
 
-    const rows = queueReader(file)
-      .queue()
-      .sort((a, b) => a.tenant_id.localeCompare(b.tenant_id));
+    const rows = queueReader(file).queue().sort((a, b) => a.tenant_id.localeCompare(b.tenant_id));
     expect(rows.map(({ oldest_age_seconds: _, ...r }) => r)).toEqual([
       { tenant_id: 'ten_a', scheduled: 1, ready: 0, deferred: 0 },
       { tenant_id: 'ten_b', scheduled: 1, ready: 0, deferred: 1 },
     ]);
   });
 
-  it('counts as ready a live message waiting in the fair queue, its watchdog due within the lease, until it has an outcome', () => {
-    const soon = Date.now() + 60_000;
-    const state = db.prepare('INSERT INTO actor_state VALUES (?, ?, ?, ?)');
-    const remind = db.prepare('INSERT INTO reminders (actor_type, actor_id, name, due_at) VALUES (?, ?, ?, ?)');
-    const created_at = new Date().toISOString();
-    // Each as admission leaves it (its outcomes saved, none yet), then one with an outcome.
-    for (const [id, status] of [
-      ['msg_waits', null],
-      ['msg_sent', 'sent'],
-    ] as const) {
-      state.run(
-        MESSAGE_ACTOR,
-        id,
-        'record',
-        JSON.stringify({ tenant_id: 'ten_q', created_at, status: 'queued', sandbox: false }),
-      );
-      state.run(MESSAGE_ACTOR, id, 'outcomes', JSON.stringify({ tenant_id: 'ten_q', created_at, status, events: [] }));
-      remind.run(MESSAGE_ACTOR, id, 'watch', soon);
-    }
-
-    expect(
-      queueReader(file)
-        .queue()
-        .map(({ oldest_age_seconds: _, ...r }) => r),
-    ).toEqual([{ tenant_id: 'ten_q', scheduled: 0, ready: 1, deferred: 0 }]);
-  });
-
-  it("reads the waiting reminders through their own indexes, and only their messages' records", () => {
+  it('reads the waiting reminders through their own indexes, and only their messages\' records', () => {
     const plan = db
       .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${QUEUE_SQL}`)
       .all({ message: MESSAGE_ACTOR, delivery: DELIVERY_ACTOR, ready: 'message.ready', queued: 'queued', watched: 0 })

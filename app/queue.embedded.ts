@@ -48,8 +48,7 @@ export const QUEUE_SQL = `
     CROSS JOIN actor_state r ON r.actor_type = w.actor_type AND r.actor_id = w.actor_id AND r.key = 'record'
     WHERE w.due_at <= @watched AND w.actor_type = @message AND w.name = 'watch'
       AND json_extract(r.value, '$.status') = 'queued' AND json_extract(r.value, '$.sandbox') = 0
-      AND NOT EXISTS (SELECT 1 FROM actor_state o WHERE o.actor_type = w.actor_type AND o.actor_id = w.actor_id AND o.key = 'outcomes'
-                      AND json_extract(o.value, '$.status') IS NOT NULL)
+      AND NOT EXISTS (SELECT 1 FROM actor_state o WHERE o.actor_type = w.actor_type AND o.actor_id = w.actor_id AND o.key = 'outcomes')
       AND NOT EXISTS (SELECT 1 FROM reminders d WHERE d.actor_type = @delivery AND d.actor_id = w.actor_id AND d.name = 'retry')
     UNION
     SELECT json_extract(data, '$.message_id'), 'ready' FROM outbox WHERE topic = @ready

@@ -97,7 +97,7 @@ async function loadView(turn: ActorTurn): Promise<MessageRecord> {
   return messageView(record, await turn.get<MessageOutcomes>('outcomes'));
 }
 
-/** The outcomes of a message that has none yet (saved at admission, status null until the first). */
+/** The outcomes of a message that has none yet: made from its record by the first. */
 function outcomesOf(record: MessageRecord): MessageOutcomes {
   const made: MessageOutcomes = {
     tenant_id: record.tenant_id,
@@ -316,9 +316,6 @@ const admitWith =
     turn.set('content', args.content);
     if (args.tracking_key) turn.set('tracking', { key: args.tracking_key } satisfies TrackingState);
     turn.set('record', record);
-    // None yet, but saved: the first outcome's turn then reads nothing a runtime that keeps what
-    // its actors wrote has not kept (on Dapr, a sandbox capture's only read of the state store).
-    turn.set('outcomes', outcomesOf(record));
     return { response: responseOf(record), replayed: false };
   };
 

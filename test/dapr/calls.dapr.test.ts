@@ -77,8 +77,8 @@ const INGRESS = { 'actor_invocation MessageActor.admit': 1 };
  * outbox key, so no ledger page and no follow-up transaction to clear it), and the subscriber of
  * the hand-over asks the message to capture itself, one turn that reads it, puts it in the inbox
  * and records the capture (two calls, `get` then `recordAttempt`, before). That turn reads only
- * what the admission did not write (the outcomes, saved empty by the admission, were a read more
- * before), and publishes its event straight after its commit (ActorTurn.publishAgainOnReplay: the
+ * what the admission did not write (the outcomes: the actor's host keeps the rest), and publishes
+ * its event straight after its commit (ActorTurn.publishAgainOnReplay: the
  * hand-over is delivered until the capture returns, and a capture found recorded publishes its
  * event again), so no outbox key, ledger page or follow-up transaction (three calls more before).
  * Every reminder is a page of the adapter's ledger (dapr/adapter/ledger.ts): here, the retention
@@ -94,7 +94,7 @@ const SANDBOX_ACTORS: Counts = {
   'publish email.events': 1,
   'publish message.ready': 1,
   'reminder_registered GatepostLedger': 1,
-  'state_read MessageActor': 1,
+  'state_read MessageActor': 2,
   'state_transaction MessageActor': 2,
 };
 
