@@ -10,9 +10,6 @@ import { GatepostError, isCodedErrorBody } from '../../errors/errors.catalog.ts'
 import { CallLog } from './call.log.ts';
 import { ReminderRegistrar } from './reminder.grpc.ts';
 
-export type StateOperation =
-  { operation: 'upsert'; request: { key: string; value: unknown } } | { operation: 'delete'; request: { key: string } };
-
 /**
  * What an actor method answers through the sidecar, always with HTTP 200: a value, a coded
  * refusal, or a failure (what it threw, as text). Never an error status: daprd's resiliency
@@ -123,22 +120,31 @@ export class SidecarClient {
   }
 
   /** The value of `key`, or undefined when the actor has none. */
-  async getState<T>(type: string, id: string, key: string): Promise<T | undefined> {
+  /** The JSON of the actor's state `key`, as daprd holds it; undefined when it has none. */
+  async getStateJson(type: string, id: string, key: string): Promise<string | undefined> {
     this.calls.count('state_read', type);
     const res = await this.call(`/actors/${enc(type)}/${enc(id)}/state/${enc(key)}`);
     if (res.status === 204) return undefined;
     if (!res.ok) throw new Error(`state get ${type}/${id}/${key}: HTTP ${res.status}: ${res.text}`);
-    return res.text === '' ? undefined : (JSON.parse(res.text) as T);
+    return res.text === '' ? undefined : res.text;
   }
 
-  /** Saves the operations atomically (the state store must support transactions). */
-  async saveState(type: string, id: string, operations: StateOperation[]): Promise<void> {
-    if (operations.length === 0) return;
+  /**
+   * Saves the writes atomically (the state store must support transactions): key → its new value
+   * as JSON, put in the body as it is, or undefined to delete the key.
+   */
+  async saveState(type: string, id: string, writes: ReadonlyMap<string, string | undefined>): Promise<void> {
+    if (writes.size === 0) return;
     this.calls.count('state_transaction', type);
+    const operations: string[] = [];
+    for (const [key, json] of writes) {
+      const request = json === undefined ? `{"key":${JSON.stringify(key)}}` : `{"key":${JSON.stringify(key)},"value":${json}}`;
+      operations.push(`{"operation":"${json === undefined ? 'delete' : 'upsert'}","request":${request}}`);
+    }
     const res = await this.call(`/actors/${enc(type)}/${enc(id)}/state`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(operations),
+      body: `[${operations.join(',')}]`,
     });
     if (!res.ok) throw new Error(`state save ${type}/${id}: HTTP ${res.status}: ${res.text}`);
   }

@@ -36,6 +36,12 @@ const client = new GatepostClient();
 /** Deliveries the probe's subscriber saw: publication id and payload. */
 const deliveries: { id: string; data: unknown; at: number }[] = [];
 
+/** What the probe runtime's daprd holds under an actor's state key, parsed. */
+async function stateOf(runtime: DaprRuntime, type: string, id: string, key: string): Promise<unknown> {
+  const json = await runtime.sidecar.getStateJson(type, id, key);
+  return json === undefined ? undefined : JSON.parse(json);
+}
+
 const redisCli = (...args: string[]) =>
   execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(redisPort), ...args])
     .toString()
@@ -199,8 +205,8 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     await probe.invoke(PROBE, 'p2', 'set', { key: 'b', value: 'later' });
     expect(await probe.invoke(PROBE, 'p2', 'read', { key: 'a' })).toBeNull();
     // And in the state store itself, read through daprd's actor state API:
-    expect(await probe.sidecar.getState(PROBE, 'p2', 'a')).toBeUndefined();
-    expect(await probe.sidecar.getState(PROBE, 'p2', 'b')).toBe('later');
+    expect(await stateOf(probe, PROBE, 'p2', 'a')).toBeUndefined();
+    expect(await stateOf(probe, PROBE, 'p2', 'b')).toBe('later');
   });
 
   it('fails the call when the state save fails, and answers no 202 for a send it could not save', async () => {
@@ -221,7 +227,7 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
       // Nothing of the failed turn is left: the value is not there, and the same idempotency key
       // admits the message afresh (no replay of an answer never given).
       expect(await probe.invoke(PROBE, 'p3', 'read', { key: 'a' })).toBeNull();
-      expect(await probe.sidecar.getState(PROBE, 'p3', 'a')).toBeUndefined();
+      expect(await stateOf(probe, PROBE, 'p3', 'a')).toBeUndefined();
       const admitted = await send();
       expect(admitted.status).toBe(202);
       expect(admitted.headers.get('idempotent-replayed')).toBeNull();
@@ -245,11 +251,13 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     const dueAt = Date.now() + ((3 * 24 + 4) * 3600 + 5 * 60 + 6.789) * 1000;
     await probe.invoke(PROBE, 'p5', 'remindAt', { name: 'later', dueAt });
     // The actor keeps its reminder, to the millisecond, in its state...
-    expect(await probe.sidecar.getState(PROBE, 'p5', '__reminder/later')).toEqual({ due: dueAt, data: null });
+    expect(await stateOf(probe, PROBE, 'p5', '__reminder/later')).toEqual({ due: dueAt, data: null });
     // ...and the ledger's page that wakes it is registered as every registration is: read back
     // through daprd's reminder API, what the scheduler stores is the absolute time.
     await probe.sidecar.setReminder(LEDGER_ACTOR, 'page_probe', PAGE, dueAt, []);
-    const res = await fetch(`http://127.0.0.1:${cluster.ports.probeHttp}/v1.0/actors/${LEDGER_ACTOR}/page_probe/reminders/${PAGE}`);
+    const res = await fetch(
+      `http://127.0.0.1:${cluster.ports.probeHttp}/v1.0/actors/${LEDGER_ACTOR}/page_probe/reminders/${PAGE}`,
+    );
     expect(res.status).toBe(200);
     const reminder = (await res.json()) as { dueTime?: string };
     expect(Date.parse(reminder.dueTime!)).toBe(Math.round(dueAt));
@@ -276,7 +284,7 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
       { actor: 'p13', name: 'last', data: undefined },
     ]);
     // Run, so gone from the actor's state.
-    expect(await probe.sidecar.getState(PROBE, 'p13', '__reminder/moved')).toBeUndefined();
+    expect(await stateOf(probe, PROBE, 'p13', '__reminder/moved')).toBeUndefined();
   });
 
   it('stops a turn that daprd gave up on before it goes on to call another actor', async () => {
@@ -300,7 +308,7 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     // The next call to p9 runs after the cut-off turn has ended (the app runs p9's turns in order).
     expect(await probe.invoke(PROBE, 'p9', 'read', { key: 'touched' })).toBeNull();
     // That turn went no further than the call it was waiting on: p10 was never touched.
-    expect(await probe.sidecar.getState(PROBE, 'p10', 'touched')).toBeUndefined();
+    expect(await stateOf(probe, PROBE, 'p10', 'touched')).toBeUndefined();
   });
 
   it('refuses a reentrant call at once instead of waiting on its own caller', async () => {
@@ -330,7 +338,7 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     const published = () => redisCli('xrange', ANNOUNCED, '-', '+').includes('p12 said it');
     expect(published()).toBe(false);
     await eventually(published, 90_000);
-    expect(await probe.sidecar.getState(PROBE, 'p12', 'said')).toBe('p12 said it');
+    expect(await stateOf(probe, PROBE, 'p12', 'said')).toBe('p12 said it');
     await eventually(() => redisCli('--scan', '--pattern', '*ProbeActor||p12||__outbox*') === '', 30_000);
   });
 });
