@@ -512,7 +512,7 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
 
   override publishAgainOnReplay(topic: string, data: unknown): void {
     // Only a broker that redelivers stands for the outbox: elsewhere it is kept like any publication.
-    if (this.runtime.brokerRedelivers) (this.replays ??= []).push({ topic, data });
+    if (this.deliversUntilHandled) (this.replays ??= []).push({ topic, data });
     else this.publish(topic, data);
   }
 

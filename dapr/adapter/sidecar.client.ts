@@ -119,7 +119,6 @@ export class SidecarClient {
     return envelope.ok as R;
   }
 
-  /** The value of `key`, or undefined when the actor has none. */
   /** The JSON of the actor's state `key`, as daprd holds it; undefined when it has none. */
   async getStateJson(type: string, id: string, key: string): Promise<string | undefined> {
     this.calls.count('state_read', type);
