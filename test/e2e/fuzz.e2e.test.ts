@@ -226,10 +226,14 @@ const idempotencyKey = fc.option(
     freq: 3,
   },
 );
-/** A path parameter: usually a plausible id, sometimes anything (encoded, as a client library would). */
+/**
+ * A path parameter: usually a plausible id, sometimes anything (encoded, as a client library would).
+ * Not `.` or `..`: a URL parser removes such a segment, `%2e` spelled or not, before the request
+ * leaves the client, so the server sees another path, where a 404 in the native format is right.
+ */
 const param = fc.oneof(
   fc.constantFrom('msg_00000000000000000000000000', 'tpl_x', 'ann@example.com', 'x'),
-  nasty.filter((s) => s.length > 0 && s.length < 2000),
+  nasty.filter((s) => s.length > 0 && s.length < 2000 && s !== '.' && s !== '..'),
 );
 
 /** Every UTF-8 byte percent-encoded (encodeURIComponent throws on a lone surrogate; Buffer writes U+FFFD for it). */
@@ -326,7 +330,9 @@ describe('every endpoint of the OpenAPI document', () => {
           if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey.replace(/[^\x20-\x7e]/g, '?');
           const sent = body?.text;
           const res = await suite.gp.request(op.method, path, { headers, body: sent });
-          checkAnswer(style, `${op.method} ${path} ${contentType ?? ''} ${String(sent).slice(0, 300)}`, res);
+          // The seed first: fast-check prints the route's own (seed + index), which alone reproduces nothing.
+          const what = `(GATEPOST_FUZZ_SEED=${seed}) ${op.method} ${path} ${contentType ?? ''} ${String(sent).slice(0, 300)}`;
+          checkAnswer(style, what, res);
           if (op.body && res.status < 300) accepted++;
         }),
         // A seed of each route's own, from the one printed: with one seed for all, every route
