@@ -29,12 +29,15 @@ export interface ActorTurn extends Invoker {
   /** Publishes `data` on `topic` once the turn is committed. */
   publish(topic: string, data: unknown): void;
   /**
-   * Publishes `data` on `topic` for a turn that creates its actor's state, to a subscriber that
-   * acts only through this actor. It may be delivered before the turn commits, or though it never
-   * does: the subscriber's turn on this actor then comes after this one and finds no state. So a
-   * runtime may publish it ahead of the commit instead of keeping it for after (Dapr: no outbox
-   * key and no ledger entry on the hot path; the broker is the outbox, as in Dapr's own
-   * transactional outbox, whose subscriber checks the state store).
+   * Publishes `data` on `topic` for a turn that creates its actor's state (the actor had none
+   * before it), to a subscriber that acts only through this actor. It may be delivered before the
+   * turn commits, or though it never does: the subscriber's turn on this actor then comes after
+   * this one and finds no state. So a runtime may publish it ahead of the commit instead of
+   * keeping it for after (Dapr: no outbox key and no ledger entry on the hot path; the broker is
+   * the outbox, as in Dapr's own transactional outbox, whose subscriber checks the state store).
+   * And once the turn commits, the actor has only what it wrote: a runtime that reads state key
+   * by key may take any other key as absent without reading it (Dapr, while the actor stays on
+   * the host that ran the turn).
    */
   handOver(topic: string, data: unknown): void;
   /**

@@ -110,11 +110,11 @@ function outcomesOf(record: MessageRecord): MessageOutcomes {
   return made;
 }
 
-/** The outcomes, to record one more: the first outcome makes them from the record. */
-async function loadOutcomes(turn: ActorTurn): Promise<MessageOutcomes> {
+/** The outcomes, to record one more: the first outcome makes them from the record (`read`, if the turn has it). */
+async function loadOutcomes(turn: ActorTurn, read?: MessageRecord): Promise<MessageOutcomes> {
   const outcomes = await turn.get<MessageOutcomes>('outcomes');
   if (outcomes) return outcomes;
-  const record = await readRecord(turn);
+  const record = read ?? (await readRecord(turn));
   if (!record) throw gone();
   return outcomesOf(record);
 }
@@ -391,7 +391,7 @@ const captureWith =
   async (turn: ActorTurn): Promise<'captured' | 'skipped'> => {
     const record = await readRecord(turn);
     if (!record) return 'skipped';
-    const outcomes = await loadOutcomes(turn);
+    const outcomes = await loadOutcomes(turn, record);
     const captured = outcomes.events.find((e) => e.type === 'email.sent' && e.data.sandbox === true);
     if (captured) {
       publishEvent(turn, outcomes, captured, 'againOnReplay');
@@ -517,7 +517,7 @@ export const messageActor = defineActor({
       if (!record || record.tenant_id !== report.tenant_id)
         return { result: 'refused', reason: 'no such message for this tenant' };
       if (record.sandbox) return { result: 'refused', reason: 'a sandbox message, which was never sent' };
-      const outcomes = await loadOutcomes(turn);
+      const outcomes = await loadOutcomes(turn, record);
       const recipients = recipientsOf(record, outcomes);
       const named = report.recipient ? normalizeAddress(report.recipient) : null;
       // A report naming no recipient is about the message's only one, or cannot be placed.

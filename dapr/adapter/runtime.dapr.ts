@@ -89,6 +89,11 @@ export interface DaprRuntimeOptions {
 class HostedActor {
   /** Values read or written so far, as their JSON; `undefined` marks a key known to be absent. */
   readonly cache = new Map<string, string | undefined>();
+  /**
+   * Every key it has is in `cache`: a turn on this host created its state (ActorTurn.handOver),
+   * and every later write went through here, so a key not cached is absent, with no read.
+   */
+  cacheWhole = false;
   /** The ledger entries of its reminders this host registered, by name, to let go when replaced. */
   readonly reminders = new Map<string, Release>();
   tail: Promise<unknown> = Promise.resolve();
@@ -378,6 +383,9 @@ export class DaprRuntime implements ActorRuntime {
       if (value === undefined && key.startsWith(OUTBOX)) a.cache.delete(key);
       else a.cache.set(key, value);
     }
+    // A turn that hands over creates its actor's state: the actor had none before it. A sandbox
+    // capture's read of its message's outcomes, one of 13 calls a send, is answered from here.
+    if (turn.handedOver.length > 0) a.cacheWhole = true;
     // The reminders replaced or deleted: their earlier wake-ups are not wanted any more.
     for (const name of turn.reminderWrites.keys()) {
       a.reminders.get(name)?.();
@@ -448,7 +456,7 @@ export class DaprRuntime implements ActorRuntime {
   }
 
   async readState<T>(a: HostedActor, key: string): Promise<T | undefined> {
-    if (!a.cache.has(key)) a.cache.set(key, await this.sidecar.getStateJson(a.type, a.id, key));
+    if (!a.cache.has(key)) a.cache.set(key, a.cacheWhole ? undefined : await this.sidecar.getStateJson(a.type, a.id, key));
     // Parsed afresh on every read, so no caller can change the cached state behind the turn's back.
     return parsed<T>(a.cache.get(key));
   }

@@ -76,8 +76,10 @@ const INGRESS = { 'actor_invocation MessageActor.admit': 1 };
  * the admission publishes its hand-over before its state transaction (ActorTurn.handOver: no
  * outbox key, so no ledger page and no follow-up transaction to clear it), and the subscriber of
  * the hand-over asks the message to capture itself, one turn that reads it, puts it in the inbox
- * and records the capture (two calls, `get` then `recordAttempt`, before). That turn reads only
- * what the admission did not write (the outcomes: the actor's host keeps the rest), and publishes
+ * and records the capture (two calls, `get` then `recordAttempt`, before). That turn reads nothing
+ * from the state store: the actor's host keeps what the admission wrote, and knows it is all the
+ * message has (the admission created its state: ActorTurn.handOver; its outcomes, a read more
+ * until 13 calls, are absent), and publishes
  * its event straight after its commit (ActorTurn.publishAgainOnReplay: the
  * hand-over is delivered until the capture returns, and a capture found recorded publishes its
  * event again), so no outbox key, ledger page or follow-up transaction (three calls more before).
@@ -94,7 +96,7 @@ const SANDBOX_ACTORS: Counts = {
   'publish email.events': 1,
   'publish message.ready': 1,
   'reminder_registered GatepostLedger': 1,
-  'state_read MessageActor': 2,
+  'state_read MessageActor': 1,
   'state_transaction MessageActor': 2,
 };
 
