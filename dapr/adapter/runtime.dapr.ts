@@ -205,13 +205,18 @@ export class DaprRuntime implements ActorRuntime {
     // MessageActor) cannot finish while that other type is blocked, so the wait always runs out.
     // At 30 s (clamped by daprd to 24 s) placement dropped this host as unresponsive, and daprd
     // 1.18.2 never unblocked the types of that aborted round: every call hung (dapr/README.md).
-    app.get('/dapr/config', async () => ({
-      entities: [...this.definitions.keys(), LEDGER_ACTOR],
-      actorIdleTimeout: '30m',
-      drainOngoingCallTimeout: '2s',
-      drainRebalancedActors: true,
-      reentrancy: { enabled: false },
-    }));
+    app.get('/dapr/config', async () => {
+      // A daprd starting (this app's, restarted while the app ran on) asks first: the actors it
+      // places here may have lived on another host meanwhile, so nothing cached of them holds.
+      this.hosted.clear();
+      return {
+        entities: [...this.definitions.keys(), LEDGER_ACTOR],
+        actorIdleTimeout: '30m',
+        drainOngoingCallTimeout: '2s',
+        drainRebalancedActors: true,
+        reentrancy: { enabled: false },
+      };
+    });
     app.get('/dapr/subscribe', async () =>
       [...this.subscribers.keys()].map((topic) => ({
         pubsubname: this.opts.pubsub,

@@ -341,4 +341,17 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     expect(await stateOf(probe, PROBE, 'p12', 'said')).toBe('p12 said it');
     await eventually(() => redisCli('--scan', '--pattern', '*ProbeActor||p12||__outbox*') === '', 30_000);
   });
+  it('reads what its actors hold afresh once its sidecar has restarted', async () => {
+    // The host caches what its actors read and wrote. Its sidecar dies and comes back while the
+    // app runs on: meanwhile the actor lived elsewhere, and another host changed its state.
+    await probe.invoke(PROBE, 'p13', 'set', { key: 'k', value: 'before' });
+    expect(await probe.invoke(PROBE, 'p13', 'read', { key: 'k' })).toBe('before');
+    await cluster.kill('probe-daprd');
+    const key = redisCli('--scan', '--pattern', '*ProbeActor||p13||k');
+    expect(key).toMatch(/ProbeActor\|\|p13\|\|k$/);
+    redisCli('hset', key, 'data', JSON.stringify('changed elsewhere'));
+    await cluster.restart('probe-daprd');
+    await cluster.actorHostReady('probe');
+    expect(await probe.invoke(PROBE, 'p13', 'read', { key: 'k' })).toBe('changed elsewhere');
+  });
 });
