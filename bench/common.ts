@@ -29,7 +29,6 @@ process.on('exit', () => {
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
-/** Runs `node --import tsx <args>` from the repository root and waits for it to print "listening on <url>". */
 /** Starts `node args` (a TypeScript entry through tsx, unless `compiled`) and waits for its "listening on" line. */
 export async function startChild(
   name: string,
@@ -207,10 +206,13 @@ export async function startGatepostDapr(
   const adminToken = randomBytes(16).toString('hex');
   const databaseUrl = await freshDatabase();
   const redisDb = await freshRedisDb();
+  await built();
   const cluster = await DaprCluster.start({
     databaseUrl,
     redisDb,
     ...topology,
+    // As the image runs each app (the Dockerfile's CMD): the build, not the sources through tsx.
+    appArgs: [...V8_FLAGS, 'dist/main.js'],
     env: { GATEPOST_ADMIN_TOKEN: adminToken, GATEPOST_SMTP_PORT: '0', GATEPOST_INBOUND_PORT: '0', GATEPOST_WARMUP: 'false' },
   });
   const stop = async () => {

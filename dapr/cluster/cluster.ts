@@ -34,6 +34,12 @@ export interface ClusterOptions {
   sidecars?: string[];
   /** Log level of daprd, placement and scheduler (GATEPOST_DAPR_LOG_LEVEL, else `warn`); `debug` to trace placement. */
   logLevel?: string;
+  /**
+   * What runs each app: node's arguments up to its entry point. By default the sources through
+   * tsx (`--import tsx main.ts`); a benchmark gives the build as `npm start` and the image run it
+   * (`--expose-gc dist/main.js`, built first), since what it measures must be what an operator runs.
+   */
+  appArgs?: string[];
 }
 
 /** Member and port-name prefix of each actor host: `actors`, `actors2`, `actors3`… */
@@ -227,7 +233,7 @@ export class DaprCluster {
     const ingressPort = apiPort('ingress');
     const app = (role: 'actors' | 'ingress', prefix: string): [string, string[], Record<string, string>] => [
       process.execPath,
-      ['--import', 'tsx', 'main.ts'],
+      this.opts.appArgs ?? ['--import', 'tsx', 'main.ts'],
       {
         // Each app's own files (the SMTP ingress's self-signed certificate) stay in the work
         // directory, not in the repository's ./data that every topology would share.
