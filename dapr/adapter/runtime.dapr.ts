@@ -389,7 +389,7 @@ export class DaprRuntime implements ActorRuntime {
       else a.cache.set(key, value);
     }
     // A turn that hands over creates its actor's state: the actor had none before it. A sandbox
-    // capture's read of its message's outcomes, one of 13 calls a send, is answered from here.
+    // capture's read of its message's outcomes is answered from here (12 calls a send, not 13).
     if (turn.handedOver.length > 0) a.cacheWhole = true;
     // The reminders replaced or deleted: their earlier wake-ups are not wanted any more.
     for (const name of turn.reminderWrites.keys()) {
