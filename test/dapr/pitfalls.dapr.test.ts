@@ -344,14 +344,14 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
   it('reads what its actors hold afresh once its sidecar has restarted', async () => {
     // The host caches what its actors read and wrote. Its sidecar dies and comes back while the
     // app runs on: meanwhile the actor lived elsewhere, and another host changed its state.
-    await probe.invoke(PROBE, 'p13', 'set', { key: 'k', value: 'before' });
-    expect(await probe.invoke(PROBE, 'p13', 'read', { key: 'k' })).toBe('before');
+    await probe.invoke(PROBE, 'p15', 'set', { key: 'k', value: 'before' });
+    expect(await probe.invoke(PROBE, 'p15', 'read', { key: 'k' })).toBe('before');
     await cluster.kill('probe-daprd');
-    const key = redisCli('--scan', '--pattern', '*ProbeActor||p13||k');
-    expect(key).toMatch(/ProbeActor\|\|p13\|\|k$/);
+    const key = redisCli('--scan', '--pattern', '*ProbeActor||p15||k');
+    expect(key).toMatch(/ProbeActor\|\|p15\|\|k$/);
     redisCli('hset', key, 'data', JSON.stringify('changed elsewhere'));
     await cluster.restart('probe-daprd');
     await cluster.actorHostReady('probe');
-    expect(await probe.invoke(PROBE, 'p13', 'read', { key: 'k' })).toBe('changed elsewhere');
+    expect(await probe.invoke(PROBE, 'p15', 'read', { key: 'k' })).toBe('changed elsewhere');
   });
 });
