@@ -21,6 +21,16 @@ export interface ActorTurn extends Invoker {
   readonly actorType: string;
   readonly actorId: string;
   get<T>(key: string): Promise<T | undefined>;
+  /**
+   * `get`, in a turn that creates its actor's state under an id made new for this call (nobody
+   * else can have chosen it: a message without an idempotency key), where the key can be there
+   * only if the runtime ran the same call again after a commit whose answer was lost. A runtime
+   * may answer it as absent without reading, and commit the turn only if none of the keys it
+   * writes exists by then; if one does, nothing of the turn is saved and the turn runs again,
+   * reading. What it did before its commit (a handOver, a call to another actor, a count) is
+   * then done twice, so it must be safe to repeat (Dapr: an admission's one state read goes).
+   */
+  getNew<T>(key: string): Promise<T | undefined>;
   set(key: string, value: unknown): void;
   delete(key: string): void;
   /** Registers (or replaces) the reminder `name`, due at `dueAt` (ms since epoch). */

@@ -10,6 +10,13 @@ export abstract class TurnRecorder {
   private reminders: Map<string, ReminderWrite> | null = null;
   private publications: { topic: string; data: unknown }[] | null = null;
 
+  abstract get<T>(key: string): Promise<T | undefined>;
+
+  /** Read like any key, unless the adapter can take it as absent (ActorTurn.getNew). */
+  getNew<T>(key: string): Promise<T | undefined> {
+    return this.get<T>(key);
+  }
+
   /** Reminder name → its new registration, or null to delete it. */
   get reminderWrites(): ReadonlyMap<string, ReminderWrite> {
     return this.reminders ?? NO_REMINDERS;

@@ -266,7 +266,9 @@ export interface AdmissionDeps {
 const admitWith =
   ({ suppressions, tally }: AdmissionDeps) =>
   async (turn: ActorTurn, args: AdmitArgs): Promise<AdmitResult> => {
-    const existing = await readRecord(turn);
+    // Without an idempotency key, the message's id was made for this call: only the runtime's
+    // retry of the call can find it there (ActorTurn.getNew).
+    const existing = await (args.idempotency_key === null ? turn.getNew<MessageRecord>('record') : readRecord(turn));
     if (existing) return admitAgain(turn, existing, args);
     const mailboxes = checkContent(args.content);
     await checkSuppressions(turn, suppressions, args.tenant_id, mailboxes);

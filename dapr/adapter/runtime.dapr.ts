@@ -326,16 +326,37 @@ export class DaprRuntime implements ActorRuntime {
     const def = this.definitions.get(type);
     if (!def) return Promise.reject(new Error(`this app hosts no actor type ${type}`));
     const actor = this.hostedActor(type, id);
-    const run = actor.tail.then(async () => {
-      const turn = new DaprTurn(this, actor, [...chain, `${type}/${id}`], signal);
-      const result = await body(def, turn);
-      const unpublished = await this.commit(actor, turn);
-      if (unpublished) void this.publishOutbox(actor, unpublished);
-      await Promise.all(turn.replayable.map((p) => this.publish(p.topic, p.data)));
-      return result;
-    });
+    const run = actor.tail.then(() => this.runTurn(actor, def, body, [...chain, `${type}/${id}`], signal));
     actor.tail = run.catch(() => undefined);
     return run;
+  }
+
+  /** Runs and commits one turn; `readsAll`: a turn that took state as absent unread runs again reading it. */
+  private async runTurn<R>(
+    a: HostedActor,
+    def: ActorDefinition,
+    body: (def: ActorDefinition, turn: DaprTurn) => Promise<R>,
+    chain: string[],
+    signal: AbortSignal | undefined,
+    readsAll = false,
+  ): Promise<R> {
+    const turn = new DaprTurn(this, a, chain, signal, readsAll);
+    const result = await body(def, turn);
+    let unpublished: Unpublished | null;
+    try {
+      unpublished = await this.commit(a, turn);
+    } catch (error) {
+      if (!turn.createsOnly) throw error;
+      // What it took as absent (ActorTurn.getNew) may be there: daprd ran the call again after
+      // a commit whose answer was lost, here or on a host that died. Its transaction saved none
+      // of its keys that were there; this host's cache of the actor may not know them either.
+      a.cache.clear();
+      a.cacheWhole = false;
+      return this.runTurn(a, def, body, chain, signal, true);
+    }
+    if (unpublished) void this.publishOutbox(a, unpublished);
+    await Promise.all(turn.replayable.map((p) => this.publish(p.topic, p.data)));
+    return result;
   }
 
   private hostedActor(type: string, id: string): HostedActor {
@@ -373,7 +394,7 @@ export class DaprRuntime implements ActorRuntime {
     const allEntered = [...entering.values(), ...(outbox ? [outbox.entered] : [])];
     try {
       await Promise.all([...allEntered, ...turn.handedOver.map((p) => this.publish(p.topic, p.data))]);
-      await this.sidecar.saveState(a.type, a.id, writes);
+      await this.sidecar.saveState(a.type, a.id, writes, turn.createsOnly);
     } catch (error) {
       // Nothing saved: the ledger need not wake anyone for this turn (once it has its entries).
       for (const e of allEntered)
@@ -482,9 +503,17 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
     private readonly chain: string[],
     /** Aborted when daprd gave up on the call this turn answers (see cutOff). */
     private readonly signal?: AbortSignal,
+    /** Reads every key it gets, getNew's too: run again after a create-only commit failed. */
+    private readonly readsAll = false,
   ) {
     super();
   }
+
+  /**
+   * Whether the turn took a key as absent without reading it (getNew): its transaction then
+   * writes each key only where it is not there (sidecar.client.ts, saveState).
+   */
+  createsOnly = false;
 
   get actorType() {
     return this.a.type;
@@ -500,6 +529,18 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
   async get<T>(key: string): Promise<T | undefined> {
     if (this.stateWrites.has(key)) return parsed<T>(this.stateWrites.get(key));
     return this.runtime.readState<T>(this.a, key);
+  }
+
+  /**
+   * Absent, with no read, unless this host knows the actor's state (cached, or known whole) or
+   * the turn runs again after its create-only commit failed: an admission's read of a new
+   * message, one call to the sidecar fewer (3 at admission: the call, the hand-over's
+   * publication and the transaction).
+   */
+  override async getNew<T>(key: string): Promise<T | undefined> {
+    if (this.readsAll || this.stateWrites.has(key) || this.a.cache.has(key) || this.a.cacheWhole) return this.get<T>(key);
+    this.createsOnly = true;
+    return undefined;
   }
 
   set(key: string, value: unknown): void {

@@ -42,6 +42,8 @@ interface CallInit {
 export const CHAIN_HEADER = 'x-gatepost-actor-chain';
 
 /** How long a call waits for placement to learn where an actor lives, and how often it asks. */
+/** An ETag no stored key's version can equal: versions count up from 1 (saveState's `createOnly`). */
+const NO_VERSION = '-1';
 const PLACEMENT_WAIT_MS = 30_000;
 const PLACEMENT_WAIT_STEP_MS = 250;
 
@@ -130,14 +132,20 @@ export class SidecarClient {
 
   /**
    * Saves the writes atomically (the state store must support transactions): key → its new value
-   * as JSON, put in the body as it is, or undefined to delete the key.
+   * as JSON, put in the body as it is, or undefined to delete the key. `createOnly`: each key is
+   * written only where it is not there, and the save fails if one is. The ETag no version can
+   * have does that on the Redis state store (its set script writes a key that has no version,
+   * and otherwise only the version named); a store that refuses an ETag for a key it lacks fails
+   * every such save, whose turn then runs again reading (DaprRuntime.runTurn): slower, not wrong.
    */
-  async saveState(type: string, id: string, writes: ReadonlyMap<string, string | undefined>): Promise<void> {
+  async saveState(type: string, id: string, writes: ReadonlyMap<string, string | undefined>, createOnly = false): Promise<void> {
     if (writes.size === 0) return;
     this.calls.count('state_transaction', type);
     const operations: string[] = [];
+    const etag = createOnly ? `,"etag":"${NO_VERSION}"` : '';
     for (const [key, json] of writes) {
-      const request = json === undefined ? `{"key":${JSON.stringify(key)}}` : `{"key":${JSON.stringify(key)},"value":${json}}`;
+      const request =
+        json === undefined ? `{"key":${JSON.stringify(key)}}` : `{"key":${JSON.stringify(key)},"value":${json}${etag}}`;
       operations.push(`{"operation":"${json === undefined ? 'delete' : 'upsert'}","request":${request}}`);
     }
     const res = await this.call(`/actors/${enc(type)}/${enc(id)}/state`, {

@@ -69,8 +69,10 @@ const INGRESS = { 'actor_invocation MessageActor.admit': 1 };
 
 /**
  * Calls on the actor host (app ↔ its daprd) for a sandbox send, up to the capture and its event:
- * the admission publishes its hand-over before its state transaction (ActorTurn.handOver: no
- * outbox key, so no ledger page and no follow-up transaction to clear it), and the subscriber of
+ * the admission reads nothing (the message's id is new: ActorTurn.getNew; its transaction writes
+ * only keys that are not there, a read before, until 12 calls) and publishes its hand-over before
+ * its state transaction (ActorTurn.handOver: no outbox key, so no ledger page and no follow-up
+ * transaction to clear it), and the subscriber of
  * the hand-over asks the message to capture itself, one turn that reads it, puts it in the inbox
  * and records the capture (two calls, `get` then `recordAttempt`, before). That turn reads nothing
  * from the state store: the actor's host keeps what the admission wrote, and knows it is all the
@@ -92,7 +94,6 @@ const SANDBOX_ACTORS: Counts = {
   'publish email.events': 1,
   'publish message.ready': 1,
   'reminder_registered GatepostLedger': 1,
-  'state_read MessageActor': 1,
   'state_transaction MessageActor': 2,
 };
 

@@ -67,6 +67,14 @@ const probeActor = defineActor({
       turn.set(key, value);
       throw new Error('thrown after set');
     },
+    /** Creates the actor's state under an id made for the call, as an admission does (ActorTurn.getNew). */
+    async create(turn, { value }: { value: string }) {
+      const found = await turn.getNew<string>('made');
+      if (found !== undefined) return { found };
+      turn.set('made', value);
+      turn.set('also', value);
+      return { created: value };
+    },
     async read(turn, { key }: { key: string }) {
       return (await turn.get(key)) ?? null;
     },
@@ -341,6 +349,21 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     expect(await stateOf(probe, PROBE, 'p12', 'said')).toBe('p12 said it');
     await eventually(() => redisCli('--scan', '--pattern', '*ProbeActor||p12||__outbox*') === '', 30_000);
   });
+  it("takes a new actor's state as absent unread, and runs the turn again reading should it be there", async () => {
+    const reads = () => probe.sidecar.calls.snapshot().find((c) => c.kind === 'state_read' && c.target === PROBE)?.count ?? 0;
+    const before = reads();
+    expect(await probe.invoke(PROBE, 'p16', 'create', { value: 'first' })).toEqual({ created: 'first' });
+    expect(reads()).toBe(before);
+    // The same call again on a host that knows nothing of the actor, as when daprd ran it again
+    // after a commit whose answer was lost: daprd deactivated it here, so this host forgets it.
+    const deactivated = await fetch(`http://127.0.0.1:${cluster.ports.probeApp}/actors/${PROBE}/p16`, { method: 'DELETE' });
+    expect(deactivated.status).toBe(200);
+    expect(await probe.invoke(PROBE, 'p16', 'create', { value: 'second' })).toEqual({ found: 'first' });
+    expect(reads()).toBe(before + 1);
+    expect(await stateOf(probe, PROBE, 'p16', 'made')).toBe('first');
+    expect(await stateOf(probe, PROBE, 'p16', 'also')).toBe('first');
+  });
+
   it('reads what its actors hold afresh once its sidecar has restarted', async () => {
     // The host caches what its actors read and wrote. Its sidecar dies and comes back while the
     // app runs on: meanwhile the actor lived elsewhere, and another host changed its state.
