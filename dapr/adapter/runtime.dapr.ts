@@ -18,7 +18,9 @@
 //      hands over (ActorTurn.handOver: an admission's `message.ready`) is published now instead,
 //      with no outbox key and no ledger entry: its subscriber finds nothing should step 2 fail.
 //   2. the state transaction: the turn's writes, its reminders, and its publications under its
-//      outbox key. A page that fires on a turn that never saved finds nothing due.
+//      outbox key. A page that fires on a turn that never saved finds nothing due. A turn that
+//      took a key as absent unread (ActorTurn.getNew) saves create-only, and should that fail,
+//      runs again, reading.
 //   3. a follow-up turn publishes what the key holds and deletes it; the ledger lets go of the
 //      page entries no longer wanted (this outbox key, reminders replaced or deleted). What the
 //      turn publishes for a redelivered publication (ActorTurn.publishAgainOnReplay: a sandbox
