@@ -42,10 +42,11 @@ interface CallInit {
 export const CHAIN_HEADER = 'x-gatepost-actor-chain';
 
 /** How long a call waits for placement to learn where an actor lives, and how often it asks. */
-/** An ETag no stored key's version can equal: versions count up from 1 (saveState's `createOnly`). */
-const NO_VERSION = '-1';
 const PLACEMENT_WAIT_MS = 30_000;
 const PLACEMENT_WAIT_STEP_MS = 250;
+
+/** An ETag no stored key's version can equal: versions count up from 1 (saveState's `createOnly`). */
+const NO_VERSION = '-1';
 
 export class SidecarClient {
   readonly base: string;

@@ -349,6 +349,7 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     expect(await stateOf(probe, PROBE, 'p12', 'said')).toBe('p12 said it');
     await eventually(() => redisCli('--scan', '--pattern', '*ProbeActor||p12||__outbox*') === '', 30_000);
   });
+
   it("takes a new actor's state as absent unread, and runs the turn again reading should it be there", async () => {
     const reads = () => probe.sidecar.calls.snapshot().find((c) => c.kind === 'state_read' && c.target === PROBE)?.count ?? 0;
     const before = reads();
