@@ -1,25 +1,22 @@
 // The queue as the embedded runtime holds it, read for GET /metrics: per tenant, the messages
 // scheduled (their MessageActor's `send` reminder), ready (a `message.ready` publication in the
-// outbox, or waiting in the fair queue: a live message's watchdog due within the queue's longest
-// lease while it has no outcome, or a retry's DeliveryActor `queued` reminder) and deferred (their
-// DeliveryActor's `retry` reminder: a retry, or a hold). And each tenant's reputation breaker, from
-// its TenantActor's state. Read on a read-only connection of its own to actors.db, at scrape time
-// only: its cost grows with the messages waiting, never with the messages kept (the waiting
-// reminders have a partial index of their own, `reminders_waiting`; each joins its record by the
-// actor state's unique index; delivered messages' watchdogs are due at the end of retention, past
-// the `reminders_due` range read). Without that index a scrape read every reminder: about 37 ms a
-// scrape with 60,000 messages kept, 18 us of CPU a send in bench:send --observability
-// (2026-11-28). The reads run on a thread of their own
+// outbox: not yet dispatched, or held while its message waits or is in flight in the fair queue)
+// and deferred (their DeliveryActor's `retry` reminder: a retry, or a hold). And each tenant's
+// reputation breaker, from its TenantActor's state. Read on a read-only connection of its own to
+// actors.db, at scrape time only: its cost grows with the messages waiting, never with the
+// messages kept (the waiting reminders have a partial index of their own, `reminders_waiting`;
+// each joins its record by the actor state's unique index). Without that index a scrape read
+// every reminder: about 37 ms a scrape with 60,000 messages kept, 18 us of CPU a send in
+// bench:send --observability (2026-11-28). The reads run on a thread of their own
 // (queue.embedded.worker.ts): under a burst one took about 27 ms, held the event loop, and put
 // every scrape into the sends' p99 (bench:send --observability, 2026-11-27).
 import Database from 'better-sqlite3';
 import { jobThread } from '../lib/thread.ts';
-import { DELIVERY_ACTOR, QUEUED } from '../actors/delivery/delivery.actor.ts';
+import { DELIVERY_ACTOR } from '../actors/delivery/delivery.actor.ts';
 import { TENANT_ACTOR } from '../actors/tenant/tenant.actor.ts';
 import type { BreakerStatus } from '../actors/tenant/reputation.state.ts';
 import { MESSAGE_ACTOR, MESSAGE_READY } from '../actors/message/message.actor.ts';
 import type { TenantQueue } from '../ops/metrics.prom.ts';
-import { QUEUE_LEASE } from '../mta/fair.queue.ts';
 
 /**
  * The term of the partial index `reminders_waiting` (runtime/embedded/migrations/002), word for
@@ -40,16 +37,6 @@ export const QUEUE_SQL = `
     UNION ALL
     SELECT actor_id, 'deferred' FROM reminders INDEXED BY reminders_waiting
     WHERE actor_type = @delivery AND name = 'retry' AND ${WAITING}
-    UNION
-    SELECT actor_id, 'ready' FROM reminders INDEXED BY reminders_waiting
-    WHERE actor_type = @delivery AND name = @queued AND ${WAITING}
-    UNION
-    SELECT w.actor_id, 'ready' FROM reminders w INDEXED BY reminders_due
-    CROSS JOIN actor_state r ON r.actor_type = w.actor_type AND r.actor_id = w.actor_id AND r.key = 'record'
-    WHERE w.due_at <= @watched AND w.actor_type = @message AND w.name = 'watch'
-      AND json_extract(r.value, '$.status') = 'queued' AND json_extract(r.value, '$.sandbox') = 0
-      AND NOT EXISTS (SELECT 1 FROM actor_state o WHERE o.actor_type = w.actor_type AND o.actor_id = w.actor_id AND o.key = 'outcomes')
-      AND NOT EXISTS (SELECT 1 FROM reminders d WHERE d.actor_type = @delivery AND d.actor_id = w.actor_id AND d.name = 'retry')
     UNION
     SELECT json_extract(data, '$.message_id'), 'ready' FROM outbox WHERE topic = @ready
   )
@@ -80,14 +67,13 @@ export type Breaker = { tenant_id: string; status: BreakerStatus };
 /** The reads on `file` (the runtime must have created it), in the calling thread. */
 export function queueReader(file: string): { queue(): TenantQueue[]; breakers(): Breaker[] } {
   const db = new Database(file, { readonly: true, fileMustExist: true });
-  const query = db.prepare<{ message: string; delivery: string; ready: string; queued: string; watched: number }, Row>(QUEUE_SQL);
-  const names = { message: MESSAGE_ACTOR, delivery: DELIVERY_ACTOR, ready: MESSAGE_READY, queued: QUEUED };
+  const query = db.prepare<{ message: string; delivery: string; ready: string }, Row>(QUEUE_SQL);
+  const names = { message: MESSAGE_ACTOR, delivery: DELIVERY_ACTOR, ready: MESSAGE_READY };
   const breakers = db.prepare<{ tenant: string }, Breaker>(BREAKERS_SQL);
   return {
     queue() {
       const now = Date.now();
-      // A waiting message's watchdog is due within the longest lease; a delivered one's at the end of retention.
-      return query.all({ ...names, watched: now + QUEUE_LEASE.maxMs }).map((r) => ({
+      return query.all(names).map((r) => ({
         tenant_id: r.tenant_id,
         scheduled: r.scheduled,
         ready: r.ready,

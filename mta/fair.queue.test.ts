@@ -100,17 +100,24 @@ describe('FairQueue', () => {
     expect(started.map((t) => t.destination)).toEqual(['slow.example', 'slow.example', 'fast.example']);
   });
 
-  it('drops a ticket whose message already waits or is in flight, and takes it again once done', async () => {
+  it('drops a ticket whose message already waits or is in flight, answering when the first is done, and takes it again after', async () => {
     const { q, drain, started } = harness(1);
     const t = { id: 'm1', tenant: 'a', stream: 'transactional' as const, destination: 'd', queuedAt: 1, weight: 1 };
-    expect(q.push(t)).toBe(true);
-    expect(q.push(t)).toBe(false);
-    await drain(1);
-    expect(q.push({ ...t, id: 'm2' })).toBe(true);
+    const settled: string[] = [];
+    const first = q.push(t);
+    void first.then(() => settled.push('m1'));
+    expect(q.push(t)).toBe(first);
+    const second = q.push({ ...t, id: 'm2' });
+    void second.then(() => settled.push('m2'));
     await drain(2);
-    expect(q.push(t)).toBe(true);
+    await first;
+    expect(settled).toEqual(['m1']);
+    const again = q.push(t);
+    expect(again).not.toBe(first);
     await drain(3);
+    await second;
     expect(started.map((x) => x.id)).toEqual(['m1', 'm2', 'm1']);
+    expect(settled).toEqual(['m1', 'm2']);
   });
 
   it('puts a message restored after a restart back at its place in its tenant’s line', async () => {
@@ -155,9 +162,11 @@ describe('FairQueue', () => {
       },
       failed: (t, e) => failures.push(`${t.id}: ${String(e)}`),
     });
-    q.push({ id: 'm1', tenant: 'a', stream: 'transactional', destination: 'd', queuedAt: 1, weight: 1 });
-    q.push({ id: 'm2', tenant: 'a', stream: 'transactional', destination: 'd', queuedAt: 2, weight: 1 });
-    await new Promise((resolve) => setImmediate(resolve));
+    const m1 = q.push({ id: 'm1', tenant: 'a', stream: 'transactional', destination: 'd', queuedAt: 1, weight: 1 });
+    const m2 = q.push({ id: 'm2', tenant: 'a', stream: 'transactional', destination: 'd', queuedAt: 2, weight: 1 });
+    // Whoever holds m1's hand-over learns it failed (and the runtime hands it over again).
+    await expect(m1).rejects.toThrow('store down');
+    await m2;
     expect(failures).toEqual(['m1: Error: store down']);
     expect(calls).toBe(2);
     expect(q.rows()).toEqual([]);

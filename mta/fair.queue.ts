@@ -7,9 +7,9 @@
 // waits for at most Σ ⌈w⌉ of the other tenants waiting for the destination slots to be given out
 // before it takes one (one round); the k-th waits for at most ⌈k / w⌉ rounds.
 //
-// It lives in memory, one per process: what makes it durable is a reminder per waiting message,
-// set by the turn that handed it over (`queueLease`), which brings it back after a crash, at its
-// place by `queuedAt`.
+// It lives in memory, one per process: what makes it durable is the hand-over itself, which the
+// runtime holds for as long as its message waits or is in flight here (runtime.port.ts's Held,
+// for `queueLease`), and delivers again after a crash, the message taking its place by `queuedAt`.
 import type { QueueRow } from '../store/catalog.port.ts';
 
 export type Stream = 'transactional' | 'broadcast';
@@ -18,7 +18,7 @@ export type Stream = 'transactional' | 'broadcast';
 export const QUEUE_LEASE = { minMs: 30_000, maxMs: 5 * 60_000 };
 
 /**
- * How long after now a waiting message's reminder hands it to the queue again: as long as it has
+ * How long after now a waiting message's hand-over may be delivered again: as long as it has
  * waited so far, within QUEUE_LEASE. After a crash a waiting message comes back within about as
  * long as it had waited (at most five minutes); one waiting long renews its place about once per
  * doubling of its wait, and a message still waiting in this process's queue is not pushed twice.
@@ -101,18 +101,33 @@ interface Destination {
 
 const waitingIn = (f: Flow) => f.lines.transactional.length + f.lines.broadcast.length;
 
+/** When a ticket's message has been run: resolved, or rejected with why the run failed. */
+interface Settled {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+function settledSoon(): Settled {
+  const settled = {} as Settled;
+  settled.promise = new Promise<void>((resolve, reject) => Object.assign(settled, { resolve, reject }));
+  // Whoever holds the hand-over handles a failure; one nobody awaits (a test's push) is not "unhandled".
+  settled.promise.catch(() => undefined);
+  return settled;
+}
+
 export class FairQueue {
   private readonly byName = new Map<string, Destination>();
-  /** Messages waiting or in flight, so a ticket pushed twice is dropped. */
-  private readonly present = new Set<string>();
+  /** Messages waiting or in flight, each with when it settles, so a ticket pushed twice is dropped. */
+  private readonly present = new Map<string, Settled>();
   private inFlight = 0;
   private closed = false;
   private idle: (() => void)[] = [];
 
   /**
    * `slots`: messages in flight at once per destination. `run`: delivers one ticket's message; its
-   * slot frees when it settles (a rejection is `failed`'s to report; the message's own reminder
-   * brings it back).
+   * slot frees when it settles (a rejection is `failed`'s to report, and the runtime hands the
+   * message over again).
    */
   constructor(
     private readonly opts: {
@@ -122,10 +137,16 @@ export class FairQueue {
     },
   ) {}
 
-  /** Queues a ticket; false when its message already waits or is in flight. */
-  push(ticket: Ticket): boolean {
-    if (this.present.has(ticket.id)) return false;
-    this.present.add(ticket.id);
+  /**
+   * Queues a ticket, unless its message already waits or is in flight (a hand-over delivered
+   * again). Resolves once its message has been run here, rejects if the run failed: the earlier
+   * ticket's outcome for a message pushed twice.
+   */
+  push(ticket: Ticket): Promise<void> {
+    const present = this.present.get(ticket.id);
+    if (present) return present.promise;
+    const settled = settledSoon();
+    this.present.set(ticket.id, settled);
     const d = this.destinationOf(ticket.destination);
     let flow = d.flows.get(ticket.tenant);
     if (!flow) {
@@ -146,12 +167,12 @@ export class FairQueue {
     }
     flow.lines[ticket.stream].add(ticket);
     this.pump(ticket.destination, d);
-    return true;
+    return settled.promise;
   }
 
   /**
    * Gives out no more slots and resolves once nothing is in flight (a process draining). What
-   * still waits is left to its messages' reminders.
+   * still waits is never settled: the runtime hands it over again, elsewhere or after a restart.
    */
   close(): Promise<void> {
     this.closed = true;
@@ -201,19 +222,25 @@ export class FairQueue {
       d.inFlight++;
       flow.inFlight++;
       this.inFlight++;
-      const settle = () => {
+      const settle = (error?: unknown) => {
         d.inFlight--;
         flow.inFlight--;
+        const settled = this.present.get(ticket.id)!;
         this.present.delete(ticket.id);
+        if (error === undefined) settled.resolve();
+        else settled.reject(error);
         if (--this.inFlight === 0 && this.closed) for (const resolve of this.idle.splice(0)) resolve();
         if (flow.inFlight === 0 && waitingIn(flow) === 0) d.flows.delete(flow.tenant);
         if (d.flows.size === 0) this.byName.delete(name);
         else this.pump(name, d);
       };
-      void this.opts.run(ticket).then(settle, (error: unknown) => {
-        this.opts.failed?.(ticket, error);
-        settle();
-      });
+      void this.opts.run(ticket).then(
+        () => settle(),
+        (error: unknown) => {
+          this.opts.failed?.(ticket, error);
+          settle(error ?? new Error('the delivery failed'));
+        },
+      );
     }
   }
 

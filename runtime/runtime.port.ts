@@ -86,7 +86,20 @@ export interface Delivery {
   data: unknown;
 }
 
-export type Subscriber = (delivery: Delivery) => Promise<void>;
+/**
+ * What a subscriber answers: nothing once it has handled the delivery, or `Held` when it has taken
+ * the delivery on and finishes with it later, in memory (a live message waiting in the fair
+ * queue). A held delivery is acknowledged, and the runtime delivers it again, at least once,
+ * should `until` reject, or this process die before `until` resolves (about `leaseMs` after; a
+ * runtime may also deliver it again then while it is still held, which the subscriber takes as a
+ * repeat). So a message waiting in memory needs no reminder of its own.
+ */
+export interface Held {
+  until: Promise<void>;
+  leaseMs: number;
+}
+
+export type Subscriber = (delivery: Delivery) => Promise<void | Held>;
 
 /**
  * Publishes outside any turn: what happens apart from every actor (a group of clicks on many

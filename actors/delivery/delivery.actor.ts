@@ -65,9 +65,11 @@ interface DeliveryState {
 }
 
 /**
- * The reminder that brings a retry waiting in the (in-memory) fair queue back after a crash: set
+ * Where a broker may lose a hand-over before its subscriber holds it (not deliversUntilHandled),
+ * the reminder that brings a retry waiting in the (in-memory) fair queue back after a crash: set
  * by the retry's firing, renewed by its own (`queueLease`), deleted by the attempt. Its data is
  * the retry's place (a QueuePlace). A first hand-over is watched by the message's actor instead.
+ * Elsewhere the held hand-over does it (actors/delivery/dispatch.ts).
  */
 export const QUEUED = 'queued';
 
@@ -420,12 +422,13 @@ export function deliveryActor(deps: DeliveryDeps) {
         return;
       }
       // A retry, or one the fair queue lost to a crash, goes back through the outbox, the same
-      // path as the first attempt, with a reminder that brings it back should it not be attempted.
-      // Only live deliveries are retried.
+      // path as the first attempt, with a reminder that brings it back should it not be attempted
+      // where the held hand-over does not. Only live deliveries are retried.
       if (name === 'retry' || name === QUEUED) {
         const now = Date.now();
         const place: QueuePlace = name === QUEUED ? (data as QueuePlace) : { ...(data as RetryPlace), queued_at: now };
         turn.publish(MESSAGE_READY, { message_id: turn.actorId, sandbox: false, ...place } satisfies MessageReady);
+        if (turn.deliversUntilHandled) return;
         turn.setReminder(QUEUED, now + queueLease(now - place.queued_at), place);
         const s = await turn.get<DeliveryState>('delivery');
         if (s && !s.queued) turn.set('delivery', { ...s, queued: true } satisfies DeliveryState);

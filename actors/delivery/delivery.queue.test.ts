@@ -1,13 +1,13 @@
 // A live message's place in the fair queue, which the hand-over carries so that taking it is no
 // turn: what the queue needs of it, kept when it is handed over again (its `queued_at` is its place
-// after a restart), and the reminder that hands it over again should it not be attempted, as long
-// as it has waited (mta/fair.queue.ts's queueLease): the message's watchdog for a first hand-over,
-// the `queued` reminder for a retry, which the attempt deletes. A message held by a breaker or the
-// warmup is not attempted when its watchdog hands it over before its hold ends.
+// after a restart). On a runtime that delivers until handled, the subscriber holds the hand-over
+// until the message is attempted (runtime.port.ts's Held), and no reminder is set; elsewhere a
+// `queued` reminder hands a retry over again. A message held by a breaker or the warmup is not
+// attempted when it is handed over again before its hold ends.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { actor } from '../../runtime/runtime.port.ts';
-import { eventually, harness, type Harness } from '../../runtime/embedded/runtime.sqlite.testkit.ts';
+import { actor, type Delivery } from '../../runtime/runtime.port.ts';
+import { deferred, eventually, harness, type Harness } from '../../runtime/embedded/runtime.sqlite.testkit.ts';
 import { loadConfig } from '../../config/config.ts';
 import { QUEUE_LEASE } from '../../mta/fair.queue.ts';
 import { unanswered } from '../../mta/transport.ts';
@@ -67,13 +67,25 @@ function dueNow(type: string, id: string, name: string): void {
 }
 
 describe('a live message’s place in the fair queue', () => {
-  it('is carried by the hand-over, watched as long as it has waited, and kept when the watchdog hands it over again', async () => {
+  it('is carried by the hand-over, which its subscriber holds until the message is attempted, and comes back in its old place after a crash', async () => {
     h = harness();
-    const first = await start();
+    const ready: MessageReady[] = [];
+    /** A runtime whose subscriber holds each hand-over until `until` settles. */
+    const holding = (until: Promise<void>) =>
+      h.start({
+        actors: [messageActor, recipientActor, tenantActor, delivery()],
+        subscribers: {
+          [MESSAGE_READY]: async ({ data }: Delivery) => (
+            ready.push(data as MessageReady),
+            { until, leaseMs: QUEUE_LEASE.minMs }
+          ),
+        },
+      });
+    const first = await holding(new Promise<void>(() => undefined));
     const before = Date.now();
-    await actor(first.runtime, messageActor, 'msg_q').admit(admitArgs({ stream: 'broadcast' }));
-    await eventually(() => first.ready.length === 1);
-    const place = first.ready[0]!;
+    await actor(first, messageActor, 'msg_q').admit(admitArgs({ stream: 'broadcast' }));
+    await eventually(() => ready.length === 1);
+    const place = ready[0]!;
     expect(place).toEqual({
       message_id: 'msg_q',
       sandbox: false,
@@ -82,24 +94,24 @@ describe('a live message’s place in the fair queue', () => {
       destination: 'example.com',
       queued_at: expect.any(Number),
     });
-    const queuedAt = place.sandbox ? 0 : place.queued_at;
-    expect(queuedAt).toBeGreaterThanOrEqual(before);
-    const watch = reminder(MESSAGE_ACTOR, 'msg_q', 'watch')!.due_at;
-    expect(watch - queuedAt).toBeGreaterThanOrEqual(QUEUE_LEASE.minMs);
-    expect(watch - queuedAt).toBeLessThan(QUEUE_LEASE.minMs + 5_000);
+    expect(place.sandbox ? 0 : place.queued_at).toBeGreaterThanOrEqual(before);
+    // The held hand-over stands for a watchdog: the message sets none (its outbox row stays).
+    expect(reminder(MESSAGE_ACTOR, 'msg_q', 'watch')).toBeUndefined();
 
-    // Never attempted (the process died with the message in its queue): the watchdog hands it over again, in its old place.
-    await first.runtime.stop();
-    dueNow(MESSAGE_ACTOR, 'msg_q', 'watch');
-    const again = await start();
-    await eventually(() => again.ready.length === 1);
-    expect(again.ready[0]).toEqual(place);
-    // It has waited longer than the lease's least now: watched again for about as long as it has waited.
-    const next = reminder(MESSAGE_ACTOR, 'msg_q', 'watch')!.due_at;
-    expect(next).toBeGreaterThanOrEqual(Date.now() + QUEUE_LEASE.minMs - 1_000);
+    // Never attempted (the process died with the message in its queue): handed over again, in its old place.
+    await first.stop();
+    const attempted = deferred<void>();
+    const again = await holding(attempted.promise);
+    await eventually(() => ready.length === 2);
+    expect(ready[1]).toEqual(place);
+
+    // Once the hold ends, the hand-over is done with.
+    attempted.resolve();
+    await eventually(() => h.read((db) => db.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n === 0);
+    await again.stop();
   });
 
-  it('a retry comes to the queue with its place, renewed by its `queued` reminder until its attempt deletes it', async () => {
+  it('a retry comes to the queue with its place, its hand-over held like the first', async () => {
     h = harness();
     const d = delivery();
     const first = await start(d);
@@ -109,14 +121,13 @@ describe('a live message’s place in the fair queue', () => {
     const deliveryOf = (runtime: typeof first.runtime) => actor(runtime, d, 'msg_r');
     const { number, interrupted } = await deliveryOf(first.runtime).begin(undefined);
     expect(await deliveryOf(first.runtime).attempt({ number, interrupted })).toBe('deferred');
-    // The first hand-over's watchdog waits for the end of retention now: the delivery actor owns the retry.
+    // The message's one reminder waits for the end of retention now: the delivery actor owns the retry.
     expect(reminder(MESSAGE_ACTOR, 'msg_r', 'watch')!.due_at).toBeGreaterThan(Date.now() + 86_400_000);
     expect(JSON.parse(reminder(DELIVERY_ACTOR, 'msg_r', 'retry')!.data!)).toEqual({
       tenant_id: 'ten_1',
       stream: 'transactional',
       destination: 'later.example',
     });
-    expect(reminder(DELIVERY_ACTOR, 'msg_r', QUEUED)).toBeUndefined();
 
     await first.runtime.stop();
     dueNow(DELIVERY_ACTOR, 'msg_r', 'retry');
@@ -125,25 +136,30 @@ describe('a live message’s place in the fair queue', () => {
     await eventually(() => retry.ready.length === 1);
     const place = { tenant_id: 'ten_1', stream: 'transactional', destination: 'later.example' };
     expect(retry.ready[0]).toEqual({ message_id: 'msg_r', sandbox: false, ...place, queued_at: expect.any(Number) });
-    const queuedAt = (retry.ready[0] as { queued_at: number }).queued_at;
-    expect(queuedAt).toBeGreaterThanOrEqual(firedAt);
-    await eventually(() => reminder(DELIVERY_ACTOR, 'msg_r', QUEUED) !== undefined);
-    const queued = reminder(DELIVERY_ACTOR, 'msg_r', QUEUED)!;
-    expect(queued.due_at).toBe(queuedAt + QUEUE_LEASE.minMs);
-    expect(JSON.parse(queued.data!)).toEqual({ ...place, queued_at: queuedAt });
+    expect((retry.ready[0] as { queued_at: number }).queued_at).toBeGreaterThanOrEqual(firedAt);
+    // Published in the turn that would have set the `queued` reminder: a runtime that delivers until handled needs none.
+    expect(reminder(DELIVERY_ACTOR, 'msg_r', QUEUED)).toBeUndefined();
+  });
 
-    // Lost to a crash before its attempt: the `queued` reminder hands it over again, in the same place.
-    await retry.runtime.stop();
-    dueNow(DELIVERY_ACTOR, 'msg_r', QUEUED);
+  it('a `queued` reminder (set where a broker may lose a hand-over) hands the retry over again in its place', async () => {
+    h = harness();
+    const d = delivery();
+    const first = await start(d);
+    await actor(first.runtime, messageActor, 'msg_l').admit(admitArgs());
+    await first.runtime.stop();
+    const place = { tenant_id: 'ten_1', stream: 'transactional', destination: 'example.com', queued_at: 1_000 };
+    const db = new Database(h.file);
+    db.prepare('INSERT INTO reminders (actor_type, actor_id, name, due_at, data) VALUES (?, ?, ?, 0, ?)').run(
+      DELIVERY_ACTOR,
+      'msg_l',
+      QUEUED,
+      JSON.stringify(place),
+    );
+    db.prepare('DELETE FROM outbox').run();
+    db.close();
     const lost = await start(d);
     await eventually(() => lost.ready.length === 1);
-    expect(lost.ready[0]).toEqual(retry.ready[0]);
-
-    // The attempt replaces it with the next retry.
-    const second = await deliveryOf(lost.runtime).begin(undefined);
-    expect(await deliveryOf(lost.runtime).attempt(second)).toBe('deferred');
-    expect(reminder(DELIVERY_ACTOR, 'msg_r', QUEUED)).toBeUndefined();
-    expect(reminder(DELIVERY_ACTOR, 'msg_r', 'retry')!.due_at).toBeGreaterThan(Date.now());
+    expect(lost.ready[0]).toEqual({ message_id: 'msg_l', sandbox: false, ...place });
   });
 
   it('a message held by an open breaker is not attempted when it is handed over before its hold ends', async () => {
@@ -160,7 +176,7 @@ describe('a live message’s place in the fair queue', () => {
     const heldUntil = reminder(DELIVERY_ACTOR, 'msg_h', 'retry')!.due_at;
     expect(heldUntil).toBeGreaterThan(Date.now());
 
-    // The message's watchdog sees no outcome, and hands it over again: it is not attempted before its slot.
+    // Handed over again (a hand-over delivered again) before its hold ends: it is not attempted before its slot.
     expect(await actor(runtime, d, 'msg_h').begin(undefined)).toEqual({ attempt: false, interrupted: false });
     expect(reminder(DELIVERY_ACTOR, 'msg_h', 'retry')!.due_at).toBe(heldUntil);
   });

@@ -131,10 +131,11 @@ function forget(turn: ActorTurn): void {
  * A queued message with no delivery outcome this long after it was handed over is handed over
  * again. The publication is at-least-once on every runtime, but a broker may hold a message for a
  * consumer that died; this keeps the guarantee in the actor, whatever the broker does. A runtime
- * that delivers until its subscriber returns (`deliversUntilHandled`: the embedded one, and Dapr
- * with Redis Streams) needs no watchdog for a sandbox message: its subscriber returns once the
- * capture is recorded. A live message is watched on every runtime, for as long as it has waited
- * (`queueLease`): its subscriber returns once it waits in the fair queue, which is in memory.
+ * that delivers until its subscriber is done (`deliversUntilHandled`: the embedded one, and Dapr
+ * with Redis Streams) needs no watchdog: a sandbox message's subscriber returns once the capture
+ * is recorded, and a live one's holds the hand-over (runtime.port.ts's Held) for as long as the
+ * message waits in the fair queue, which is in memory. Elsewhere a live message is watched for
+ * as long as it has waited (`queueLease`).
  */
 export const WATCHDOG_MS = 30_000;
 
@@ -180,6 +181,7 @@ function handOver(turn: ActorTurn, record: MessageRecord, admitting = false): vo
     destination: domainOf(record.to),
     queued_at,
   } satisfies MessageReady);
+  if (turn.deliversUntilHandled) return;
   const now = Date.now();
   watch(turn, now + queueLease(now - queued_at));
 }

@@ -1,5 +1,7 @@
 // The adapter's wake-ups, registered with the scheduler a page at a time: the reminders actors
-// set, and the sweep that publishes what a turn saved but its host never published. A page is one
+// set, the sweep that publishes what a turn saved but its host never published, and the
+// deliveries a subscriber holds (runtime.port.ts's Held), published again should the host that
+// holds them die. A page is one
 // scheduler reminder on an actor of the ledger's own type, naming every entry due in one second
 // that a turn committed while the page before was being registered: under load a page names many
 // turns, and a send registers a fraction of a reminder (issue 27: the scheduler's writes were the
@@ -17,10 +19,14 @@ export const LEDGER_ACTOR = 'GatepostLedger';
 /** The name of each page's reminder. */
 export const PAGE = 'page';
 
-/** What a page names: a turn's outbox key to publish, or a reminder of an actor. */
+/** What a page names: a turn's outbox key to publish, a reminder of an actor, or a held delivery to publish again. */
 export type LedgerEntry =
   | { kind: 'outbox'; type: string; id: string; key: string }
-  | { kind: 'reminder'; type: string; id: string; name: string; due: number };
+  | { kind: 'reminder'; type: string; id: string; name: string; due: number }
+  | { kind: 'held'; topic: string; id: string; data: unknown };
+
+/** The entries a page asks an actor to run (through its internal method); a held delivery's it publishes itself. */
+export type ActorEntry = Exclude<LedgerEntry, { kind: 'held' }>;
 
 /** Releases an entry: the page it is on may go once all of its entries are released. */
 export type Release = () => void;

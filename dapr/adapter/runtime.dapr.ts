@@ -31,11 +31,11 @@ import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
-import type { ActorDefinition, ActorRuntime, ActorTurn, Subscriber } from '../../runtime/runtime.port.ts';
+import type { ActorDefinition, ActorRuntime, ActorTurn, Delivery, Held, Subscriber } from '../../runtime/runtime.port.ts';
 import { TurnRecorder } from '../../runtime/turn.recorder.ts';
 import { CHAIN_HEADER, SidecarClient, type MethodEnvelope } from './sidecar.client.ts';
 import { decodeReminderData } from './reminder.grpc.ts';
-import { LEDGER_ACTOR, Ledger, dueSecond, type LedgerEntry, type Release } from './ledger.ts';
+import { LEDGER_ACTOR, Ledger, dueSecond, type ActorEntry, type LedgerEntry, type Release } from './ledger.ts';
 
 /** The prefix of a turn's outbox key. */
 const OUTBOX = '__outbox/';
@@ -58,6 +58,12 @@ const SWEEP_CONCURRENCY = 16;
  * 0.77 ms (medians of three alternating runs, bench/RESULTS.md, thirty-first pass).
  */
 const parsed = <T>(json: string | undefined): T | undefined => (json === undefined ? undefined : (JSON.parse(json) as T));
+
+/** What a ledger entry is of, for the log. */
+const describeEntry = (e: LedgerEntry): string =>
+  e.kind === 'held'
+    ? `publishing held ${e.topic} ${e.id} again`
+    : `${e.kind === 'reminder' ? `reminder ${e.name}` : 'publishing'} of ${e.type}/${e.id}`;
 
 /** A reminder as the actor's state holds it. */
 interface StoredReminder {
@@ -230,10 +236,12 @@ export class DaprRuntime implements ActorRuntime {
       const subscriber = this.subscribers.get(request.params.topic);
       this.sidecar.calls.count('publication_received', request.params.topic);
       if (!subscriber) return { status: 'DROP' };
+      const delivery = { id: request.body?.id ?? '', topic: request.params.topic, data: request.body?.data };
       try {
-        await this.tracked(() =>
-          subscriber({ id: request.body?.id ?? '', topic: request.params.topic, data: request.body?.data }),
-        );
+        await this.tracked(async () => {
+          const held = await subscriber(delivery);
+          if (held) await this.hold(delivery, held);
+        });
         return { status: 'SUCCESS' };
       } catch (error) {
         // RETRY, not an error status: the broker redelivers, and nothing is acknowledged by accident.
@@ -277,7 +285,7 @@ export class DaprRuntime implements ActorRuntime {
             id,
             chain,
             (def, turn) => {
-              if (method === LEDGER_METHOD) return this.wake(def, turn, request.body as LedgerEntry);
+              if (method === LEDGER_METHOD) return this.wake(def, turn, request.body as ActorEntry);
               const fn = def.methods[method];
               if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
               return fn(turn, request.body);
@@ -443,11 +451,11 @@ export class DaprRuntime implements ActorRuntime {
     for (let i = 0; i < entries.length; i += SWEEP_CONCURRENCY) {
       await Promise.all(
         entries.slice(i, i + SWEEP_CONCURRENCY).map((e) =>
-          this.sidecar.invokeActor(e.type, e.id, LEDGER_METHOD, e).catch((error) => {
-            this.log(
-              `${e.kind === 'reminder' ? `reminder ${e.name}` : 'publishing'} of ${e.type}/${e.id} failed; will retry`,
-              error,
-            );
+          (e.kind === 'held'
+            ? this.sidecar.publish(this.opts.pubsub, e.topic, e.data, e.id)
+            : this.sidecar.invokeActor(e.type, e.id, LEDGER_METHOD, e)
+          ).catch((error) => {
+            this.log(`${describeEntry(e)} failed; will retry`, error);
             left.push(e);
           }),
         ),
@@ -456,8 +464,21 @@ export class DaprRuntime implements ActorRuntime {
     return left;
   }
 
+  /**
+   * A delivery the subscriber holds is acknowledged only once a ledger page names it: should this
+   * host die holding it, the page publishes it again (with its id) `leaseMs` later. The page lets
+   * go of it once the hold ends; a hold that fails leaves it named, to be published again then.
+   */
+  private async hold(delivery: Delivery, held: Held): Promise<void> {
+    const entry: LedgerEntry = { kind: 'held', topic: delivery.topic, id: delivery.id, data: delivery.data };
+    const release = await this.ledger.enter(entry, dueSecond(Date.now() + held.leaseMs));
+    held.until.then(release, (error: unknown) => {
+      this.log(`held ${delivery.topic} ${delivery.id} failed; it is published again when its ledger page fires`, error);
+    });
+  }
+
   /** What a ledger page asks of the actor: to publish its outbox key, or run its reminder if still due as set. */
-  private async wake(def: ActorDefinition, turn: DaprTurn, entry: LedgerEntry): Promise<void> {
+  private async wake(def: ActorDefinition, turn: DaprTurn, entry: ActorEntry): Promise<void> {
     if (entry.kind === 'outbox') return this.publishFrom(turn, entry.key);
     const reminder = await turn.get<StoredReminder>(REMINDER + entry.name);
     if (!reminder || reminder.due !== entry.due) return;

@@ -1,7 +1,9 @@
 // Durable publish/subscribe for the embedded runtime: a published message is an outbox row
 // committed with the turn that published it; after the commit it is handed to its topic's
-// subscriber, and the row is deleted once the subscriber returns. A subscriber that throws is
-// called again with backoff; after a crash every row still present is dispatched again.
+// subscriber, and the row is deleted once the subscriber returns, or, for a delivery it holds
+// (runtime.port.ts's Held), once the hold ends. A subscriber that throws, or a hold that fails, is
+// called again with backoff; after a crash every row still present is dispatched again. A held
+// row takes no dispatch slot: a backlog the fair queue holds does not stop other topics.
 import type { Delivery, Subscriber } from '../runtime.port.ts';
 import type { Db } from '../../lib/sqlite.ts';
 import { Fifo } from '../../lib/fifo.ts';
@@ -76,27 +78,35 @@ export class OutboxDispatcher {
         continue;
       }
       this.running++;
+      const handled = () => {
+        this.attempts.delete(row.seq);
+        this.done(row.seq);
+      };
       subscriber({ id: row.id, topic: row.topic, data: row.data }).then(
-        () => {
-          this.attempts.delete(row.seq);
-          this.done(row.seq);
+        (held) => {
+          // Held: the row stays until the hold ends (a restart before then dispatches it again).
+          if (held) held.until.then(handled, (error: unknown) => this.retry(row, error));
+          else handled();
           this.settle();
         },
         (error) => {
-          const attempt = (this.attempts.get(row.seq) ?? 0) + 1;
-          this.attempts.set(row.seq, attempt);
-          this.onError(row, error);
-          if (!this.stopped) {
-            const timer = setTimeout(() => {
-              this.retryTimers.delete(timer);
-              this.add(row);
-            }, retryDelayMs(attempt));
-            this.retryTimers.add(timer);
-          }
+          this.retry(row, error);
           this.settle();
         },
       );
     }
+  }
+
+  private retry(row: OutboxRow, error: unknown): void {
+    const attempt = (this.attempts.get(row.seq) ?? 0) + 1;
+    this.attempts.set(row.seq, attempt);
+    this.onError(row, error);
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer);
+      this.add(row);
+    }, retryDelayMs(attempt));
+    this.retryTimers.add(timer);
   }
 
   private settle(): void {

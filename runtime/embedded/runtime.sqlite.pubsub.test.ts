@@ -140,6 +140,32 @@ describe('pub/sub', () => {
     await eventually(() => expect(outboxOnDisk()).toEqual([]));
   });
 
+  it('a held delivery keeps its row, takes no dispatch slot, is delivered again when its hold fails, and goes when it ends', async () => {
+    const holds = [deferred<void>(), deferred<void>()];
+    const held: Delivery[] = [];
+    const other: Delivery[] = [];
+    const rt = await h.start({
+      actors: [publisher],
+      // One dispatch slot: a hold that took it would keep the other topic's message waiting.
+      options: { dispatchConcurrency: 1 },
+      subscribers: {
+        waiting: async (delivery) => ({ until: holds[held.push(delivery) - 1]!.promise, leaseMs: 30_000 }),
+        other: async (delivery) => void other.push(delivery),
+      },
+    });
+    await actor(rt, publisher, 'p1').publish({ topic: 'waiting', data: { n: 1 } });
+    await eventually(() => expect(held).toHaveLength(1));
+    await actor(rt, publisher, 'p1').publish({ topic: 'other', data: { n: 2 } });
+    await eventually(() => expect(other).toHaveLength(1));
+    await eventually(() => expect(outboxOnDisk().map((r) => r.id)).toEqual([held[0]!.id]));
+
+    holds[0]!.reject(new Error('the attempt failed'));
+    await eventually(() => expect(held).toHaveLength(2));
+    expect(held[1]!.id).toBe(held[0]!.id);
+    holds[1]!.resolve();
+    await eventually(() => expect(outboxOnDisk()).toEqual([]));
+  });
+
   it('a topic with no subscriber drops the message without error', async () => {
     const other: Delivery[] = [];
     const rt = await h.start({ actors: [publisher], subscribers: { other: async (d) => void other.push(d) } });

@@ -99,9 +99,9 @@ const SANDBOX_ACTORS: Counts = {
 
 /**
  * The same for a live send, up to the relay's receipt and the reputation breaker's observation. Its
- * hand-over carries its place in the fair queue, so taking it is no call (the message's watchdog,
- * set by the admission anyway, brings it back should the actor host die with it waiting): begin
- * and attempt, with the attempt's read of the message.
+ * hand-over carries its place in the fair queue, so taking it is no call (the subscriber holds the
+ * hand-over, a ledger entry, which publishes it again should the actor host die with it waiting):
+ * begin and attempt, with the attempt's read of the message.
  */
 const {
   'actor_call_served MessageActor.captureSandbox': _,
@@ -118,8 +118,9 @@ const LIVE_ACTORS: Counts = {
   // Its outcome's event goes through the turn's outbox key (its caller is no redelivered
   // publication): a ledger page, deleted once published by a follow-up transaction.
   'state_transaction MessageActor': 3,
-  // A live message waits in the fair queue, in memory: its watchdog stays on every runtime. Its
-  // page is deleted once the outcome has replaced it with the retention reminder.
+  // A live message waits in the fair queue, in memory: its subscriber holds its hand-over, whose
+  // page it registers after the 202 and deletes once the attempt is over (the admission itself
+  // registers nothing: reminders.dapr.test.ts sends with the scheduler down).
   'reminder_deleted GatepostLedger': 2,
   'reminder_registered GatepostLedger': 3,
   'actor_call_served DeliveryActor.attempt': 1,
