@@ -84,8 +84,13 @@ export class OutboxDispatcher {
       };
       subscriber({ id: row.id, topic: row.topic, data: row.data }).then(
         (held) => {
-          // Held: the row stays until the hold ends (a restart before then dispatches it again).
-          if (held) held.until.then(handled, (error: unknown) => this.retry(row, error));
+          // Held: the row stays until the hold ends (a restart before then dispatches it again),
+          // or past it, should the hold end once the runtime has stopped writing.
+          if (held)
+            held.until.then(
+              () => this.stopped || handled(),
+              (error: unknown) => this.retry(row, error),
+            );
           else handled();
           this.settle();
         },
