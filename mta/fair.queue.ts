@@ -11,6 +11,7 @@
 // runtime holds for as long as its message waits or is in flight here (runtime.port.ts's Held,
 // for `queueLease`), and delivers again after a crash, the message taking its place by `queuedAt`.
 import type { QueueRow } from '../store/catalog.port.ts';
+import { deferred, type Deferred } from '../lib/deferred.ts';
 
 export type Stream = 'transactional' | 'broadcast';
 
@@ -101,25 +102,13 @@ interface Destination {
 
 const waitingIn = (f: Flow) => f.lines.transactional.length + f.lines.broadcast.length;
 
-/** When a ticket's message has been run: resolved, or rejected with why the run failed. */
-interface Settled {
-  promise: Promise<void>;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-function settledSoon(): Settled {
-  const settled = {} as Settled;
-  settled.promise = new Promise<void>((resolve, reject) => Object.assign(settled, { resolve, reject }));
-  // Whoever holds the hand-over handles a failure; one nobody awaits (a test's push) is not "unhandled".
-  settled.promise.catch(() => undefined);
-  return settled;
-}
-
 export class FairQueue {
   private readonly byName = new Map<string, Destination>();
-  /** Messages waiting or in flight, each with when it settles, so a ticket pushed twice is dropped. */
-  private readonly present = new Map<string, Settled>();
+  /**
+   * Messages waiting or in flight, each with when its run settles (resolved, or rejected with why
+   * it failed), so a ticket pushed twice is dropped.
+   */
+  private readonly present = new Map<string, Deferred<void>>();
   private inFlight = 0;
   private closed = false;
   private idle: (() => void)[] = [];
@@ -145,7 +134,9 @@ export class FairQueue {
   push(ticket: Ticket): Promise<void> {
     const present = this.present.get(ticket.id);
     if (present) return present.promise;
-    const settled = settledSoon();
+    const settled = deferred();
+    // Whoever holds the hand-over handles a failure; one nobody awaits (a test's push) is not "unhandled".
+    settled.promise.catch(() => undefined);
     this.present.set(ticket.id, settled);
     const d = this.destinationOf(ticket.destination);
     let flow = d.flows.get(ticket.tenant);

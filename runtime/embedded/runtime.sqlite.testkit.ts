@@ -24,15 +24,7 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 500
   }
 }
 
-export function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+export { deferred } from '../../lib/deferred.ts';
 
 export interface Harness {
   readonly file: string;
