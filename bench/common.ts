@@ -196,10 +196,11 @@ export async function startGatepost(extraNodeArgs: string[] = [], env: Record<st
  * Gatepost on the Dapr topology (dapr/cluster): placement, scheduler, actor hosts and ingresses
  * (one of each by default), each app beside its daprd, on a fresh PostgreSQL database and Redis
  * database. `url` and `pid` are the first ingress's, `urls` every ingress's; `pids` are every
- * process of the topology, by member name.
+ * process of the topology, by member name. `nodeArgs` go to every app's Node (a CPU profile each).
  */
 export async function startGatepostDapr(
   topology: { actorHosts?: number; ingresses?: number } = {},
+  nodeArgs: string[] = [],
 ): Promise<BenchGatepost & { urls: string[]; pids: () => Record<string, number>; workDir: string }> {
   const { DaprCluster } = await import('../dapr/cluster/cluster.ts');
   const { freshDatabase, freshRedisDb, releaseRedisDb, dropDatabase } = await import('../test/harness/gatepost.harness.ts');
@@ -212,7 +213,7 @@ export async function startGatepostDapr(
     redisDb,
     ...topology,
     // As the image runs each app (the Dockerfile's CMD): the build, not the sources through tsx.
-    appArgs: [...V8_FLAGS, 'dist/main.js'],
+    appArgs: [...V8_FLAGS, ...nodeArgs, 'dist/main.js'],
     env: { GATEPOST_ADMIN_TOKEN: adminToken, GATEPOST_SMTP_PORT: '0', GATEPOST_INBOUND_PORT: '0', GATEPOST_WARMUP: 'false' },
   });
   const stop = async () => {

@@ -42,7 +42,7 @@ const { values: flags } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '64' },
     warmup: { type: 'string', default: '2' },
-    /** Write a CPU profile of Gatepost (node --cpu-prof) into this directory. */
+    /** Write a CPU profile of Gatepost (node --cpu-prof) into this directory; on Dapr, one an app. */
     profile: { type: 'string' },
     /** More Node arguments for the embedded Gatepost, space-separated (e.g. "--import ./gc-stats.mjs"). */
     'node-args': { type: 'string' },
@@ -82,6 +82,9 @@ const ROUNDS = Number(flags.rounds);
 const SEND_AT_S = flags['send-at'] === undefined ? null : Number(flags['send-at']);
 const IDLE_S = Number(flags.idle);
 const REDIS = { host: '127.0.0.1', port: 6379 };
+
+/** Node's arguments for Gatepost (each app on Dapr): --profile's and --node-args. */
+const nodeArgs = () => [...profileArgs(flags.profile), ...(flags['node-args']?.split(' ') ?? [])];
 
 function body(n: number | string): string {
   const send = sendBody(n);
@@ -397,7 +400,7 @@ const unobserved = () =>
   });
 
 async function gatepostEmbeddedAs(name: string, env: Record<string, string>, scrape = false): Promise<Measured> {
-  const gp = await startGatepost([...profileArgs(flags.profile), ...(flags['node-args']?.split(' ') ?? [])], env);
+  const gp = await startGatepost(nodeArgs(), env);
   let scrapes = 0;
   const scraper = scrape
     ? setInterval(() => {
@@ -424,7 +427,7 @@ async function gatepostEmbeddedAs(name: string, env: Record<string, string>, scr
 const gatepostDapr =
   (replicas: number): Run =>
   async () => {
-    const gp = await startGatepostDapr({ actorHosts: replicas, ingresses: replicas });
+    const gp = await startGatepostDapr({ actorHosts: replicas, ingresses: replicas }, nodeArgs());
     try {
       const what = SEND_AT_S === null ? 'sandbox' : `send_at +${SEND_AT_S} s`;
       const name = `Gatepost on Dapr${replicas > 1 ? `, ${replicas} hosts + ${replicas} ingresses` : ''} (${what})`;
