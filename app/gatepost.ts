@@ -64,7 +64,7 @@ import { gatepostLog, type Logger } from '../ops/log.ts';
 import { embeddedQueue } from './queue.embedded.ts';
 import { clusterQueue, tellQueue } from './queue.shared.ts';
 import { opsServer } from './ops.server.ts';
-import { boundHeapGrowth, releaseMemoryWhenQuiet, type MemoryRelease } from '../lib/memory.ts';
+import { releaseMemoryWhenQuiet, type MemoryRelease } from '../lib/memory.ts';
 
 export interface Gatepost {
   /** The base URL the HTTP API listens on; null for a process that only hosts actors. */
@@ -265,7 +265,6 @@ export async function startGatepost(config: Config): Promise<Gatepost> {
   if (hostsActors) await assertLocalAddresses(config.sourceIps);
   const logger = gatepostLog(config.logLevel);
   const report = reportTo(logger);
-  boundHeapGrowth();
   const memory = releaseMemoryWhenQuiet();
   const catalog = await openCatalog(config, report);
   const runtime = openRuntime(config, report, memory);

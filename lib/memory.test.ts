@@ -1,12 +1,8 @@
-// The process gives back what a burst grew once it goes quiet, never collects while busy, and
-// under load holds under three times what is alive.
-import { execFile, spawn } from 'node:child_process';
-import { promisify } from 'node:util';
+// The process gives back what a burst grew once it goes quiet, and never collects while busy.
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { releaseMemoryWhenQuiet } from './memory.ts';
-
-const run = promisify(execFile);
 
 /** Keeps the event loop busy for `ms`, as a burst of work does. */
 function work(ms: number): void {
@@ -40,12 +36,7 @@ describe('releaseMemoryWhenQuiet', () => {
 
   it('waits the spacing between two collections', async () => {
     const collected: number[] = [];
-    const release = releaseMemoryWhenQuiet({
-      tickMs: 20,
-      quietBelow: 0.3,
-      spacingMs: 400,
-      collect: () => collected.push(performance.now()),
-    });
+    const release = releaseMemoryWhenQuiet({ tickMs: 20, quietBelow: 0.3, spacingMs: 400, collect: () => collected.push(performance.now()) });
     try {
       await expect.poll(() => collected.length, { interval: 10, timeout: 5000 }).toBe(1);
       release.garbageLeft();
@@ -81,17 +72,4 @@ describe('releaseMemoryWhenQuiet', () => {
       child.kill();
     }
   }, 30_000);
-});
-
-describe('boundHeapGrowth', () => {
-  it('keeps the heap of a process allocating fast under three times what is alive', async () => {
-    const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', 'heap.growth.fixture.ts', 'bounded'], {
-      cwd: new URL('.', import.meta.url),
-    });
-    const { most, alive, kept } = JSON.parse(stdout) as { most: number; alive: number; kept: number };
-    expect(kept).toBe(500_000);
-    expect(alive).toBeGreaterThan(100 * 2 ** 20);
-    // V8's own growth let the same process reach 4.7 × (588 MiB in use for 125 MiB alive), 2.5 × bounded.
-    expect(most).toBeLessThan(3 * alive);
-  }, 60_000);
 });

@@ -1,19 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-
-/**
- * Lets the heap grow to at most `percent` % more than what the last full collection left alive
- * before the next one (V8's `--heap-growing-percent`; read at each collection, so setting it once
- * the process runs takes effect). V8's own choice, up to 4 × under a load that allocates fast, let
- * bench:broadcast's Gatepost hold about 540 MiB of old generation for about 140 MiB alive: 778 MiB
- * resident at its peak, against 499 MiB at 100 % and 449 at 50 %, with the fan-out's rate
- * unchanged at 100 % (2,188 against 2,198/s) and single sends at the same rate in alternating
- * bench:send runs; 50 % and 25 % cost single sends up to a tenth and doubled their p99 (more full
- * collections). bench/RESULTS.md, thirty-fifth pass.
- */
-export function boundHeapGrowth(percent = 100): void {
-  setFlagsFromString(`--heap-growing-percent=${percent}`);
-}
 
 /**
  * Gives memory back once the process goes quiet. V8 grows its heap under load and, while nothing
