@@ -11,6 +11,7 @@
 // and a page that fires asks each actor it names to run what is still due. The host that registered
 // a page deletes it once none of its entries is wanted any more (their publications out, their
 // reminders replaced or deleted), so most pages of short waits never fire.
+import { deferred, type Deferred } from '../../lib/deferred.ts';
 import { newId } from '../../lib/ids.ts';
 import type { SidecarClient } from './sidecar.client.ts';
 
@@ -38,9 +39,8 @@ interface Page {
   entries: LedgerEntry[];
   /** Entries not yet released. */
   open: number;
-  registered: Promise<void>;
-  resolve: () => void;
-  reject: (error: unknown) => void;
+  /** Settled once the scheduler holds the page (or refused it). */
+  registered: Deferred<void>;
 }
 
 /** A due time rounded up to its second, so that entries due close together share a page. */
@@ -69,7 +69,7 @@ export class Ledger {
     page.entries.push(entry);
     page.open++;
     this.registerNext();
-    await page.registered;
+    await page.registered.promise;
     const entered = page;
     let released = false;
     return () => {
@@ -94,8 +94,8 @@ export class Ledger {
         this.sidecar.setReminder(LEDGER_ACTOR, page.id, PAGE, page.due, page.entries).then(() => {
           // Registered: the scheduler holds the entries now, and each actor's release holds the page.
           page.entries = [];
-          page.resolve();
-        }, page.reject),
+          page.registered.resolve();
+        }, page.registered.reject),
       ),
     ).finally(() => {
       this.registering = false;
@@ -105,13 +105,8 @@ export class Ledger {
 }
 
 function newPage(due: number): Page {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const registered = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
+  const registered = deferred();
   // Every waiter handles a failure; this keeps a page nobody awaits from being "unhandled".
-  registered.catch(() => undefined);
-  return { id: newId('page'), due, entries: [], open: 0, registered, resolve, reject };
+  registered.promise.catch(() => undefined);
+  return { id: newId('page'), due, entries: [], open: 0, registered };
 }
