@@ -44,7 +44,7 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string', default: '2' },
     /** Write a CPU profile of Gatepost (node --cpu-prof) into this directory; on Dapr, one an app. */
     profile: { type: 'string' },
-    /** More Node arguments for the embedded Gatepost, space-separated (e.g. "--import ./gc-stats.mjs"). */
+    /** More Node arguments for Gatepost (each app on Dapr), space-separated (e.g. "--import ./gc-stats.mjs"). */
     'node-args': { type: 'string' },
     /** Diagnostic: schedule every send this many seconds ahead, so Gatepost only admits (no delivery during the run). */
     'send-at': { type: 'string' },
