@@ -115,6 +115,15 @@ describe('the API reference', () => {
     expect(script.headers['content-type']).toBe('application/javascript; charset=utf-8');
     expect(script.body).toContain('createApiReference');
   });
+
+  it('sends /docs/api to /docs/api/, and answers anything else under it with the coded not_found', async () => {
+    const bare = await get('/docs/api');
+    expect(bare.statusCode).toBe(301);
+    expect(bare.headers.location).toBe('/docs/api/');
+    const missing = await get('/docs/api/nothing-here');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ error: { code: 'not_found', message: 'No page /docs/api/nothing-here.' } });
+  });
 });
 
 describe('llms.txt and llms-full.txt', () => {
