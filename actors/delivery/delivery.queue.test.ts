@@ -7,7 +7,8 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { actor, type Delivery } from '../../runtime/runtime.port.ts';
-import { deferred, eventually, harness, type Harness } from '../../runtime/embedded/runtime.sqlite.testkit.ts';
+import { deferred } from '../../lib/deferred.ts';
+import { eventually, harness, type Harness } from '../../runtime/embedded/runtime.sqlite.testkit.ts';
 import { loadConfig } from '../../config/config.ts';
 import { QUEUE_LEASE } from '../../mta/fair.queue.ts';
 import { unanswered } from '../../mta/transport.ts';

@@ -3,7 +3,8 @@
 // restarts (runtime/runtime.port.ts).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { actor, defineActor, type ActorTurn, type Delivery } from '../runtime.port.ts';
-import { deferred, eventually, harness, type Harness } from './runtime.sqlite.testkit.ts';
+import { deferred } from '../../lib/deferred.ts';
+import { eventually, harness, type Harness } from './runtime.sqlite.testkit.ts';
 
 let h: Harness;
 beforeEach(() => {

@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { actor, defineActor, type ActorTurn, type Delivery } from '../runtime.port.ts';
 import type { EmbeddedRuntime } from './runtime.sqlite.ts';
-import { deferred, eventually, harness, sleep, type Harness } from './runtime.sqlite.testkit.ts';
+import { deferred } from '../../lib/deferred.ts';
+import { eventually, harness, sleep, type Harness } from './runtime.sqlite.testkit.ts';
 
 let h: Harness;
 beforeEach(() => {

@@ -24,8 +24,6 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 500
   }
 }
 
-export { deferred } from '../../lib/deferred.ts';
-
 export interface Harness {
   readonly file: string;
   readonly logs: { message: string; error?: unknown }[];
