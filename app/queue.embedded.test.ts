@@ -38,20 +38,19 @@ describe('the embedded queue read', () => {
     for (const [type, name, due] of reminders) remind.run(type, id, name, due);
   }
 
-  /** A live message handed over and not yet attempted: its `message.ready` row, held in the outbox. */
-  function handedOver(id: string, tenant: string) {
-    message(id, tenant, []);
+  /**
+   * A message handed over and not yet taken: its `message.ready` row in the outbox, which names
+   * its tenant and when it came to the queue (no record: the count reads none).
+   */
+  function handedOver(id: string, tenant: string, queued_at: number, sandbox = false) {
     db.prepare('INSERT INTO outbox (delivery_id, topic, data) VALUES (?, ?, ?)').run(
-      `pub_${id}`,
+      `pub_${id}_${Math.random()}`,
       'message.ready',
-      JSON.stringify({
-        message_id: id,
-        sandbox: false,
-        tenant_id: tenant,
-        stream: 'transactional',
-        destination: 'example.com',
-        queued_at: 1,
-      }),
+      JSON.stringify(
+        sandbox
+          ? { message_id: id, sandbox, tenant_id: tenant, queued_at }
+          : { message_id: id, sandbox, tenant_id: tenant, stream: 'transactional', destination: 'example.com', queued_at },
+      ),
     );
   }
 
@@ -72,8 +71,10 @@ describe('the embedded queue read', () => {
         [DELIVERY_ACTOR, 'retry', now + 60_000],
         [MESSAGE_ACTOR, 'watch', now + 30 * DAY_MS],
       ]);
-      handedOver('msg_ready1', 'ten_a');
-      handedOver('msg_ready2', 'ten_a');
+      handedOver('msg_ready1', 'ten_a', now - 90_000);
+      handedOver('msg_ready2', 'ten_a', now - 30_000, true);
+      // Handed over again (the watchdog's): still one message waiting.
+      handedOver('msg_ready2', 'ten_a', now - 30_000, true);
     })();
 
     const rows = queueReader(file)
@@ -83,6 +84,10 @@ describe('the embedded queue read', () => {
       { tenant_id: 'ten_a', scheduled: 1, ready: 2, deferred: 0 },
       { tenant_id: 'ten_b', scheduled: 1, ready: 0, deferred: 1 },
     ]);
+    // ten_a's oldest came to the queue 90 s ago; ten_b's deferred message was created just now.
+    expect(rows[0]!.oldest_age_seconds).toBeGreaterThanOrEqual(90);
+    expect(rows[0]!.oldest_age_seconds).toBeLessThan(120);
+    expect(rows[1]!.oldest_age_seconds).toBeLessThan(30);
   });
 
   it("reads the waiting reminders through their own indexes, and only their messages' records", () => {

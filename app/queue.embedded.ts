@@ -7,9 +7,12 @@
 // messages kept (the waiting reminders have a partial index of their own, `reminders_waiting`;
 // each joins its record by the actor state's unique index). Without that index a scrape read
 // every reminder: about 37 ms a scrape with 60,000 messages kept, 18 us of CPU a send in
-// bench:send --observability (2026-11-28). The reads run on a thread of their own
-// (queue.embedded.worker.ts): under a burst one took about 27 ms, held the event loop, and put
-// every scrape into the sends' p99 (bench:send --observability, 2026-11-27).
+// bench:send --observability (2026-11-28). A ready message is counted from its publication
+// alone, which names its tenant and when it came to the queue: joined to its record (a JSON text
+// of about a kilobyte parsed twice a row), a scrape under bench:send's burst read 30-140 ms with
+// 1,000-7,700 captures waiting, about a twelfth of a core at a scrape a second (2026-11-29). The
+// reads run on a thread of their own (queue.embedded.worker.ts): under a burst one took about
+// 27 ms, held the event loop, and put every scrape into the sends' p99 (2026-11-27).
 import Database from 'better-sqlite3';
 import { jobThread } from '../lib/thread.ts';
 import { DELIVERY_ACTOR } from '../actors/delivery/delivery.actor.ts';
@@ -26,27 +29,33 @@ const WAITING = `name IN ('send', 'retry', 'queued')`;
 
 /**
  * The plan is fixed, not left to the planner (the file has no statistics, and without them it
- * read every message's state and every reminder): each arm reads its reminders through the index
- * named (`INDEXED BY` fails the query rather than read another way), and CROSS JOIN makes the
- * waiting messages the outer loop, each joining its record.
+ * read every message's state and every reminder): each reminder arm reads its reminders through
+ * the index named (`INDEXED BY` fails the query rather than read another way), and CROSS JOIN
+ * makes the waiting messages the outer loop, each joining its record. The ready arm reads the
+ * outbox alone, a message handed over twice counted once. `since` is in ms since the epoch: a
+ * ready message's arrival in the queue (its send_at, if it had one), a deferred one's creation.
  */
 export const QUEUE_SQL = `
-  WITH waiting (message_id, state) AS (
-    SELECT actor_id, 'scheduled' FROM reminders INDEXED BY reminders_waiting
-    WHERE actor_type = @message AND name = 'send' AND ${WAITING}
+  WITH waiting (tenant_id, state, since) AS (
+    SELECT json_extract(s.value, '$.tenant_id'), 'scheduled', NULL
+    FROM reminders r INDEXED BY reminders_waiting
+    CROSS JOIN actor_state s ON s.actor_type = @message AND s.actor_id = r.actor_id AND s.key = 'record'
+    WHERE r.actor_type = @message AND r.name = 'send' AND r.${WAITING}
     UNION ALL
-    SELECT actor_id, 'deferred' FROM reminders INDEXED BY reminders_waiting
-    WHERE actor_type = @delivery AND name = 'retry' AND ${WAITING}
-    UNION
-    SELECT json_extract(data, '$.message_id'), 'ready' FROM outbox WHERE topic = @ready
+    SELECT json_extract(s.value, '$.tenant_id'), 'deferred', unixepoch(json_extract(s.value, '$.created_at'), 'subsec') * 1000
+    FROM reminders r INDEXED BY reminders_waiting
+    CROSS JOIN actor_state s ON s.actor_type = @message AND s.actor_id = r.actor_id AND s.key = 'record'
+    WHERE r.actor_type = @delivery AND r.name = 'retry' AND r.${WAITING}
+    UNION ALL
+    SELECT json_extract(data, '$.tenant_id'), 'ready', min(json_extract(data, '$.queued_at'))
+    FROM outbox WHERE topic = @ready GROUP BY json_extract(data, '$.message_id')
   )
-  SELECT json_extract(s.value, '$.tenant_id') AS tenant_id,
-         sum(w.state = 'scheduled') AS scheduled,
-         sum(w.state = 'ready') AS ready,
-         sum(w.state = 'deferred') AS deferred,
-         min(CASE WHEN w.state != 'scheduled' THEN json_extract(s.value, '$.created_at') END) AS oldest
-  FROM waiting w
-  CROSS JOIN actor_state s ON s.actor_type = @message AND s.actor_id = w.message_id AND s.key = 'record'
+  SELECT tenant_id,
+         sum(state = 'scheduled') AS scheduled,
+         sum(state = 'ready') AS ready,
+         sum(state = 'deferred') AS deferred,
+         min(since) AS oldest
+  FROM waiting
   GROUP BY 1`;
 
 const BREAKERS_SQL = `
@@ -58,7 +67,8 @@ interface Row {
   scheduled: number;
   ready: number;
   deferred: number;
-  oldest: string | null;
+  /** ms since the epoch. */
+  oldest: number | null;
 }
 
 export type QueueRead = { of: 'queue' } | { of: 'breakers' };
@@ -78,7 +88,7 @@ export function queueReader(file: string): { queue(): TenantQueue[]; breakers():
         scheduled: r.scheduled,
         ready: r.ready,
         deferred: r.deferred,
-        oldest_age_seconds: r.oldest ? Math.max(0, (now - Date.parse(r.oldest)) / 1000) : 0,
+        oldest_age_seconds: r.oldest === null ? 0 : Math.max(0, (now - r.oldest) / 1000),
       }));
     },
     breakers: () => breakers.all({ tenant: TENANT_ACTOR }),

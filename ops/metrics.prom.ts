@@ -12,7 +12,7 @@ export interface TenantQueue {
   ready: number;
   /** Deferred, waiting for a retry. */
   deferred: number;
-  /** Seconds since the oldest ready or deferred message was created; 0 when none is. */
+  /** How long the oldest ready or deferred message has waited, in seconds (a ready one since it came to the queue, a deferred one since it was created); 0 when none is. */
   oldest_age_seconds: number;
 }
 
@@ -129,7 +129,7 @@ export function promMetrics(opts: {
     });
     const oldest: Gauge<'tenant'> = new Gauge({
       name: 'gatepost_queue_oldest_age_seconds',
-      help: 'Per tenant, seconds since the oldest ready or deferred message was created.',
+      help: 'Per tenant, seconds the oldest ready or deferred message has waited: a ready one since it came to the queue (at its send_at, if it had one), a deferred one since it was created.',
       labelNames: ['tenant'] as const,
       registers: [registry],
       async collect() {

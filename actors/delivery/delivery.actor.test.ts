@@ -46,7 +46,7 @@ describe('captureSandbox', () => {
     await actor(runtime, messageActor, 'msg_s').admit(admitArgs({ sandbox: true }));
     await eventually(() => expect(published).toHaveLength(1));
     const ready = published[0]!;
-    expect(ready).toEqual({ message_id: 'msg_s', sandbox: true });
+    expect(ready).toEqual({ message_id: 'msg_s', sandbox: true, tenant_id: 'ten_1', queued_at: expect.any(Number) });
 
     expect(await capture(runtime, ready)).toBe('captured');
     // Delivered again (publication is at least once): the inbox and the timeline keep one capture each.
@@ -86,7 +86,7 @@ describe('captureSandbox', () => {
     h = harness();
     catalog = new SqliteCatalog(join(h.file, '..', 'catalog.db'));
     const runtime = await h.start({ actors: [capturing(catalog), recipientActor, tenantActor] });
-    const ready: MessageReady = { message_id: 'msg_gone', sandbox: true };
+    const ready: MessageReady = { message_id: 'msg_gone', sandbox: true, tenant_id: 'ten_1', queued_at: Date.now() };
     expect(await capture(runtime, ready)).toBe('skipped');
     expect((await catalog.listCaptures('ten_1', { limit: 10 })).data).toEqual([]);
   });
@@ -105,7 +105,7 @@ describe('captureSandbox', () => {
     });
     const runtime = await h.start({ actors: [flaky, recipientActor, tenantActor] });
     await actor(runtime, messageActor, 'msg_f').admit(admitArgs({ sandbox: true }));
-    const ready: MessageReady = { message_id: 'msg_f', sandbox: true };
+    const ready: MessageReady = { message_id: 'msg_f', sandbox: true, tenant_id: 'ten_1', queued_at: Date.now() };
     await expect(capture(runtime, ready)).rejects.toThrow(/inbox is down/);
     const before = await actor(runtime, messageActor, 'msg_f').get(undefined);
     expect(before.record.status).toBe('queued');

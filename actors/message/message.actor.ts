@@ -167,12 +167,12 @@ function handOver(turn: ActorTurn, record: MessageRecord, admitting = false): vo
   // only through this actor, which has no record should the admission not commit. Any later
   // turn's goes after it: the record it would find then says what the turn had not saved.
   const publish = (ready: MessageReady) => (admitting ? turn.handOver(MESSAGE_READY, ready) : turn.publish(MESSAGE_READY, ready));
+  const queued_at = queuedAt(record);
   if (record.sandbox) {
-    publish({ message_id: record.id, sandbox: true });
+    publish({ message_id: record.id, sandbox: true, tenant_id: record.tenant_id, queued_at });
     if (!turn.deliversUntilHandled) watch(turn);
     return;
   }
-  const queued_at = queuedAt(record);
   publish({
     message_id: record.id,
     sandbox: false,

@@ -177,9 +177,13 @@ export interface AttemptOutcome {
 /**
  * Published when a message is due for delivery. A sandbox message's taker reads it from its actor
  * (sandbox deliveries only capture: nothing leaves, so there is no attempt to mark in flight); a
- * live one's carries its place in the fair queue, so taking it reads nothing.
+ * live one's carries its place in the fair queue, so taking it reads nothing. Both say whose the
+ * message is and since when it waits, which the queue's metrics count from the hand-over alone
+ * (app/queue.embedded.ts).
  */
-export type MessageReady = { message_id: string; sandbox: true } | ({ message_id: string; sandbox: false } & QueuePlace);
+export type MessageReady =
+  | ({ message_id: string; sandbox: true } & Pick<QueuePlace, 'tenant_id' | 'queued_at'>)
+  | ({ message_id: string; sandbox: false } & QueuePlace);
 
 /** What the fair queue (mta/fair.queue.ts) needs of a live message to give it a place. */
 export interface QueuePlace {
