@@ -2,8 +2,8 @@
 // client's only when they are sane.
 import { Writable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
-import { describe, expect, it } from 'vitest';
-import { gatepostLog, requestIdOf } from './log.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { gatepostLog, gatheredLines, requestIdOf } from './log.ts';
 
 function captured() {
   const lines: string[] = [];
@@ -62,5 +62,47 @@ describe('requestIdOf', () => {
     for (const given of [undefined, '', 'x'.repeat(129), 'a b', 'line\nbreak', '{"json":1}']) {
       expect(requestIdOf(req(given))).toMatch(/^req_[0-9a-z]{26}$/);
     }
+  });
+});
+
+describe('gatheredLines', () => {
+  function out() {
+    const writes: string[] = [];
+    let flushed = 0;
+    return {
+      writes,
+      flushes: () => flushed,
+      stream: gatheredLines({
+        write: (s: string) => (writes.push(s), true),
+        flush: (done?: (error?: Error) => void) => (flushed++, done?.()),
+      }),
+    };
+  }
+
+  it('writes the lines logged close together in one write, in order', async () => {
+    const { writes, stream } = out();
+    const log = gatepostLog('info', stream);
+    for (const n of [1, 2, 3]) log.info({ n }, 'line');
+    expect(writes).toEqual([]);
+    await vi.waitFor(() => expect(writes).toHaveLength(1));
+    expect(
+      writes[0]!
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l).n),
+    ).toEqual([1, 2, 3]);
+  });
+
+  it('writes at once what fills its buffer, and what is left when flushed', () => {
+    const { writes, flushes, stream } = out();
+    const log = gatepostLog('info', stream);
+    const long = 'x'.repeat(1_000);
+    for (let n = 0; n < 20; n++) log.info({ n, long }, 'line');
+    expect(writes).toHaveLength(1);
+    const first = writes[0]!.trimEnd().split('\n').length;
+    expect(first).toBeGreaterThanOrEqual(16);
+    log.flush();
+    expect(flushes()).toBe(1);
+    expect(writes.slice(1).join('').trimEnd().split('\n')).toHaveLength(20 - first);
   });
 });

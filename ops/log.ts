@@ -32,14 +32,53 @@ export const REDACTED = [
 
 /**
  * The process's log: JSON lines on stdout (or `destination`), at `level` and above. Stdout is
- * written asynchronously (a line waits only for the write before it, so lines under load go out
- * together): no request waits on the pipe. `flush` before exiting.
+ * written asynchronously, lines gathered for up to 20 ms into one write (`gatheredLines`): no
+ * request waits on the pipe. `flush` before exiting.
  */
 export function gatepostLog(level: LevelWithSilent, destination?: DestinationStream): Logger {
   return pino(
     { level, base: null, redact: { paths: REDACTED, censor: '[redacted]' } },
-    destination ?? pino.destination({ dest: 1, sync: false }),
+    destination ?? gatheredLines(pino.destination({ dest: 1, sync: false })),
   );
+}
+
+/** How long a line may wait to be written, and how much may wait. */
+const LINES_WAIT_MS = 20;
+const LINES_MAX_CHARS = 16_384;
+
+/**
+ * `out` given the lines in one string at most LINES_WAIT_MS after the first of them, or once they
+ * are LINES_MAX_CHARS long. Written a line at a time (sonic-boom writes each at once while no write
+ * is under way), the writes to the pipe took 473 ms of the event loop's 15.4 s busy in bench:send
+ * --observability, about 3 % of its time; gathered, 135 ms of 14.0 s (2026-11-29). What is
+ * gathered is lost if the process dies at once, as sonic-boom's own buffer is.
+ */
+export function gatheredLines(out: Pick<ReturnType<typeof pino.destination>, 'write' | 'flush'>): DestinationStream & {
+  flush(done?: (error?: Error) => void): void;
+} {
+  let lines: string[] = [];
+  let chars = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const writeOut = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (lines.length === 0) return;
+    out.write(lines.join(''));
+    lines = [];
+    chars = 0;
+  };
+  return {
+    write(line: string) {
+      lines.push(line);
+      chars += line.length;
+      if (chars >= LINES_MAX_CHARS) writeOut();
+      else timer ??= setTimeout(writeOut, LINES_WAIT_MS);
+    },
+    flush(done) {
+      writeOut();
+      out.flush(done);
+    },
+  };
 }
 
 /** A request id a client may choose: up to 128 of these characters; anything else is replaced. */
