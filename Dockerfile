@@ -12,7 +12,8 @@ RUN npm run build
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
-    GATEPOST_DATA_DIR=/var/lib/gatepost
+    GATEPOST_DATA_DIR=/var/lib/gatepost \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY package.json package-lock.json ./
 # better-sqlite3 downloads a prebuilt binary where one exists for the platform, and compiles

@@ -1,7 +1,8 @@
 // How a Gatepost process is started on the embedded runtime: `npm start` builds dist/ and runs
-// `node ${V8_FLAGS} dist/main.js` (app/launch.test.ts holds it to that); the test harness and the
-// benchmarks run the TypeScript sources with the same V8 flags, `node ${NODE_ARGS} main.ts`, so
-// they measure what an operator runs.
+// `${LAUNCH_ENV} node ${V8_FLAGS} dist/main.js` (app/launch.test.ts holds it, the image and the
+// chart to that); the test harness and the benchmarks run it with the same environment and V8
+// flags (the tests from the TypeScript sources, `node ${NODE_ARGS} main.ts`), so they measure
+// what an operator runs.
 
 /**
  * V8 flags. `--expose-gc`: lib/memory.ts collects once the process goes quiet after work, which V8
@@ -13,6 +14,16 @@
  * four rounds each) and held 30-70 MiB more after a burst (bench/RESULTS.md, twenty-ninth pass).
  */
 export const V8_FLAGS = ['--expose-gc'];
+
+/**
+ * The environment the C library's allocator reads as the process starts. `MALLOC_ARENA_MAX=2`:
+ * glibc gives each thread that allocates an arena of its own, up to eight a core, and keeps what
+ * they grew; Gatepost's worker threads (the writers, SMTP parsing, the queue's reads) made them
+ * many. In `bench:send --gatepost-only --idle 60`, alternating, two arenas held 445-483 MiB
+ * resident after the burst against 513-560 with glibc's own, at the same speed (2026-11-29,
+ * bench/RESULTS.md thirty-sixth pass).
+ */
+export const LAUNCH_ENV = { MALLOC_ARENA_MAX: '2' };
 
 /** Everything between `node` and a TypeScript entry point (main.ts): the V8 flags and tsx. */
 export const NODE_ARGS = [...V8_FLAGS, '--import', 'tsx'];

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { V8_FLAGS } from '../app/launch.ts';
+import { LAUNCH_ENV, V8_FLAGS } from '../app/launch.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -162,6 +162,7 @@ export async function startGatepost(extraNodeArgs: string[] = [], env: Record<st
     'Gatepost',
     [...V8_FLAGS, ...extraNodeArgs, 'dist/main.js'],
     {
+      ...LAUNCH_ENV,
       PORT: '0',
       HOST: '127.0.0.1',
       GATEPOST_DATA_DIR: dataDir,
@@ -214,7 +215,13 @@ export async function startGatepostDapr(
     ...topology,
     // As the image runs each app (the Dockerfile's CMD): the build, not the sources through tsx.
     appArgs: [...V8_FLAGS, ...nodeArgs, 'dist/main.js'],
-    env: { GATEPOST_ADMIN_TOKEN: adminToken, GATEPOST_SMTP_PORT: '0', GATEPOST_INBOUND_PORT: '0', GATEPOST_WARMUP: 'false' },
+    env: {
+      ...LAUNCH_ENV,
+      GATEPOST_ADMIN_TOKEN: adminToken,
+      GATEPOST_SMTP_PORT: '0',
+      GATEPOST_INBOUND_PORT: '0',
+      GATEPOST_WARMUP: 'false',
+    },
   });
   const stop = async () => {
     await cluster.stop();

@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { DaprCluster } from '../../dapr/cluster/cluster.ts';
-import { NODE_ARGS, V8_FLAGS } from '../../app/launch.ts';
+import { LAUNCH_ENV, NODE_ARGS, V8_FLAGS } from '../../app/launch.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -156,7 +156,7 @@ export class EmbeddedProcess extends GatepostProcess {
     const args = this.compiled ? [...V8_FLAGS, 'dist/main.js'] : [...NODE_ARGS, 'main.ts'];
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
-      env: { ...process.env, ...this.env, PORT: '0', HOST: '127.0.0.1', GATEPOST_DATA_DIR: this.dataDir },
+      env: { ...process.env, ...LAUNCH_ENV, ...this.env, PORT: '0', HOST: '127.0.0.1', GATEPOST_DATA_DIR: this.dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
@@ -219,7 +219,11 @@ class DaprProcess extends GatepostProcess {
     if (!this.cluster) {
       this.redisDb = await freshRedisDb();
       this.databaseUrl = await freshDatabase();
-      this.cluster = await DaprCluster.start({ databaseUrl: this.databaseUrl, redisDb: this.redisDb, env: this.env });
+      this.cluster = await DaprCluster.start({
+        databaseUrl: this.databaseUrl,
+        redisDb: this.redisDb,
+        env: { ...LAUNCH_ENV, ...this.env },
+      });
     } else {
       // Whatever a stop or a kill took down, sidecars before their apps.
       for (const name of ['actors-daprd', 'actors', 'ingress-daprd', 'ingress']) {
