@@ -156,7 +156,7 @@ export class EmbeddedProcess extends GatepostProcess {
     const args = this.compiled ? [...V8_FLAGS, 'dist/main.js'] : [...NODE_ARGS, 'main.ts'];
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
-      env: { ...process.env, ...LAUNCH_ENV, ...this.env, PORT: '0', HOST: '127.0.0.1', GATEPOST_DATA_DIR: this.dataDir },
+      env: { ...process.env, ...this.env, PORT: '0', HOST: '127.0.0.1', GATEPOST_DATA_DIR: this.dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
@@ -222,7 +222,8 @@ class DaprProcess extends GatepostProcess {
       this.cluster = await DaprCluster.start({
         databaseUrl: this.databaseUrl,
         redisDb: this.redisDb,
-        env: { ...LAUNCH_ENV, ...this.env },
+        // The same object: what setEnv changes reaches the apps the cluster restarts.
+        env: this.env,
       });
     } else {
       // Whatever a stop or a kill took down, sidecars before their apps.
@@ -321,6 +322,8 @@ export function tempDir(name = 'gatepost'): string {
 
 export async function startGatepost(opts: StartOptions = {}): Promise<GatepostProcess> {
   const env: Record<string, string> = {
+    // As npm start runs it (app/launch.ts).
+    ...LAUNCH_ENV,
     GATEPOST_ADMIN_TOKEN: ADMIN_TOKEN,
     GATEPOST_HOSTNAME: 'gatepost.test',
     GATEPOST_DELIVERY_RETRY: '1s,1s,1s',
