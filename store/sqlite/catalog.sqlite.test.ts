@@ -141,6 +141,42 @@ it('indexes the captures made before the inbox migration, in the order they were
   }
 });
 
+// Migration 017 (counts kept beside broadcast_events) over a catalog holding events from before
+// it: each broadcast's counts are those events, and counting goes on from them.
+it('counts the broadcast events made before the counts migration, and those told since', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'gatepost-catalog-'));
+  const file = join(dir, 'catalog.db');
+  const before = join(dir, 'migrations');
+  await mkdir(before);
+  const all = fileURLToPath(new URL('./migrations', import.meta.url));
+  for (const name of (await readdir(all)).filter((f) => f < '017')) await copyFile(join(all, name), join(before, name));
+  const old = openSqlite(file, before);
+  const event = old.prepare('INSERT INTO broadcast_events (broadcast_id, kind, message_id) VALUES (?, ?, ?)');
+  for (const [broadcast, kind, message] of [
+    ['bro_a', 'sent', 'msg_1'],
+    ['bro_a', 'sent', 'msg_2'],
+    ['bro_a', 'opened', 'msg_1'],
+    ['bro_b', 'sent', 'msg_3'],
+  ]) {
+    event.run(broadcast, kind, message);
+  }
+  old.close();
+
+  const catalog = new SqliteCatalog(file);
+  try {
+    const zero = { sent: 0, bounced: 0, opened: 0, clicked: 0, unsubscribed: 0, complained: 0 };
+    expect(await catalog.broadcastCounts('bro_a')).toEqual({ ...zero, sent: 2, opened: 1 });
+    await catalog.countBroadcastEvent({ broadcast_id: 'bro_a', kind: 'sent', message_id: 'msg_2' });
+    await catalog.countBroadcastEvent({ broadcast_id: 'bro_a', kind: 'clicked', message_id: 'msg_2' });
+    await catalog.countBroadcastEvent({ broadcast_id: 'bro_b', kind: 'sent', message_id: 'msg_4' });
+    expect(await catalog.broadcastCounts('bro_a')).toEqual({ ...zero, sent: 2, opened: 1, clicked: 1 });
+    expect(await catalog.broadcastCounts('bro_b')).toEqual({ ...zero, sent: 2 });
+  } finally {
+    await catalog.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 // The catalog answers "not suppressed" without a query for an address its filter never saw: the
 // filter is read from the file at start, so suppressions written before a restart are found.
 it('finds the suppressions written before it was opened, and those written since', async () => {

@@ -60,7 +60,14 @@ import type {
 } from '../catalog.port.ts';
 import { keyRecord } from '../catalog.port.ts';
 import { badCursor, decodeCursor, encodeCursor, pageOf } from '../cursor.ts';
-import { broadcastEventWrites, captureWrites, engagementWrites, inboundWrites, indexPendingWrites } from './catalog.apply.ts';
+import {
+  broadcastEventWrites,
+  broadcastStateWrites,
+  captureWrites,
+  engagementWrites,
+  inboundWrites,
+  indexPendingWrites,
+} from './catalog.apply.ts';
 import type { StoredEvent } from '../../events/email.event.ts';
 import { storedEngagement, type EngagementRow } from '../engagement.rows.ts';
 import { plainSealer, type Sealer } from '../../lib/sealed.ts';
@@ -1095,16 +1102,18 @@ export class SqliteCatalog implements Catalog {
     return broadcastPage(rows, opts.limit);
   }
 
-  async setBroadcastState(tenantId: string, id: string, s: BroadcastState): Promise<void> {
-    this.sql(
-      'UPDATE broadcasts SET status = ?, send_at = ?, paused = ?, progress = ?, updated_at = ? WHERE tenant_id = ? AND id = ?',
-    ).run(s.status, s.send_at, s.paused && JSON.stringify(s.paused), JSON.stringify(s.progress), now(), tenantId, id);
+  /** Durable once it resolves, through the writer: the event loop never waits on the file's lock for it. */
+  setBroadcastState(tenantId: string, id: string, s: BroadcastState): Promise<void> {
+    return this.written(broadcastStateWrites(tenantId, id, s, now()));
   }
 
   async deleteBroadcast(tenantId: string, id: string): Promise<boolean> {
     return this.db.transaction(() => {
       const deleted = this.sql('DELETE FROM broadcasts WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes > 0;
-      if (deleted) this.sql('DELETE FROM broadcast_events WHERE broadcast_id = ?').run(id);
+      if (deleted) {
+        this.sql('DELETE FROM broadcast_events WHERE broadcast_id = ?').run(id);
+        this.sql('DELETE FROM broadcast_counts WHERE broadcast_id = ?').run(id);
+      }
       return deleted;
     }).immediate();
   }
@@ -1115,9 +1124,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async broadcastCounts(broadcastId: string): Promise<Record<BroadcastEventKind, number>> {
-    const rows = this.sql('SELECT kind, count(*) AS n FROM broadcast_events WHERE broadcast_id = ? GROUP BY kind').all(
-      broadcastId,
-    );
+    const rows = this.sql('SELECT kind, n FROM broadcast_counts WHERE broadcast_id = ?').all(broadcastId);
     return countsOf(rows as { kind: string; n: number }[]);
   }
 
