@@ -389,6 +389,17 @@ describe('eviction', () => {
     for (const [i, id] of ids.entries()) expect(await actor(rt, counter, id).get(undefined)).toBe(i);
   });
 
+  it('counts the state of an idle actor once, however often it was written', async () => {
+    // Four counters of two characters each, over the limit of six: one is dropped, three stay.
+    // Counted at every write, each would hold ten characters and the sweep would drop all four.
+    const rt = await h.start({ actors: [counter], options: { maxIdleStateChars: 6 } });
+    const ids = ['w0', 'w1', 'w2', 'w3'];
+    for (const id of ids) for (let n = 0; n < 5; n++) await actor(rt, counter, id).set(n);
+    await eventually(() => expect(rt.stats().active).toBeLessThanOrEqual(3), 5000);
+    expect(rt.stats().active).toBe(3);
+    expect(await actor(rt, counter, 'w0').get(undefined)).toBe(4);
+  });
+
   it('beyond maxActive, the least recently used actors are dropped and reload correctly', async () => {
     const rt = await h.start({ actors: [counter], options: { maxActive: 2 } });
     const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'];

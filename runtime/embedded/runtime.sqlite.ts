@@ -73,11 +73,23 @@ class ActiveActor {
     readonly id: string,
   ) {}
 
-  /** How much state it holds in memory: its keys' and values' characters. */
-  stateChars(): number {
-    let n = 0;
-    if (this.state) for (const [key, value] of this.state) n += key.length + value.length;
-    return n;
+  /**
+   * How much state it holds in memory: its keys' and values' characters, kept as the state is
+   * loaded and written. The sweep reads it for every idle actor each second: summed there, over
+   * the 15,000-50,000 actors a broadcast's fan-out keeps, it took about 2.5 s of the event loop in
+   * a profiled bench:broadcast (bench/RESULTS.md, thirty-seventh pass).
+   */
+  stateChars = 0;
+
+  /** Sets `key` of its own state (not NO_STATE) to `value`, or deletes it (null), keeping stateChars. */
+  write(state: Map<string, string>, key: string, value: string | null): void {
+    const old = state.get(key);
+    if (old !== undefined) this.stateChars -= key.length + old.length;
+    if (value === null) state.delete(key);
+    else {
+      state.set(key, value);
+      this.stateChars += key.length + value.length;
+    }
   }
 
   /** Its key in the presence filter, made when first needed. */
@@ -342,6 +354,7 @@ export class EmbeddedRuntime implements ActorRuntime {
       } else {
         const rows = this.loadState.all(a.type, a.id) as { key: string; value: string }[];
         a.state = new Map(rows.map((r) => [r.key, r.value]));
+        for (const r of rows) a.stateChars += r.key.length + r.value.length;
       }
     }
     return a.state;
@@ -385,8 +398,7 @@ export class EmbeddedRuntime implements ActorRuntime {
       }
       for (const [key, value] of turn.stateWrites) {
         encode.state(writes, a.type, a.id, key, value);
-        if (value === null) cache.delete(key);
-        else cache.set(key, value);
+        a.write(cache, key, value);
       }
     }
     const reminders: ({ set: DueReminder } | { del: { actorType: string; actorId: string; name: string } })[] = [];
@@ -480,7 +492,7 @@ export class EmbeddedRuntime implements ActorRuntime {
         excess--;
       } else {
         kept.push(a);
-        chars += a.stateChars();
+        chars += a.stateChars;
       }
     }
     // Many actors used once each (a broadcast's messages, each admitted and captured, then idle
@@ -488,7 +500,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     // them (maxActive), most of its peak resident memory.
     for (const a of kept) {
       if (chars <= this.maxIdleStateChars) break;
-      chars -= a.stateChars();
+      chars -= a.stateChars;
       this.deactivate(a);
     }
     this.droppedSinceTold += before - this.activeCount;
