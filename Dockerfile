@@ -33,4 +33,4 @@ VOLUME /var/lib/gatepost
 EXPOSE 3000 2587
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--expose-gc", "dist/main.js"]
+CMD ["node", "--expose-gc", "--max-semi-space-size=32", "dist/main.js"]

@@ -8,12 +8,16 @@
  * V8 flags. `--expose-gc`: lib/memory.ts collects once the process goes quiet after work, which V8
  * does not do by itself while nothing allocates (the heap a burst grew stayed resident through idle).
  *
- * V8's own young generation (16 MiB semi-spaces), not a larger one: 64 MiB semi-spaces were kept
- * from the tenth pass for a tenth more speed, but in rotating `bench:send --gatepost-only` runs on
- * 2026-11-28 they were the slowest (median 4,279 sends/s against 4,968 at 16 and 5,151 at 32,
- * four rounds each) and held 30-70 MiB more after a burst (bench/RESULTS.md, twenty-ninth pass).
+ * `--max-semi-space-size=32`: a young generation of 32 MiB a semi-space, twice V8's own. A send's
+ * objects live a few milliseconds, but a scavenge copies whatever is still under way, and under
+ * load they came every 150 ms or so (bench:broadcast, 16 MiB). In rotating `bench:send --gatepost-only` runs on 2026-11-28, 32
+ * was the fastest (median 5,151 sends/s against 4,968 at 16 and 4,279 at 64, four rounds each;
+ * 64 also held 30-70 MiB more after a burst); in alternating `--idle 60` pairs on 2026-11-29,
+ * 9-11 % more sends a second than 16 in each of three pairs, 6-8 % less CPU a send, 387-389
+ * against 355-366 MiB resident after the burst and the same 247-252 after the idle minute
+ * (bench/RESULTS.md, twenty-ninth and thirty-seventh passes).
  */
-export const V8_FLAGS = ['--expose-gc'];
+export const V8_FLAGS = ['--expose-gc', '--max-semi-space-size=32'];
 
 /**
  * The environment the C library's allocator reads as the process starts. `MALLOC_ARENA_MAX=2`:

@@ -120,7 +120,7 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       expect(a['checksum/secret']).toMatch(/^[0-9a-f]{64}$/);
       const c = container(deployment);
       expect(c.image).toBe('gatepost:0.1.0');
-      expect(c.command).toEqual(['node', '--expose-gc', 'dist/main.js']);
+      expect(c.command).toEqual(['node', '--expose-gc', '--max-semi-space-size=32', 'dist/main.js']);
       expect(c.resources.requests).toEqual({ cpu: '250m', memory: '256Mi' });
       expect(c.resources.limits).toEqual({ cpu: '1', memory: '512Mi' });
       const env = envOf(deployment);

@@ -37,7 +37,7 @@ export interface ClusterOptions {
   /**
    * What runs each app: node's arguments up to its entry point. By default the sources through
    * tsx (`--import tsx main.ts`); a benchmark gives the build as `npm start` and the image run it
-   * (`--expose-gc dist/main.js`, built first), since what it measures must be what an operator runs.
+   * (its V8 flags and `dist/main.js`, built first), since what it measures must be what an operator runs.
    */
   appArgs?: string[];
 }
