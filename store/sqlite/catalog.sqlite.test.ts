@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { catalogContract } from '../catalog.contract.ts';
 import { sealedSecretsContract } from '../catalog.sealed.contract.ts';
-import { openSqlite } from '../../lib/sqlite.ts';
+import { openSqlite, type Db } from '../../lib/sqlite.ts';
 import type { CapturedMessage } from '../catalog.port.ts';
 import { SqliteCatalog } from './catalog.sqlite.ts';
 
@@ -99,16 +99,21 @@ sealedSecretsContract('SQLite', async () => {
   };
 });
 
-// Migration 004 (the hosted inbox) over a catalog holding captures from before it: they keep
-// their place, have no key, and are found by a search (their html standing for their text).
-it('indexes the captures made before the inbox migration, in the order they were captured', async () => {
+/** A catalog file in a fresh directory with the migrations before `migration` applied, open, and its directory. */
+async function catalogBefore(migration: string): Promise<{ dir: string; file: string; old: Db }> {
   const dir = await mkdtemp(join(tmpdir(), 'gatepost-catalog-'));
   const file = join(dir, 'catalog.db');
   const before = join(dir, 'migrations');
   await mkdir(before);
   const all = fileURLToPath(new URL('./migrations', import.meta.url));
-  for (const name of (await readdir(all)).filter((f) => f < '004')) await copyFile(join(all, name), join(before, name));
-  const old = openSqlite(file, before);
+  for (const name of (await readdir(all)).filter((f) => f < migration)) await copyFile(join(all, name), join(before, name));
+  return { dir, file, old: openSqlite(file, before) };
+}
+
+// Migration 004 (the hosted inbox) over a catalog holding captures from before it: they keep
+// their place, have no key, and are found by a search (their html standing for their text).
+it('indexes the captures made before the inbox migration, in the order they were captured', async () => {
+  const { dir, file, old } = await catalogBefore('004');
   const put = old.prepare('INSERT INTO captures (tenant_id, message_id, captured_at, body) VALUES (?, ?, ?, ?)');
   const body = (id: string, at: string, html: string) =>
     JSON.stringify({
@@ -144,13 +149,7 @@ it('indexes the captures made before the inbox migration, in the order they were
 // Migration 017 (counts kept beside broadcast_events) over a catalog holding events from before
 // it: each broadcast's counts are those events, and counting goes on from them.
 it('counts the broadcast events made before the counts migration, and those told since', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'gatepost-catalog-'));
-  const file = join(dir, 'catalog.db');
-  const before = join(dir, 'migrations');
-  await mkdir(before);
-  const all = fileURLToPath(new URL('./migrations', import.meta.url));
-  for (const name of (await readdir(all)).filter((f) => f < '017')) await copyFile(join(all, name), join(before, name));
-  const old = openSqlite(file, before);
+  const { dir, file, old } = await catalogBefore('017');
   const event = old.prepare('INSERT INTO broadcast_events (broadcast_id, kind, message_id) VALUES (?, ?, ?)');
   for (const [broadcast, kind, message] of [
     ['bro_a', 'sent', 'msg_1'],
