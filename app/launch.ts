@@ -10,12 +10,13 @@
  *
  * `--max-semi-space-size=32`: a young generation of 32 MiB a semi-space, twice V8's own. A send's
  * objects live a few milliseconds, but a scavenge copies whatever is still under way, and under
- * load they came every 150 ms or so (bench:broadcast, 16 MiB). In rotating `bench:send --gatepost-only` runs on 2026-11-28, 32
- * was the fastest (median 5,151 sends/s against 4,968 at 16 and 4,279 at 64, four rounds each;
- * 64 also held 30-70 MiB more after a burst); in alternating `--idle 60` pairs on 2026-11-29,
- * 9-11 % more sends a second than 16 in each of three pairs, 6-8 % less CPU a send, 387-389
- * against 355-366 MiB resident after the burst and the same 247-252 after the idle minute
- * (bench/RESULTS.md, twenty-ninth and thirty-seventh passes).
+ * load they came every 150 ms or so (bench:broadcast, 16 MiB). In rotating `bench:send
+ * --gatepost-only` runs on 2026-11-28, 32 was the fastest (median 5,151 sends/s against 4,968 at
+ * 16 and 4,279 at 64, four rounds each; 64 also held 30-70 MiB more after a burst); in
+ * alternating `--idle 60` pairs on 2026-11-29, 9-11 % more sends a second than 16 in each of
+ * three pairs, 6-8 % less CPU a send, 386-387 against 355-365 MiB resident after the burst and
+ * the same 247-252 after the idle minute (bench/RESULTS.md, twenty-ninth and thirty-seventh
+ * passes).
  */
 export const V8_FLAGS = ['--expose-gc', '--max-semi-space-size=32'];
 

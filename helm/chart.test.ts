@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { validate } from './kubeconform.ts';
+import { V8_FLAGS } from '../app/launch.ts';
 
 const run = promisify(execFile);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -120,7 +121,7 @@ describe.skipIf(!hasGo && !process.env.GATEPOST_HELM)('helm chart helm/gatepost'
       expect(a['checksum/secret']).toMatch(/^[0-9a-f]{64}$/);
       const c = container(deployment);
       expect(c.image).toBe('gatepost:0.1.0');
-      expect(c.command).toEqual(['node', '--expose-gc', '--max-semi-space-size=32', 'dist/main.js']);
+      expect(c.command).toEqual(['node', ...V8_FLAGS, 'dist/main.js']);
       expect(c.resources.requests).toEqual({ cpu: '250m', memory: '256Mi' });
       expect(c.resources.limits).toEqual({ cpu: '1', memory: '512Mi' });
       const env = envOf(deployment);
