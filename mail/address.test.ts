@@ -37,9 +37,24 @@ describe('parseMailbox', () => {
 
 describe('isDomainName', () => {
   it('takes host names with a TLD, and refuses what cannot follow an @', () => {
-    for (const d of ['example.com', 'mg.example.co.uk', 'xn--bcher-kva.example']) expect(isDomainName(d), d).toBe(true);
+    for (const d of [
+      'example.com',
+      'mg.example.co.uk',
+      'xn--bcher-kva.example',
+      'Mail.Example.XN--P1AI',
+      `${'a'.repeat(63)}.com`,
+    ]) {
+      expect(isDomainName(d), d).toBe(true);
+    }
     for (const d of [
       'localhost',
+      'a-.com',
+      `${'a'.repeat(64)}.com`,
+      `xn--${'a'.repeat(60)}.com`,
+      'example.c0m',
+      // Forty labels that could each be read two ways, then a character no name holds: refused
+      // at once, not after trying every way of reading them.
+      `${'xn--a.'.repeat(40)}!`,
       'a..com',
       '-a.com',
       'a b.com',
