@@ -21,8 +21,9 @@ export interface EmbeddedRuntimeOptions {
   /** At most this many actors stay activated; the longest-activated idle ones go first. */
   maxActive?: number;
   /**
-   * Idle actors keep at most this much state (its JSON text, in characters; default 32 Mi) in
-   * memory after a sweep: over it, the longest-activated idle ones go, however recently used.
+   * Idle actors keep at most this much state (its JSON text, in characters; default
+   * DEFAULT_IDLE_STATE_CHARS) in memory after a sweep: over it, the longest-activated idle ones go,
+   * however recently used.
    */
   maxIdleStateChars?: number;
   reminderConcurrency?: number;
@@ -39,6 +40,16 @@ export interface EmbeddedRuntimeOptions {
 }
 
 const SETTLED: Promise<unknown> = Promise.resolve();
+
+/**
+ * 4 Mi characters: some 2,500 messages. A message's actor is used again within a second of its
+ * admission (its capture or delivery), then seldom for minutes; what idle actors keep beyond that
+ * is old generation the collector marks again and again. Against 32 Mi (bench/RESULTS.md,
+ * thirty-eighth pass): bench:broadcast's peak 547 MiB (538 at 1 Mi) against 644-783; bench:send
+ * as fast (medians 3,522 against 3,032 sends/s, in turns), 351-379 MiB after its burst against
+ * 398-416.
+ */
+const DEFAULT_IDLE_STATE_CHARS = 4 * 1024 * 1024;
 
 /** Sweeps that have dropped this many actors left enough garbage to be worth a collection (a burst's messages). */
 const DROPS_WORTH_COLLECTING = 1000;
@@ -151,7 +162,7 @@ export class EmbeddedRuntime implements ActorRuntime {
     this.garbageLeft = opts.garbageLeft ?? (() => {});
     this.idleMs = opts.idleMs ?? 30_000;
     this.maxActive = opts.maxActive ?? 50_000;
-    this.maxIdleStateChars = opts.maxIdleStateChars ?? 32 * 1024 * 1024;
+    this.maxIdleStateChars = opts.maxIdleStateChars ?? DEFAULT_IDLE_STATE_CHARS;
     this.reminderConcurrency = opts.reminderConcurrency ?? 256;
     this.committer = new GroupCommitter(
       opts.file,
