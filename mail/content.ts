@@ -2,6 +2,7 @@
 import { compile } from 'html-to-text';
 import { Parser } from 'htmlparser2';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import { readToken } from './tracking.token.ts';
 
 /** The To and Cc headers of a message whose recipients are not the ones it shows (SMTP submission). */
 export interface ShownRecipients {
@@ -26,9 +27,27 @@ export interface RenderedContent {
   headers: Record<string, string>;
 }
 
-// Compiled once: html-to-text's `convert` compiles its options on every call.
-const htmlToText = compile({ wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
+/** A tracked link (`…/t/c/<token>`, tracking.apply.ts) as its sender wrote it: its click token carries it. */
+const TRACKED = /\/t\/c\/([A-Za-z0-9_.-]+)$/;
+function untracked(href: string): string {
+  const token = TRACKED.exec(href)?.[1];
+  return (token && readToken('click', token)?.url) || href;
+}
 
+// Compiled once: html-to-text's `convert` compiles its options on every call.
+const htmlToText = compile({
+  wordwrap: 78,
+  selectors: [
+    { selector: 'img', format: 'skip' },
+    { selector: 'a', options: { pathRewrite: untracked } },
+  ],
+});
+
+/**
+ * The plain-text part of a message that has none of its own, made when it is sent or shown, not
+ * at admission (a fan-out's messages each had it made and kept; a twelfth of a broadcast
+ * message's CPU): its links as the sender wrote them, tracked ones too, and no images (the open pixel).
+ */
 export function textFromHtml(html: string): string {
   return htmlToText(html);
 }

@@ -4,7 +4,6 @@
 // sending domain's tracking host (a CNAME to it) where it has one; the mailto unsubscribe address
 // is on the sending domain's return path, which the inbound MX takes mail for.
 import type { RenderedContent } from './content.ts';
-import { textFromHtml } from './content.ts';
 import { rewriteHtml } from './tracking.html.ts';
 import { makeToken, unsubscribeLocalPart } from './tracking.token.ts';
 
@@ -56,8 +55,10 @@ export function trackingLinks(
 
 /** The unsubscribe page of a message: `{{unsubscribe_url}}`, and the https List-Unsubscribe. */
 export function unsubscribeUrl(links: TrackingLinks, messageId: string, key: string): string {
-  return `${links.publicUrl}/u/${makeToken(key, 'unsubscribe', messageId)}`;
+  return unsubscribePage(links, makeToken(key, 'unsubscribe', messageId));
 }
+
+const unsubscribePage = (links: TrackingLinks, token: string) => `${links.publicUrl}/u/${token}`;
 
 /** The content as it is to be sent: unchanged when nothing is tracked and no unsubscribe asked for. */
 export function applyTracking(
@@ -69,8 +70,9 @@ export function applyTracking(
   const { id, key } = message;
   // Each token is an HMAC: none is made for transactional mail that tracks nothing (the default).
   if (!choice.clicks && !choice.opens && !choice.unsubscribe) return content;
-  const unsubscribe = unsubscribeUrl(links, id, key);
-  let { html, text, headers } = content;
+  const unsubscribeToken = makeToken(key, 'unsubscribe', id);
+  const unsubscribe = unsubscribePage(links, unsubscribeToken);
+  let { html, headers } = content;
   if (choice.clicks || choice.opens) {
     html = rewriteHtml(html, {
       // The unsubscribe link stays as it is: a tracked one would be a click, not an unsubscribe.
@@ -79,14 +81,13 @@ export function applyTracking(
         : undefined,
       pixel: choice.opens ? `${links.publicUrl}/t/o/${makeToken(key, 'open', id)}` : undefined,
     });
-    // The text part, when Gatepost makes it, shows the links the sender wrote: only the html is tracked.
-    text ??= textFromHtml(content.html);
+    // Only the html is tracked: a text part Gatepost makes (textFromHtml) shows the links as written.
   }
   // A sender's own List-Unsubscribe stands.
   const own = Object.keys(headers).some((name) => name.toLowerCase() === 'list-unsubscribe');
   if (choice.unsubscribe && !own) {
     const mailto = links.mailDomain
-      ? `, <mailto:${unsubscribeLocalPart(makeToken(key, 'unsubscribe', id))}@${links.mailDomain}?subject=unsubscribe>`
+      ? `, <mailto:${unsubscribeLocalPart(unsubscribeToken)}@${links.mailDomain}?subject=unsubscribe>`
       : '';
     headers = {
       ...headers,
@@ -94,5 +95,5 @@ export function applyTracking(
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     };
   }
-  return { ...content, html, text, headers };
+  return { ...content, html, headers };
 }

@@ -5,7 +5,7 @@ import { applyTracking, trackingChoice, trackingLinks, unsubscribeUrl } from './
 import { rewriteHtml } from './tracking.html.ts';
 import { MACHINE_OPEN_MS, looksMachineMade } from './tracking.machine.ts';
 import { makeToken, newTrackingKey, readToken, signedWith, unsubscribeTokenOf } from './tracking.token.ts';
-import type { RenderedContent } from './content.ts';
+import { mailOptions, textFromHtml, type RenderedContent } from './content.ts';
 
 const ID = 'msg_06h1cbvwhrrcy7kyextq6893qg';
 const LINKS = { publicUrl: 'https://mail.example', mailDomain: 'bounces.b.example' };
@@ -53,9 +53,9 @@ describe('rewriteHtml', () => {
 
   it('rewrites unquoted and single-quoted hrefs, and only the first of two, leaving script and comments alone', () => {
     const html =
-      "<a href=https://u.example/x>u</a><area href='https://s.example/' alt=s><a href=\"https://one.example/\" href=\"https://two.example/\">2</a><!-- <a href=\"https://c.example/\"> --><script>'<a href=\"https://j.example/\">'</script>";
+      '<a href=https://u.example/x>u</a><area href=\'https://s.example/\' alt=s><a href="https://one.example/" href="https://two.example/">2</a><!-- <a href="https://c.example/"> --><script>\'<a href="https://j.example/">\'</script>';
     expect(rewriteHtml(html, { link: track })).toBe(
-      "<a href=\"T(https://u.example/x)\">u</a><area href=\"T(https://s.example/)\" alt=s><a href=\"T(https://one.example/)\" href=\"https://two.example/\">2</a><!-- <a href=\"https://c.example/\"> --><script>'<a href=\"https://j.example/\">'</script>",
+      '<a href="T(https://u.example/x)">u</a><area href="T(https://s.example/)" alt=s><a href="T(https://one.example/)" href="https://two.example/">2</a><!-- <a href="https://c.example/"> --><script>\'<a href="https://j.example/">\'</script>',
     );
   });
 
@@ -99,12 +99,20 @@ describe('applyTracking', () => {
 
   it('tracks broadcast mail, keeps the unsubscribe link and the text part as written, and adds the RFC 8058 fields', () => {
     const unsubscribe = unsubscribeUrl(LINKS, ID, key);
-    const html = `${content.html}<a href="${unsubscribe}">unsubscribe</a>`;
+    const html = `${content.html}<p><a href="https://shop.example/?a=1&amp;b=2">sale</a></p><a href="${unsubscribe}">unsubscribe</a>`;
     const out = applyTracking({ ...content, html }, trackingChoice('broadcast', {}), LINKS, { id: ID, key });
     expect(out.html).toContain('href="https://mail.example/t/c/');
     expect(out.html).toContain(`href="${unsubscribe}"`);
     expect(out.html).toContain('<img src="https://mail.example/t/o/');
-    expect(out.text).toContain('https://shop.example/');
+    // No text part is made here: made when sent or shown, it has the links as written.
+    expect(out.text).toBeNull();
+    const text = textFromHtml(out.html);
+    expect(text).toContain('shop [https://shop.example/]');
+    expect(text).toContain('sale [https://shop.example/?a=1&b=2]');
+    expect(text).toContain(`[${unsubscribe}]`);
+    expect(text).not.toContain('/t/');
+    expect(text).toBe(textFromHtml(html));
+    expect(mailOptions(out, `<${ID}@b.example>`, new Date()).text).toBe(text);
     expect(out.headers['List-Unsubscribe']).toMatch(
       new RegExp(`^<${unsubscribe}>, <mailto:u\\+${ID}\\.[A-Za-z0-9_-]{22}@bounces\\.b\\.example\\?subject=unsubscribe>$`),
     );
