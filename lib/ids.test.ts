@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { derivedId, newId } from './ids.ts';
+import { derivedId, derivedIdOrderedBy, newId } from './ids.ts';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 /** The 128 bits an id's 26 characters hold (the last character's two low bits are padding). */
@@ -37,5 +37,27 @@ describe('derivedId', () => {
   it('keeps the ids earlier versions derived (stored messages are found by them)', () => {
     // The first 128 bits of sha256("ten_1\0key") in base32.
     expect(derivedId('msg', 'ten_1', 'key')).toBe('msg_8zcret8wreq4x976bs0mcw2130');
+  });
+});
+
+describe('derivedIdOrderedBy', () => {
+  it('is the same for the same parts, differs for others, and carries the time of the id it is ordered by', async () => {
+    const first = newId('con');
+    await new Promise((r) => setTimeout(r, 2));
+    const second = newId('con');
+    const a = derivedIdOrderedBy('msg', first, 'ten_1', 'live', `bro_1:${first}`);
+    expect(a).toMatch(/^msg_[0-9a-hjkmnp-tv-z]{26}$/);
+    expect(derivedIdOrderedBy('msg', first, 'ten_1', 'live', `bro_1:${first}`)).toBe(a);
+    expect(derivedIdOrderedBy('msg', first, 'ten_2', 'live', `bro_1:${first}`)).not.toBe(a);
+    expect(bitsOf(a) >> 80n).toBe(bitsOf(first) >> 80n);
+    // The rest is the parts' hash, as derivedId's.
+    const low80 = (id: string) => bitsOf(id) & ((1n << 80n) - 1n);
+    expect(low80(a)).toBe(low80(derivedId('msg', 'ten_1', 'live', `bro_1:${first}`)));
+    // Derived in the order of the ids they are ordered by, they sort in it.
+    expect(derivedIdOrderedBy('msg', second, 'ten_1', 'live', `bro_1:${second}`) > a).toBe(true);
+  });
+
+  it('refuses to order by something that is no id', () => {
+    expect(() => derivedIdOrderedBy('msg', 'con_not-an-id!', 'ten_1')).toThrow(/no id newId made/);
   });
 });

@@ -4,7 +4,7 @@
 // contact) instead of being sent a second time. The tenant's per-second quota keeps the fan-out
 // slow enough to be killed mid-page; the pages it refuses are tried again a second later.
 import { describe, expect, it } from 'vitest';
-import { derivedId } from '../../lib/ids.ts';
+import { derivedIdOrderedBy } from '../../lib/ids.ts';
 import { eventually } from '../harness/gatepost.harness.ts';
 import { gatepostWithRelay } from '../harness/suite.harness.ts';
 
@@ -47,8 +47,9 @@ describe('a broadcast killed mid-fan-out', () => {
     }
     // A page runs only once the page before it is saved: the message of a contact 50 into the
     // second page is the signal, read from the message (the broadcast's actor is busy with the page).
-    const inSecondPage = derivedId('msg', t.id, 'live', `${id}:${ids[PAGE + 50]}`);
-    const last = derivedId('msg', t.id, 'live', `${id}:${ids.at(-1)}`);
+    const messageOf = (contact: string) => derivedIdOrderedBy('msg', contact, t.id, 'live', `${id}:${contact}`);
+    const inSecondPage = messageOf(ids[PAGE + 50]!);
+    const last = messageOf(ids.at(-1)!);
     await eventually(async () => (await request('GET', `/v1/messages/${inSecondPage}`)).status === 200, 120_000, 20);
     const lastBeforeKill = (await request('GET', `/v1/messages/${last}`)).status;
     await suite.gp.kill();
