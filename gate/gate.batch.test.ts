@@ -1,7 +1,6 @@
 // All-or-nothing admission (spec part 4 rule 4): a batch whose admission fails part-way, or whose
 // gate dies before deciding, rolls back every message; a retry with the same key sends each once.
 import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { actor, type Invoker } from '../runtime/runtime.port.ts';
 import { eventually, harness, type Harness } from '../runtime/embedded/runtime.sqlite.testkit.ts';
@@ -12,9 +11,9 @@ import { recipientActor, recipientActorId } from '../actors/recipient/recipient.
 import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import type { MessageReady } from '../actors/message/message.state.ts';
 import { admitArgs } from '../actors/message/message.testkit.ts';
-import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
-import { keyRecord } from '../store/catalog.port.ts';
+import type { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
 import { createGate, type BatchItem, type Sender } from './gate.ts';
+import { catalogBeside, senderWith } from './gate.testkit.ts';
 
 let h: Harness;
 let catalog: SqliteCatalog;
@@ -23,17 +22,7 @@ afterEach(async () => {
   await h.cleanup();
 });
 
-const sender: Sender = {
-  tenant: {
-    id: 'ten_1',
-    name: 't',
-    default_from: 'app@sender.example',
-    quota: { per_second: null, per_day: null },
-    queue_weight: 1,
-    created_at: '',
-  },
-  key: keyRecord({ id: 'key_1', tenant_id: 'ten_1', kind: 'live', name: null, prefix: 'gp_live_x' }, ''),
-};
+const sender = senderWith();
 
 const items = (n: number): BatchItem[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -43,7 +32,7 @@ const items = (n: number): BatchItem[] =>
 
 async function start() {
   h = harness();
-  catalog = new SqliteCatalog(join(h.file, '..', 'catalog.sqlite'));
+  catalog = catalogBeside(h);
   const ready: string[] = [];
   const startRuntime = () =>
     h.start({

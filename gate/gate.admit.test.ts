@@ -1,15 +1,17 @@
-// The quota through the gate: each admission takes its send from the tenant's quota in the
-// message actor's turn; sends admitted together past the quota are refused, a replay is not.
-import { join } from 'node:path';
+// Admission through the gate. The quota: each admission takes its send from the tenant's quota in
+// the message actor's turn; sends admitted together past the quota are refused, a replay is not.
+// Idempotency keys: a client's key names its request, so the same key with other content is
+// refused; a key of Gatepost's own (a broadcast's contact) names the message, which is a replay
+// whatever its content has become.
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../runtime/embedded/runtime.sqlite.testkit.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import { recipientActor } from '../actors/recipient/recipient.actor.ts';
 import { TENANT_ACTOR, tenantActor } from '../actors/tenant/tenant.actor.ts';
-import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
-import { keyRecord, type Quota } from '../store/catalog.port.ts';
-import { createGate, type Sender } from './gate.ts';
+import type { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
+import { createGate, type Ingress } from './gate.ts';
+import { catalogBeside, senderWith } from './gate.testkit.ts';
 
 let h: Harness;
 let catalog: SqliteCatalog;
@@ -18,15 +20,10 @@ afterEach(async () => {
   await h.cleanup();
 });
 
-const senderWith = (quota: Quota): Sender => ({
-  tenant: { id: 'ten_1', name: 't', default_from: 'app@sender.example', quota, queue_weight: 1, created_at: '' },
-  key: keyRecord({ id: 'key_1', tenant_id: 'ten_1', kind: 'live', name: null, prefix: 'gp_live_x' }, ''),
-});
-
 /** A gate over a started runtime. */
 async function start() {
   h = harness();
-  catalog = new SqliteCatalog(join(h.file, '..', 'catalog.sqlite'));
+  catalog = catalogBeside(h);
   const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, batchActor] });
   return { gate: createGate({ invoker: runtime, catalog, senders: null }) };
 }
@@ -67,5 +64,34 @@ describe('the quota, through the gate', () => {
     const results = await gate.admitAll({ sender, ingress: 'api_batch', items, refusals: 'per_item' });
     expect(results.every((r) => 'ok' in r)).toBe(true);
     expect(dayCount()).toBe(500);
+  });
+});
+
+/** The same message to one contact, its merge data as it was and as it became. */
+const draft = (plan: string) => ({
+  to: 'Ann <ann@example.com>',
+  subject: 'News',
+  html: '<p>You are on {{plan}}.</p>',
+  data: { plan },
+  stream: 'broadcast' as const,
+  sandbox: true,
+});
+
+describe('idempotency keys, through the gate', () => {
+  it("refuses a client's key again with other content, and replays a broadcast's whatever its content became", async () => {
+    const { gate } = await start();
+    const sender = senderWith();
+    const admit = (ingress: Ingress, key: string, plan: string) =>
+      gate.admit({ sender, ingress, idempotencyKey: key, draft: draft(plan) });
+
+    expect((await admit('api', 'order-1', 'pro')).replayed).toBe(false);
+    await expect(admit('api', 'order-1', 'free')).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    expect((await admit('api', 'order-1', 'pro')).replayed).toBe(true);
+
+    const fanned = await admit('broadcast', 'brd_1:con_1', 'pro');
+    expect(fanned.replayed).toBe(false);
+    // The contact's data changed before the fan-out resumed: the same message, not a refusal.
+    const resumed = await admit('broadcast', 'brd_1:con_1', 'free');
+    expect(resumed).toEqual({ response: fanned.response, replayed: true });
   });
 });
