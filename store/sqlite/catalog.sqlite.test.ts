@@ -176,6 +176,56 @@ it('counts the broadcast events made before the counts migration, and those told
   }
 });
 
+// Migration 018 (captures in a rowid table) over a catalog holding captures: each is found as
+// before, the inbox pages newest first, one key's inbox alone, and a capture put again is one capture.
+it('keeps the captures made before the rowid migration, newest first, by key and once each', async () => {
+  const { dir, file, old } = await catalogBefore('018');
+  const put = old.prepare('INSERT INTO captures (tenant_id, message_id, captured_at, key_id, body) VALUES (?, ?, ?, ?, ?)');
+  const capture = (n: number): CapturedMessage => ({
+    message_id: `msg_${n}`,
+    tenant_id: 'ten_a',
+    key_id: n % 2 === 0 ? 'key_even' : 'key_odd',
+    from: 'a@sender.example',
+    to: 'ann@example.com',
+    subject: `Parcel ${n}`,
+    html: `<p>parcel ${n}</p>`,
+    text: null,
+    headers: {},
+    captured_at: `2024-01-0${n}T00:00:00.000Z`,
+    dkim: null,
+    source: null,
+  });
+  for (const n of [3, 1, 4, 2])
+    put.run('ten_a', `msg_${n}`, capture(n).captured_at, capture(n).key_id, JSON.stringify(capture(n)));
+  old.close();
+
+  const catalog = new SqliteCatalog(file);
+  try {
+    expect(await catalog.getCapture('ten_a', 'msg_3')).toEqual(capture(3));
+    const first = await catalog.listCaptures('ten_a', { limit: 3 });
+    expect(first.data.map((c) => c.message_id)).toEqual(['msg_4', 'msg_3', 'msg_2']);
+    const rest = await catalog.listCaptures('ten_a', { limit: 3, cursor: first.next_cursor! });
+    expect(rest.data.map((c) => c.message_id)).toEqual(['msg_1']);
+    expect((await catalog.listCaptures('ten_a', { limit: 10, key_id: 'key_odd' })).data.map((c) => c.message_id)).toEqual([
+      'msg_3',
+      'msg_1',
+    ]);
+    await catalog.putCapture({ ...capture(5), captured_at: '2024-01-05T00:00:00.000Z' });
+    await catalog.putCapture({ ...capture(5), captured_at: '2024-01-06T00:00:00.000Z' });
+    const all = await catalog.listCaptures('ten_a', { limit: 10 });
+    expect(all.data.map((c) => [c.message_id, c.captured_at])).toEqual([
+      ['msg_5', '2024-01-05T00:00:00.000Z'],
+      ...[4, 3, 2, 1].map((n) => [`msg_${n}`, capture(n).captured_at]),
+    ]);
+    expect((await catalog.listCaptures('ten_a', { limit: 10, search: 'parcel 5' })).data.map((c) => c.message_id)).toEqual([
+      'msg_5',
+    ]);
+  } finally {
+    await catalog.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 // The catalog answers "not suppressed" without a query for an address its filter never saw: the
 // filter is read from the file at start, so suppressions written before a restart are found.
 it('finds the suppressions written before it was opened, and those written since', async () => {
