@@ -3,15 +3,16 @@
 // Idempotency keys: a client's key names its request, so the same key with other content is
 // refused; a key of Gatepost's own (a broadcast's contact) names the message, which is a replay
 // whatever its content has become.
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../runtime/embedded/runtime.sqlite.testkit.ts';
 import { batchActor } from '../actors/batch/batch.actor.ts';
 import { messageActor } from '../actors/message/message.actor.ts';
 import { recipientActor } from '../actors/recipient/recipient.actor.ts';
 import { TENANT_ACTOR, tenantActor } from '../actors/tenant/tenant.actor.ts';
-import type { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
+import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
 import { createGate, type Ingress } from './gate.ts';
-import { catalogBeside, senderWith } from './gate.testkit.ts';
+import { senderWith } from './gate.testkit.ts';
 
 let h: Harness;
 let catalog: SqliteCatalog;
@@ -23,7 +24,7 @@ afterEach(async () => {
 /** A gate over a started runtime. */
 async function start() {
   h = harness();
-  catalog = catalogBeside(h);
+  catalog = new SqliteCatalog(join(h.file, '..', 'catalog.sqlite'));
   const runtime = await h.start({ actors: [messageActor, recipientActor, tenantActor, batchActor] });
   return { gate: createGate({ invoker: runtime, catalog, senders: null }) };
 }

@@ -1,6 +1,7 @@
 // All-or-nothing admission (spec part 4 rule 4): a batch whose admission fails part-way, or whose
 // gate dies before deciding, rolls back every message; a retry with the same key sends each once.
 import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { actor, type Invoker } from '../runtime/runtime.port.ts';
 import { eventually, harness, type Harness } from '../runtime/embedded/runtime.sqlite.testkit.ts';
@@ -11,9 +12,9 @@ import { recipientActor, recipientActorId } from '../actors/recipient/recipient.
 import { tenantActor } from '../actors/tenant/tenant.actor.ts';
 import type { MessageReady } from '../actors/message/message.state.ts';
 import { admitArgs } from '../actors/message/message.testkit.ts';
-import type { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
+import { SqliteCatalog } from '../store/sqlite/catalog.sqlite.ts';
 import { createGate, type BatchItem, type Sender } from './gate.ts';
-import { catalogBeside, senderWith } from './gate.testkit.ts';
+import { senderWith } from './gate.testkit.ts';
 
 let h: Harness;
 let catalog: SqliteCatalog;
@@ -32,7 +33,7 @@ const items = (n: number): BatchItem[] =>
 
 async function start() {
   h = harness();
-  catalog = catalogBeside(h);
+  catalog = new SqliteCatalog(join(h.file, '..', 'catalog.sqlite'));
   const ready: string[] = [];
   const startRuntime = () =>
     h.start({
