@@ -40,6 +40,7 @@ import {
   type Access,
 } from './auth.hooks.ts';
 import { codedError, sendError } from './errors.http.ts';
+import { refuseNulInJson } from './json.body.ts';
 import { registerOpenApi } from './openapi.swagger.ts';
 import { serializerCompiler, validatorCompiler, withZod } from './schema.http.ts';
 import { reputationAdminRoutes, reputationRoutes } from './reputation.route.ts';
@@ -176,6 +177,7 @@ export function restServer(deps: RestDeps): RestServer {
       return style?.refuseUrl ? style.refuseUrl.answer(reply, refused) : sendError(reply, refused);
     },
   });
+  refuseNulInJson(app);
   const sweeping = every(
     SWEEP_EVERY_MS,
     () => triggers.sweepContactTriggers(),

@@ -50,6 +50,32 @@ describe('a request refused by its route schema', () => {
     });
   });
 
+  it('refuses a NUL in any string or key of a JSON body, and takes the text \\u0000', async () => {
+    const send = (payload: string, url = '/v1/templates') =>
+      app.server.app.inject({
+        method: 'POST',
+        url,
+        headers: {
+          authorization: `Bearer ${url.startsWith('/v1/admin/') ? ADMIN : key}`,
+          'content-type': 'application/json; charset=utf-8',
+        },
+        payload,
+      });
+    for (const [url, payload] of [
+      ['/v1/templates', '{"slug": "nul", "subject": "a\\u0000b", "html": "h"}'],
+      ['/v1/emails', '{"to": "a@example.com", "subject": "s", "html": "h", "data": {"k\\u0000": 1}}'],
+      ['/v1/admin/tenants', '{"name": "\\u0000"}'],
+    ]) {
+      const res = await send(payload!, url);
+      expect(res.statusCode, payload).toBe(400);
+      expect(res.json().error).toEqual({ code: 'invalid_request', message: 'The body holds a NUL character (\\u0000).' });
+    }
+    // A backslash and "u0000" is text like any other.
+    const literal = await send('{"slug": "literal", "subject": "a\\\\u0000b", "html": "h"}');
+    expect(literal.statusCode).toBe(201);
+    expect(literal.json().subject).toBe('a\\u0000b');
+  });
+
   it('names the body itself when it is not an object', async () => {
     const res = await app.server.app.inject({
       method: 'POST',
