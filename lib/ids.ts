@@ -51,10 +51,11 @@ export function newId(prefix: string): string {
   return `${prefix}_${base32(bytes)}`;
 }
 
+const digestOf = (parts: string[]) => createHash('sha256').update(parts.join('\0')).digest();
+
 /** The same id every time for the same parts, e.g. a message id from (tenant, idempotency key). */
 export function derivedId(prefix: string, ...parts: string[]): string {
-  const digest = createHash('sha256').update(parts.join('\0')).digest();
-  return `${prefix}_${base32(digest.subarray(0, 16))}`;
+  return `${prefix}_${base32(digestOf(parts).subarray(0, 16))}`;
 }
 
 /**
@@ -64,18 +65,21 @@ export function derivedId(prefix: string, ...parts: string[]): string {
  * each a page of its own to write.
  */
 export function derivedIdOrderedBy(prefix: string, order: string, ...parts: string[]): string {
-  const digest = createHash('sha256').update(parts.join('\0')).digest();
-  // The first 10 characters of `order` hold its 48 bits of time and 2 bits more.
-  const body = order.slice(order.lastIndexOf('_') + 1, order.lastIndexOf('_') + 11);
+  const digest = digestOf(parts);
+  digest.writeUIntBE(msOf(order), 0, 6);
+  return `${prefix}_${base32(digest.subarray(0, 16))}`;
+}
+
+/** The milliseconds newId put first in `id`: its first 10 characters hold their 48 bits and 2 bits more. */
+function msOf(id: string): number {
+  const at = id.lastIndexOf('_') + 1;
   let head = 0;
-  for (let i = 0; i < 10; i++) {
-    const digit = ALPHABET.indexOf(body.charCodeAt(i));
-    if (digit < 0) throw new Error(`${order} is no id newId made`);
+  for (let i = at; i < at + 10; i++) {
+    const digit = ALPHABET.indexOf(id.charCodeAt(i));
+    if (digit < 0) throw new Error(`${id} is no id newId made`);
     head = head * 32 + digit;
   }
-  const ms = Math.floor(head / 4);
-  digest.writeUIntBE(ms, 0, 6);
-  return `${prefix}_${base32(digest.subarray(0, 16))}`;
+  return Math.floor(head / 4);
 }
 
 // Random bytes of tokens drawn in blocks too (a tracking key each send): one call into the CSPRNG

@@ -2,7 +2,7 @@
 import { compile } from 'html-to-text';
 import { Parser } from 'htmlparser2';
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import { readToken } from './tracking.token.ts';
+import { clickTarget } from './tracking.token.ts';
 
 /** The To and Cc headers of a message whose recipients are not the ones it shows (SMTP submission). */
 export interface ShownRecipients {
@@ -27,19 +27,13 @@ export interface RenderedContent {
   headers: Record<string, string>;
 }
 
-/** A tracked link (`…/t/c/<token>`, tracking.apply.ts) as its sender wrote it: its click token carries it. */
-const TRACKED = /\/t\/c\/([A-Za-z0-9_.-]+)$/;
-function untracked(href: string): string {
-  const token = TRACKED.exec(href)?.[1];
-  return (token && readToken('click', token)?.url) || href;
-}
-
 // Compiled once: html-to-text's `convert` compiles its options on every call.
 const htmlToText = compile({
   wordwrap: 78,
   selectors: [
     { selector: 'img', format: 'skip' },
-    { selector: 'a', options: { pathRewrite: untracked } },
+    // A tracked link shows as its sender wrote it.
+    { selector: 'a', options: { pathRewrite: (href: string) => clickTarget(href) ?? href } },
   ],
 });
 

@@ -5,7 +5,7 @@
 // is on the sending domain's return path, which the inbound MX takes mail for.
 import type { RenderedContent } from './content.ts';
 import { rewriteHtml } from './tracking.html.ts';
-import { makeToken, unsubscribeLocalPart } from './tracking.token.ts';
+import { CLICK_PATH, makeToken, unsubscribeLocalPart } from './tracking.token.ts';
 
 /** What a send asked for, its stream's defaults filled in. */
 export interface TrackingChoice {
@@ -77,7 +77,7 @@ export function applyTracking(
     html = rewriteHtml(html, {
       // The unsubscribe link stays as it is: a tracked one would be a click, not an unsubscribe.
       link: choice.clicks
-        ? (url) => (url === unsubscribe ? null : `${links.publicUrl}/t/c/${makeToken(key, 'click', id, url)}`)
+        ? (url) => (url === unsubscribe ? null : `${links.publicUrl}${CLICK_PATH}${makeToken(key, 'click', id, url)}`)
         : undefined,
       pixel: choice.opens ? `${links.publicUrl}/t/o/${makeToken(key, 'open', id)}` : undefined,
     });

@@ -31,6 +31,15 @@ export function makeToken(key: string, kind: TokenKind, messageId: string, url =
   return kind === 'click' ? `${messageId}.${Buffer.from(url).toString('base64url')}.${signature}` : `${messageId}.${signature}`;
 }
 
+/** Where a click token is served, under GATEPOST_PUBLIC_URL or a tracking host. */
+export const CLICK_PATH = '/t/c/';
+
+/** The link a tracked link (`…/t/c/<token>`) stands for, as its sender wrote it; null for any other. */
+export function clickTarget(href: string): string | null {
+  const at = href.lastIndexOf(CLICK_PATH);
+  return at < 0 ? null : (readToken('click', href.slice(at + CLICK_PATH.length))?.url ?? null);
+}
+
 /** What a token says, before its signature is checked (only the message's actor holds the key). */
 export interface TokenClaim {
   kind: TokenKind;
