@@ -9,7 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Hit, Tracking } from '../../gate/tracking.ts';
-import { readToken } from '../../mail/tracking.token.ts';
+import { CLICK_PATH, readToken } from '../../mail/tracking.token.ts';
 import { answer, type ZodApp } from './schema.http.ts';
 
 /** A transparent 1×1 GIF: the smallest image every mail client shows. */
@@ -67,7 +67,7 @@ export function trackingRoutes(app: ZodApp, tracking: Tracking): void {
   );
 
   app.get(
-    '/t/c/*',
+    `${CLICK_PATH}*`,
     {
       config: { access: 'none' },
       schema: {
