@@ -25,7 +25,9 @@
 //      page entries no longer wanted (this outbox key, reminders replaced or deleted). What the
 //      turn publishes for a redelivered publication (ActorTurn.publishAgainOnReplay: a sandbox
 //      capture's event) is published at once instead, within the turn, with no outbox key: should
-//      it fail, the turn's caller fails, and the publication's redelivery publishes it again.
+//      it fail, the turn's caller fails, and the publication's redelivery publishes it again. Where
+//      that caller is in this process and the topic is subscribed here, the caller hands it to its
+//      subscriber itself once the call has answered (carried, below): no broker, same guarantee.
 // Dapr's transactional outbox does not cover actor state, hence the outbox keys.
 import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -33,7 +35,7 @@ import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ActorDefinition, ActorRuntime, ActorTurn, Delivery, Held, Subscriber } from '../../runtime/runtime.port.ts';
 import { TurnRecorder } from '../../runtime/turn.recorder.ts';
-import { CHAIN_HEADER, SidecarClient, type MethodEnvelope } from './sidecar.client.ts';
+import { CALLER_HEADER, CHAIN_HEADER, SidecarClient, type MethodEnvelope } from './sidecar.client.ts';
 import { decodeReminderData } from './reminder.grpc.ts';
 import { LEDGER_ACTOR, Ledger, dueSecond, type ActorEntry, type LedgerEntry, type Release } from './ledger.ts';
 
@@ -78,6 +80,15 @@ interface Publication {
   data: unknown;
 }
 
+/** A publication a turn asked for, before it has an id. */
+type Outgoing = Omit<Publication, 'id'>;
+
+/** A call from this process (its CALLER_HEADER), and whether daprd has cut it off. */
+interface Carry {
+  caller: string;
+  signal: AbortSignal;
+}
+
 /** What a committed turn left to publish: its outbox key, and the ledger's call once published. */
 interface Unpublished {
   key: string;
@@ -119,6 +130,14 @@ export class DaprRuntime implements ActorRuntime {
   private readonly log: (message: string, error?: unknown) => void;
   private readonly ledger: Ledger;
   private app: FastifyInstance | null = null;
+  /** This process, in the CALLER_HEADER of the calls it makes outside any turn, with their number. */
+  private readonly self = newId('host');
+  private callsMade = 0;
+  /**
+   * What the turns of calls from this process left for their caller to hand to this process's
+   * subscribers (a sandbox capture's event), by the call's CALLER_HEADER: see `carry`.
+   */
+  private readonly carried = new Map<string, Outgoing[]>();
   private callsCutOff = 0;
   private running = 0;
   /**
@@ -149,8 +168,20 @@ export class DaprRuntime implements ActorRuntime {
     this.subscribers.set(topic, subscriber);
   }
 
-  invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
-    return this.sidecar.invokeActor<R>(actorType, actorId, method, args);
+  /**
+   * A call from outside any turn. The turn it runs may leave publications for this caller to hand
+   * to this process's subscribers (`carry`): handed before it answers, so a caller that is itself
+   * a subscriber returns only once they are handled, and should one throw, the caller throws.
+   */
+  async invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
+    const caller = `${this.self}.${++this.callsMade}`;
+    try {
+      const value = await this.sidecar.invokeActor<R>(actorType, actorId, method, args, [], undefined, caller);
+      for (const p of this.carried.get(caller) ?? []) await this.deliverHere(p.topic, p.data);
+      return value;
+    } finally {
+      this.carried.delete(caller);
+    }
   }
 
   /** Calls daprd gave up on before their answer (placement moved the actor, a caller's deadline passed). */
@@ -279,6 +310,9 @@ export class DaprRuntime implements ActorRuntime {
         this.sidecar.calls.count('actor_call_served', `${type}.${method}`);
         const header = request.headers[CHAIN_HEADER];
         const chain = typeof header === 'string' && header !== '' ? header.split(',').map(decodeURIComponent) : [];
+        const caller = request.headers[CALLER_HEADER];
+        const signal = this.cutOff(reply.raw);
+        const carry = typeof caller === 'string' && caller.startsWith(`${this.self}.`) ? { caller, signal } : undefined;
         try {
           const value = await this.turn(
             type,
@@ -290,7 +324,8 @@ export class DaprRuntime implements ActorRuntime {
               if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
               return fn(turn, request.body);
             },
-            this.cutOff(reply.raw),
+            signal,
+            carry,
           );
           return { ok: value ?? null } satisfies MethodEnvelope;
         } catch (error) {
@@ -332,11 +367,12 @@ export class DaprRuntime implements ActorRuntime {
     chain: string[],
     body: (def: ActorDefinition, turn: DaprTurn) => Promise<R>,
     signal?: AbortSignal,
+    carry?: Carry,
   ): Promise<R> {
     const def = this.definitions.get(type);
     if (!def) return Promise.reject(new Error(`this app hosts no actor type ${type}`));
     const actor = this.hostedActor(type, id);
-    const run = actor.tail.then(() => this.runTurn(actor, def, body, [...chain, `${type}/${id}`], signal));
+    const run = actor.tail.then(() => this.runTurn(actor, def, body, [...chain, `${type}/${id}`], signal, carry));
     actor.tail = run.catch(() => undefined);
     return run;
   }
@@ -348,6 +384,7 @@ export class DaprRuntime implements ActorRuntime {
     body: (def: ActorDefinition, turn: DaprTurn) => Promise<R>,
     chain: string[],
     signal: AbortSignal | undefined,
+    carry: Carry | undefined,
     readsAll = false,
   ): Promise<R> {
     const turn = new DaprTurn(this, a, chain, signal, readsAll);
@@ -362,11 +399,41 @@ export class DaprRuntime implements ActorRuntime {
       // of its keys that were there; this host's cache of the actor may not know them either.
       a.cache.clear();
       a.cacheWhole = false;
-      return this.runTurn(a, def, body, chain, signal, true);
+      return this.runTurn(a, def, body, chain, signal, carry, true);
     }
     if (unpublished) void this.publishOutbox(a, unpublished);
-    await Promise.all(turn.replayable.map((p) => this.publish(p.topic, p.data)));
+    const replayable = carry ? this.carry(carry, turn.replayable) : turn.replayable;
+    await Promise.all(replayable.map((p) => this.publish(p.topic, p.data)));
     return result;
+  }
+
+  /**
+   * Leaves a turn's publications for a redelivered one (publishAgainOnReplay) to topics subscribed
+   * here with the turn's caller, in this process, which hands them to the subscribers once the
+   * call answers (`invoke`); answers the rest, to publish. Gatepost's subscriptions are all its
+   * actor hosts' (one app id, one consumer group: the broker would hand each publication to one of
+   * them anyway), and the redelivery that stands for an outbox stands for this: the caller returns
+   * only after the subscribers, and should it fail (a subscriber threw, daprd cut the call off),
+   * the publication it runs for comes again, and the turn publishes again. So a sandbox send's
+   * event costs no publish and no delivery through the sidecar. The subscriber is not run inside
+   * the turn: daprd holds the actor's lock until the call answers, and a subscriber may call the
+   * same actor (an automation reads the message whose event it hears).
+   */
+  private carry({ caller, signal }: Carry, publications: readonly Outgoing[]): readonly Outgoing[] {
+    if (publications.length === 0 || signal.aborted) return publications;
+    const here = publications.filter((p) => this.subscribers.has(p.topic));
+    if (here.length === 0) return publications;
+    this.carried.set(caller, here);
+    // Cut off, the caller has failed and its publication comes again: nothing is left waiting.
+    signal.addEventListener('abort', () => this.carried.delete(caller), { once: true });
+    return publications.filter((p) => !this.subscribers.has(p.topic));
+  }
+
+  /** A publication handed to this process's subscriber of its topic, as the broker would hand it. */
+  private async deliverHere(topic: string, data: unknown): Promise<void> {
+    const delivery: Delivery = { id: newId('pub'), topic, data };
+    const held = await this.subscribers.get(topic)!(delivery);
+    if (held) await this.hold(delivery, held);
   }
 
   private hostedActor(type: string, id: string): HostedActor {
@@ -515,9 +582,9 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
   /** Key → its new value as JSON, or `undefined` to delete it. */
   readonly stateWrites = new Map<string, string | undefined>();
   /** Publications published before the commit (handOver), not kept under an outbox key; most turns have none. */
-  private handOvers: { topic: string; data: unknown }[] | null = null;
+  private handOvers: Outgoing[] | null = null;
   /** Publications published straight after the commit (publishAgainOnReplay), not kept either. */
-  private replays: { topic: string; data: unknown }[] | null = null;
+  private replays: Outgoing[] | null = null;
 
   constructor(
     private readonly runtime: DaprRuntime,
@@ -575,7 +642,7 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
     this.stateWrites.set(key, undefined);
   }
 
-  get handedOver(): readonly { topic: string; data: unknown }[] {
+  get handedOver(): readonly Outgoing[] {
     return this.handOvers ?? [];
   }
 
@@ -583,7 +650,7 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
     (this.handOvers ??= []).push({ topic, data });
   }
 
-  get replayable(): readonly { topic: string; data: unknown }[] {
+  get replayable(): readonly Outgoing[] {
     return this.replays ?? [];
   }
 

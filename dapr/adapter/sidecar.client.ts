@@ -41,6 +41,12 @@ interface CallInit {
  */
 export const CHAIN_HEADER = 'x-gatepost-actor-chain';
 
+/**
+ * `<process>.<call>`, on a call an app makes outside any turn: a turn it runs on the same app may
+ * leave publications for the caller to hand to that app's own subscribers (runtime.dapr.ts, carry).
+ */
+export const CALLER_HEADER = 'x-gatepost-caller';
+
 /** How long a call waits for placement to learn where an actor lives, and how often it asks. */
 const PLACEMENT_WAIT_MS = 30_000;
 const PLACEMENT_WAIT_STEP_MS = 250;
@@ -98,11 +104,13 @@ export class SidecarClient {
     args: unknown,
     chain: string[] = [],
     signal?: AbortSignal,
+    caller?: string,
   ): Promise<R> {
     const path = `/actors/${enc(type)}/${enc(id)}/method/${enc(method)}`;
     const body = JSON.stringify(args ?? null);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (chain.length > 0) headers[CHAIN_HEADER] = chain.map(enc).join(',');
+    if (caller) headers[CALLER_HEADER] = caller;
     let res: Answer;
     for (let waited = 0; ; waited += PLACEMENT_WAIT_STEP_MS) {
       this.calls.count('actor_invocation', `${type}.${method}`);

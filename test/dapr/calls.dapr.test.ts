@@ -81,6 +81,9 @@ const INGRESS = { 'actor_invocation MessageActor.admit': 1 };
  * its event straight after its commit (ActorTurn.publishAgainOnReplay: the
  * hand-over is delivered until the capture returns, and a capture found recorded publishes its
  * event again), so no outbox key, ledger page or follow-up transaction (three calls more before).
+ * The event goes through no sidecar at all: the capture's caller, the hand-over's subscriber in
+ * this same app, hands it to the app's own subscriber of `email.events` once the capture answers
+ * (dapr/adapter/runtime.dapr.ts, carry; a publish and a delivery more before).
  * Every reminder is a page of the adapter's ledger (dapr/adapter/ledger.ts): here, the retention
  * reminder the capture sets. One page here, where a send comes alone; under load, the entries due
  * in one second of turns committing together share a page.
@@ -89,9 +92,7 @@ const SANDBOX_ACTORS: Counts = {
   'actor_call_served MessageActor.admit': 1,
   'actor_call_served MessageActor.captureSandbox': 1,
   'actor_invocation MessageActor.captureSandbox': 1,
-  'publication_received email.events': 1,
   'publication_received message.ready': 1,
-  'publish email.events': 1,
   'publish message.ready': 1,
   'reminder_registered GatepostLedger': 1,
   'state_transaction MessageActor': 2,
@@ -116,7 +117,10 @@ const LIVE_ACTORS: Counts = {
   'actor_invocation MessageActor.get': 1,
   'actor_invocation MessageActor.recordAttempt': 1,
   // Its outcome's event goes through the turn's outbox key (its caller is no redelivered
-  // publication): a ledger page, deleted once published by a follow-up transaction.
+  // publication): a ledger page, deleted once published by a follow-up transaction, and through
+  // the broker to the app's subscriber.
+  'publication_received email.events': 1,
+  'publish email.events': 1,
   'state_transaction MessageActor': 3,
   // A live message waits in the fair queue, in memory: its subscriber holds its hand-over, whose
   // page it registers after the 202 and deletes once the attempt is over (the admission itself

@@ -26,6 +26,9 @@ const PROBE = 'ProbeActor';
 const PROBE_TOPIC = 'probe.retry';
 /** What the probe's `announce` publishes: the test reads it from the broker's stream. */
 const ANNOUNCED = 'probe.announced';
+/** A hand-over whose subscriber calls the probe's `capture`, which gives its event on CAPTURED again on replay. */
+const READY = 'probe.ready';
+const CAPTURED = 'probe.captured';
 
 let redisPort: number;
 let redis: ChildProcess;
@@ -35,6 +38,8 @@ let databaseUrl: string;
 const client = new GatepostClient();
 /** Deliveries the probe's subscriber saw: publication id and payload. */
 const deliveries: { id: string; data: unknown; at: number }[] = [];
+/** What the probe's subscriber of CAPTURED was given. */
+const captured: unknown[] = [];
 
 /** What the probe runtime's daprd holds under an actor's state key, parsed. */
 async function stateOf(runtime: DaprRuntime, type: string, id: string, key: string): Promise<unknown> {
@@ -77,6 +82,11 @@ const probeActor = defineActor({
     },
     async read(turn, { key }: { key: string }) {
       return (await turn.get(key)) ?? null;
+    },
+    /** As a sandbox capture: counts its runs, and gives its event again on every run (ActorTurn.publishAgainOnReplay). */
+    async capture(turn, { value }: { value: string }) {
+      turn.set('runs', ((await turn.get<number>('runs')) ?? 0) + 1);
+      turn.publishAgainOnReplay(CAPTURED, { value });
     },
     async announce(turn, { key, value }: { key: string; value: unknown }) {
       turn.set(key, value);
@@ -167,6 +177,18 @@ beforeAll(async () => {
       throw new Error('subscriber failed');
     }
   });
+  probe.subscribe(READY, async ({ data }) => {
+    const { id, value } = data as { id: string; value: string };
+    await probe.invoke(PROBE, id, 'capture', { value });
+  });
+  let capturedFailed = false;
+  probe.subscribe(CAPTURED, async ({ data }) => {
+    captured.push(data);
+    if (!capturedFailed) {
+      capturedFailed = true;
+      throw new Error('subscriber of the captured event failed');
+    }
+  });
   await probe.start().catch((error: Error) => {
     throw new Error(
       `${error.message}; ${cluster.running('probe-daprd') ? 'it runs' : 'it exited'}\n${cluster.logTail('probe-daprd')}`,
@@ -253,6 +275,25 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     expect(deliveries[1]!.data).toEqual({ n: 42 });
     console.log(`redelivered ${((deliveries[1]!.at - deliveries[0]!.at) / 1000).toFixed(1)} s after the subscriber threw`);
   });
+
+  it(
+    "hands a turn's event to its caller's own subscriber without the broker, and gives it again when that subscriber throws",
+    { timeout: 150_000 },
+    async () => {
+      const calls = (kind: string, target: string) =>
+        probe.sidecar.calls.snapshot().find((c) => c.kind === kind && c.target === target)?.count ?? 0;
+      await probe.sidecar.publish('pubsub', READY, { id: 'p-capture', value: 'v1' }, 'pub_pitfall_capture');
+      // The event's subscriber threw at first: the hand-over's subscriber, its caller, failed, the
+      // hand-over came again, and the turn that ran for it gave the event again.
+      await eventually(() => captured.length >= 2, 120_000);
+      expect(captured.slice(0, 2)).toEqual([{ value: 'v1' }, { value: 'v1' }]);
+      expect(await stateOf(probe, PROBE, 'p-capture', 'runs')).toBe(2);
+      expect(calls('publication_received', READY)).toBeGreaterThanOrEqual(2);
+      // Handed over in this app: never published to the broker, never delivered by daprd.
+      expect(calls('publish', CAPTURED)).toBe(0);
+      expect(calls('publication_received', CAPTURED)).toBe(0);
+    },
+  );
 
   it('registers a reminder days ahead at its absolute due time', async () => {
     // 3 days, 4 h, 5 min, 6.789 s ahead: a duration serialized without day units would lose the days.
