@@ -86,7 +86,43 @@ type Outgoing = Omit<Publication, 'id'>;
 /** A call from this process (its CALLER_HEADER), and whether daprd has cut it off. */
 interface Carry {
   caller: string;
-  signal: AbortSignal;
+  cutOff: CutOff;
+}
+
+/**
+ * Whether daprd gave up on a call the app serves: it closed the connection before the answer
+ * (placement moved the actor, the caller's deadline passed). The AbortSignal for the calls the
+ * call's turn makes in turn is made only when one is: most turns call no other actor, and an
+ * AbortController made for every call served cost the actor host 20 us of its event loop each
+ * (two a sandbox send; bench:send on Dapr, profiled, on the forty-first pass's slow machine).
+ */
+class CutOff {
+  aborted = false;
+  private controller: AbortController | null = null;
+  private listeners: (() => void)[] | null = null;
+
+  constructor(res: ServerResponse, onCut: () => void) {
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      this.aborted = true;
+      onCut();
+      this.controller?.abort();
+      for (const listener of this.listeners ?? []) listener();
+    });
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  /** Called once, should the call be cut off. */
+  onCut(listener: () => void): void {
+    (this.listeners ??= []).push(listener);
+  }
 }
 
 /** What a committed turn left to publish: its outbox key, and the ledger's call once published. */
@@ -189,15 +225,9 @@ export class DaprRuntime implements ActorRuntime {
     return { callsCutOff: this.callsCutOff };
   }
 
-  /** Aborted when daprd closes the connection of a call before it has its answer: it gave up on it. */
-  private cutOff(res: ServerResponse): AbortSignal {
-    const controller = new AbortController();
-    res.once('close', () => {
-      if (res.writableFinished) return;
-      this.callsCutOff++;
-      controller.abort();
-    });
-    return controller.signal;
+  /** Cut off when daprd closes the connection of a call before it has its answer: it gave up on it. */
+  private cutOff(res: ServerResponse): CutOff {
+    return new CutOff(res, () => this.callsCutOff++);
   }
 
   async start(): Promise<void> {
@@ -311,8 +341,8 @@ export class DaprRuntime implements ActorRuntime {
         const header = request.headers[CHAIN_HEADER];
         const chain = typeof header === 'string' && header !== '' ? header.split(',').map(decodeURIComponent) : [];
         const caller = request.headers[CALLER_HEADER];
-        const signal = this.cutOff(reply.raw);
-        const carry = typeof caller === 'string' && caller.startsWith(`${this.self}.`) ? { caller, signal } : undefined;
+        const cutOff = this.cutOff(reply.raw);
+        const carry = typeof caller === 'string' && caller.startsWith(`${this.self}.`) ? { caller, cutOff } : undefined;
         try {
           const value = await this.turn(
             type,
@@ -324,7 +354,7 @@ export class DaprRuntime implements ActorRuntime {
               if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
               return fn(turn, request.body);
             },
-            signal,
+            cutOff,
             carry,
           );
           return { ok: value ?? null } satisfies MethodEnvelope;
@@ -366,13 +396,13 @@ export class DaprRuntime implements ActorRuntime {
     id: string,
     chain: string[],
     body: (def: ActorDefinition, turn: DaprTurn) => Promise<R>,
-    signal?: AbortSignal,
+    cutOff?: CutOff,
     carry?: Carry,
   ): Promise<R> {
     const def = this.definitions.get(type);
     if (!def) return Promise.reject(new Error(`this app hosts no actor type ${type}`));
     const actor = this.hostedActor(type, id);
-    const run = actor.tail.then(() => this.runTurn(actor, def, body, [...chain, `${type}/${id}`], signal, carry));
+    const run = actor.tail.then(() => this.runTurn(actor, def, body, [...chain, `${type}/${id}`], cutOff, carry));
     actor.tail = run.catch(() => undefined);
     return run;
   }
@@ -383,11 +413,11 @@ export class DaprRuntime implements ActorRuntime {
     def: ActorDefinition,
     body: (def: ActorDefinition, turn: DaprTurn) => Promise<R>,
     chain: string[],
-    signal: AbortSignal | undefined,
+    cutOff: CutOff | undefined,
     carry: Carry | undefined,
     readsAll = false,
   ): Promise<R> {
-    const turn = new DaprTurn(this, a, chain, signal, readsAll);
+    const turn = new DaprTurn(this, a, chain, cutOff, readsAll);
     const result = await body(def, turn);
     let unpublished: Unpublished | null;
     try {
@@ -399,7 +429,7 @@ export class DaprRuntime implements ActorRuntime {
       // of its keys that were there; this host's cache of the actor may not know them either.
       a.cache.clear();
       a.cacheWhole = false;
-      return this.runTurn(a, def, body, chain, signal, carry, true);
+      return this.runTurn(a, def, body, chain, cutOff, carry, true);
     }
     if (unpublished) void this.publishOutbox(a, unpublished);
     const replayable = carry ? this.carry(carry, turn.replayable) : turn.replayable;
@@ -419,13 +449,13 @@ export class DaprRuntime implements ActorRuntime {
    * the turn: daprd holds the actor's lock until the call answers, and a subscriber may call the
    * same actor (an automation reads the message whose event it hears).
    */
-  private carry({ caller, signal }: Carry, publications: readonly Outgoing[]): readonly Outgoing[] {
-    if (publications.length === 0 || signal.aborted) return publications;
+  private carry({ caller, cutOff }: Carry, publications: readonly Outgoing[]): readonly Outgoing[] {
+    if (publications.length === 0 || cutOff.aborted) return publications;
     const here = publications.filter((p) => this.subscribers.has(p.topic));
     if (here.length === 0) return publications;
     this.carried.set(caller, here);
     // Cut off, the caller has failed and its publication comes again: nothing is left waiting.
-    signal.addEventListener('abort', () => this.carried.delete(caller), { once: true });
+    cutOff.onCut(() => this.carried.delete(caller));
     return publications.filter((p) => !this.subscribers.has(p.topic));
   }
 
@@ -591,8 +621,8 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
     private readonly a: HostedActor,
     /** This actor and those waiting on it, outermost first, as `type/id`. */
     private readonly chain: string[],
-    /** Aborted when daprd gave up on the call this turn answers (see cutOff). */
-    private readonly signal?: AbortSignal,
+    /** Whether daprd gave up on the call this turn answers. */
+    private readonly cutOff?: CutOff,
     /** Reads every key it gets, getNew's too: run again after a create-only commit failed. */
     private readonly readsAll = false,
   ) {
@@ -669,7 +699,7 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
     }
     return (async () => {
       this.stopIfCutOff();
-      const value = await this.runtime.sidecar.invokeActor<R>(actorType, actorId, method, args, this.chain, this.signal);
+      const value = await this.runtime.sidecar.invokeActor<R>(actorType, actorId, method, args, this.chain, this.cutOff?.signal);
       this.stopIfCutOff();
       return value;
     })();
@@ -684,6 +714,6 @@ class DaprTurn extends TurnRecorder implements ActorTurn {
    * for a reminder to record).
    */
   private stopIfCutOff(): void {
-    if (this.signal?.aborted) throw new Error(`the call to ${this.actorType}/${this.actorId} was cut off by daprd`);
+    if (this.cutOff?.aborted) throw new Error(`the call to ${this.actorType}/${this.actorId} was cut off by daprd`);
   }
 }
