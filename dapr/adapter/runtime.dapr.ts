@@ -210,6 +210,8 @@ export class DaprRuntime implements ActorRuntime {
    * a subscriber returns only once they are handled, and should one throw, the caller throws.
    */
   async invoke<R>(actorType: string, actorId: string, method: string, args?: unknown): Promise<R> {
+    // An app that subscribes to nothing (the ingress) is never left anything: its calls carry no id.
+    if (this.subscribers.size === 0) return this.sidecar.invokeActor<R>(actorType, actorId, method, args);
     const caller = `${this.self}.${++this.callsMade}`;
     try {
       const value = await this.sidecar.invokeActor<R>(actorType, actorId, method, args, [], undefined, caller);
@@ -299,10 +301,7 @@ export class DaprRuntime implements ActorRuntime {
       if (!subscriber) return { status: 'DROP' };
       const delivery = { id: request.body?.id ?? '', topic: request.params.topic, data: request.body?.data };
       try {
-        await this.tracked(async () => {
-          const held = await subscriber(delivery);
-          if (held) await this.hold(delivery, held);
-        });
+        await this.tracked(() => this.handTo(subscriber, delivery));
         return { status: 'SUCCESS' };
       } catch (error) {
         // RETRY, not an error status: the broker redelivers, and nothing is acknowledged by accident.
@@ -451,18 +450,24 @@ export class DaprRuntime implements ActorRuntime {
    */
   private carry({ caller, cutOff }: Carry, publications: readonly Outgoing[]): readonly Outgoing[] {
     if (publications.length === 0 || cutOff.aborted) return publications;
-    const here = publications.filter((p) => this.subscribers.has(p.topic));
+    const here: Outgoing[] = [];
+    const elsewhere: Outgoing[] = [];
+    for (const p of publications) (this.subscribers.has(p.topic) ? here : elsewhere).push(p);
     if (here.length === 0) return publications;
     this.carried.set(caller, here);
     // Cut off, the caller has failed and its publication comes again: nothing is left waiting.
     cutOff.onCut(() => this.carried.delete(caller));
-    return publications.filter((p) => !this.subscribers.has(p.topic));
+    return elsewhere;
   }
 
   /** A publication handed to this process's subscriber of its topic, as the broker would hand it. */
-  private async deliverHere(topic: string, data: unknown): Promise<void> {
-    const delivery: Delivery = { id: newId('pub'), topic, data };
-    const held = await this.subscribers.get(topic)!(delivery);
+  private deliverHere(topic: string, data: unknown): Promise<void> {
+    return this.handTo(this.subscribers.get(topic)!, { id: newId('pub'), topic, data });
+  }
+
+  /** A delivery given to its subscriber; one it holds is acknowledged once a ledger page names it (`hold`). */
+  private async handTo(subscriber: Subscriber, delivery: Delivery): Promise<void> {
+    const held = await subscriber(delivery);
     if (held) await this.hold(delivery, held);
   }
 
