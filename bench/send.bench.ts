@@ -297,7 +297,8 @@ async function redisCommands(): Promise<number> {
 
 /**
  * Calls between the topology's apps and their daprd, from each app's call log
- * (gatepost_dapr_calls_total): all kinds, or those of `kind` (`reminder_registered`, ...).
+ * (gatepost_dapr_calls_total): all kinds but the calls an app ran on its own actors without its
+ * daprd (`actor_call_local`), or those of `kind` (`reminder_registered`, ...).
  */
 function daprCalls(gp: { urls: string[]; workDir: string }, kind?: string): () => Promise<number> {
   // Each actor host says where its metrics are in its log; the ingresses serve them on their URL.
@@ -310,7 +311,7 @@ function daprCalls(gp: { urls: string[]; workDir: string }, kind?: string): () =
     for (const url of [...gp.urls, ...hosts]) {
       const text = await (await fetch(`${url}/metrics`)).text();
       for (const m of text.matchAll(/^gatepost_dapr_calls_total\{kind="([^"]+)",target="[^"]+"\} (\d+)$/gm)) {
-        if (kind === undefined || m[1] === kind) n += Number(m[2]);
+        if (kind === undefined ? m[1] !== 'actor_call_local' : m[1] === kind) n += Number(m[2]);
       }
     }
     return n;

@@ -174,7 +174,7 @@ export function promMetrics(opts: {
   if (calls) {
     const total: Counter<'kind' | 'target'> = new Counter({
       name: 'gatepost_dapr_calls_total',
-      help: 'Calls between this app and its Dapr sidecar, by kind (actor_invocation, state_read, state_transaction, reminder_registered, reminder_deleted, publish; served the other way: actor_call_served, reminder_fired, publication_received) and target (Type.method, actor type or topic).',
+      help: 'Calls between this app and its Dapr sidecar, by kind (actor_invocation, state_read, state_transaction, reminder_registered, reminder_deleted, publish; served the other way: actor_call_served, reminder_fired, publication_received; and actor_call_local, a call to an actor daprd placed on this app, run without the sidecar) and target (Type.method, actor type or topic).',
       labelNames: ['kind', 'target'] as const,
       registers: [registry],
       collect() {

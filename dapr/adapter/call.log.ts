@@ -12,7 +12,9 @@ export type CallKind =
   // daprd → app
   | 'actor_call_served'
   | 'reminder_fired'
-  | 'publication_received';
+  | 'publication_received'
+  // neither: a call to an actor daprd placed on this app, run here without the sidecar
+  | 'actor_call_local';
 
 export interface CallCount {
   kind: CallKind;

@@ -30,6 +30,7 @@
 //      subscriber itself once the call has answered (carried, below): no broker, same guarantee.
 // Dapr's transactional outbox does not cover actor state, hence the outbox keys.
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
@@ -48,6 +49,11 @@ const LEDGER_METHOD = '__ledger';
 /** How long a publication may stay unpublished before the ledger's page sweeps it. */
 const OUTBOX_RETRY_MS = 15_000;
 const REMINDER_RETRY_MS = 5_000;
+/**
+ * How long daprd's deactivation of an actor waits for the calls run here on it (`invokeHere`):
+ * as long as daprd waits for its own calls under way (drainOngoingCallTimeout, below).
+ */
+const HALT_WAIT_MS = 2_000;
 /** How many actors a page that fires asks at once. */
 const SWEEP_CONCURRENCY = 16;
 
@@ -90,25 +96,34 @@ interface Carry {
 }
 
 /**
- * Whether daprd gave up on a call the app serves: it closed the connection before the answer
- * (placement moved the actor, the caller's deadline passed). The AbortSignal for the calls the
- * call's turn makes in turn is made only when one is: most turns call no other actor, and an
- * AbortController made for every call served cost the actor host 20 us of its event loop each
- * (two a sandbox send; bench:send on Dapr, profiled, on the forty-first pass's slow machine).
+ * Whether a call was given up on: daprd closed the connection of a call the app serves before the
+ * answer (placement moved the actor, the caller's deadline passed), or daprd halted the actor a
+ * call run here was on (`invokeHere`). The AbortSignal for the calls the call's turn makes in turn
+ * is made only when one is: most turns call no other actor, and an AbortController made for every
+ * call served cost the actor host 20 us of its event loop each (two a sandbox send; bench:send on
+ * Dapr, profiled, on the forty-first pass's slow machine).
  */
 class CutOff {
   aborted = false;
   private controller: AbortController | null = null;
   private listeners: (() => void)[] | null = null;
 
-  constructor(res: ServerResponse, onCut: () => void) {
+  /** Cut off should `res`, the answer to a call served, close unfinished. */
+  static servedOn(res: ServerResponse, onCut: () => void): CutOff {
+    const cutOff = new CutOff();
     res.once('close', () => {
       if (res.writableFinished) return;
-      this.aborted = true;
       onCut();
-      this.controller?.abort();
-      for (const listener of this.listeners ?? []) listener();
+      cutOff.cut();
     });
+    return cutOff;
+  }
+
+  cut(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.controller?.abort();
+    for (const listener of this.listeners ?? []) listener();
   }
 
   get signal(): AbortSignal {
@@ -152,10 +167,31 @@ class HostedActor {
   /** The ledger entries of its reminders this host registered, by name, to let go when replaced. */
   readonly reminders = new Map<string, Release>();
   tail: Promise<unknown> = Promise.resolve();
+  /**
+   * When daprd last placed it here (served a call to it), as the runtime's `placements`
+   * then; -1 once daprd has deactivated it.
+   */
+  placedIn = -1;
+  /** The calls run here on it without the sidecar (`invokeHere`), each cut off should daprd halt it. */
+  readonly callsHere = new Set<CutOff>();
   constructor(
     readonly type: string,
     readonly id: string,
   ) {}
+
+  /**
+   * daprd deactivated it (placement moved it, or it was idle) or restarted: no call runs here on it
+   * any more, those under way are cut off (they stop at their next call to another actor), and
+   * their turns are waited for, at most `waitMs`.
+   */
+  async halt(waitMs: number): Promise<void> {
+    this.placedIn = -1;
+    if (this.callsHere.size === 0) return;
+    for (const cutOff of this.callsHere) cutOff.cut();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.tail, new Promise((r) => (timer = setTimeout(r, waitMs)))]);
+    clearTimeout(timer);
+  }
 }
 
 export class DaprRuntime implements ActorRuntime {
@@ -176,6 +212,12 @@ export class DaprRuntime implements ActorRuntime {
   private readonly carried = new Map<string, Outgoing[]>();
   private callsCutOff = 0;
   private running = 0;
+  /**
+   * How many times a connection between this app and its daprd closed, either way: daprd may have
+   * died, and placement may move its actors elsewhere without deactivating them here, so none
+   * counts as placed here any more (HostedActor.placedIn) until daprd serves a call to it again.
+   */
+  private placements = 0;
   /**
    * Whether the pub/sub component hands a publication out again until a subscriber acknowledges
    * it: Redis Streams claims for another consumer what one has held unacknowledged for
@@ -213,12 +255,50 @@ export class DaprRuntime implements ActorRuntime {
     // An app that subscribes to nothing (the ingress) is never left anything: its calls carry no id.
     if (this.subscribers.size === 0) return this.sidecar.invokeActor<R>(actorType, actorId, method, args);
     const caller = `${this.self}.${++this.callsMade}`;
+    const here = this.hosted.get(`${actorType}\0${actorId}`);
     try {
-      const value = await this.sidecar.invokeActor<R>(actorType, actorId, method, args, [], undefined, caller);
+      const value =
+        here?.placedIn === this.placements
+          ? await this.invokeHere<R>(here, method, args, caller)
+          : await this.sidecar.invokeActor<R>(actorType, actorId, method, args, [], undefined, caller);
       for (const p of this.carried.get(caller) ?? []) await this.deliverHere(p.topic, p.data);
       return value;
     } finally {
       this.carried.delete(caller);
+    }
+  }
+
+  /**
+   * A call to an actor daprd has placed on this app, run here, not through the sidecar and back:
+   * two calls fewer (a sandbox send's capture, which its hand-over's subscriber on this host asks
+   * of the message its admission ran here). It runs as a served call would: its turn waits for
+   * the actor's turns under way here (its tail) and leaves its carried publications for this
+   * caller. daprd cannot place the actor elsewhere meanwhile: placement moves an actor only once
+   * every host has halted those it loses, and daprd halts one by deactivating it here (DELETE
+   * below), which cuts this call off and waits for its turn (HostedActor.halt). A daprd that
+   * died deactivates nothing: any connection to it that closes ends every placement here
+   * (`placements`), so that a call after it goes through a sidecar, and fails if none answers.
+   * Calls from inside a turn still go through the sidecar.
+   */
+  private async invokeHere<R>(a: HostedActor, method: string, args: unknown, caller: string): Promise<R> {
+    this.sidecar.calls.count('actor_call_local', `${a.type}.${method}`);
+    const cutOff = new CutOff();
+    a.callsHere.add(cutOff);
+    try {
+      return await this.turn(
+        a.type,
+        a.id,
+        [],
+        (def, turn) => {
+          const fn = def.methods[method];
+          if (!fn) throw new Error(`actor type ${a.type} has no method ${method}`);
+          return fn(turn, args) as Promise<R>;
+        },
+        cutOff,
+        { caller, cutOff },
+      );
+    } finally {
+      a.callsHere.delete(cutOff);
     }
   }
 
@@ -229,12 +309,14 @@ export class DaprRuntime implements ActorRuntime {
 
   /** Cut off when daprd closes the connection of a call before it has its answer: it gave up on it. */
   private cutOff(res: ServerResponse): CutOff {
-    return new CutOff(res, () => this.callsCutOff++);
+    return CutOff.servedOn(res, () => this.callsCutOff++);
   }
 
   async start(): Promise<void> {
     if (this.opts.appPort !== null) {
       this.app = this.appServer();
+      this.app.server.on('connection', (socket: Socket) => socket.once('close', () => this.placements++));
+      this.sidecar.onDisconnect(() => this.placements++);
       await this.app.listen({ port: this.opts.appPort, host: '127.0.0.1' });
     }
     // The sidecar answers once it has loaded its components and found this app.
@@ -279,6 +361,7 @@ export class DaprRuntime implements ActorRuntime {
     app.get('/dapr/config', async () => {
       // A daprd starting (this app's, restarted while the app ran on) asks first: the actors it
       // places here may have lived on another host meanwhile, so nothing cached of them holds.
+      for (const a of this.hosted.values()) void a.halt(0);
       this.hosted.clear();
       return {
         entities: [...this.definitions.keys(), LEDGER_ACTOR],
@@ -337,6 +420,7 @@ export class DaprRuntime implements ActorRuntime {
       async (request, reply) => {
         const { type, id, method } = request.params;
         this.sidecar.calls.count('actor_call_served', `${type}.${method}`);
+        this.hostedActor(type, id).placedIn = this.placements;
         const header = request.headers[CHAIN_HEADER];
         const chain = typeof header === 'string' && header !== '' ? header.split(',').map(decodeURIComponent) : [];
         const caller = request.headers[CALLER_HEADER];
@@ -369,7 +453,11 @@ export class DaprRuntime implements ActorRuntime {
       },
     );
     app.delete<{ Params: { type: string; id: string } }>('/actors/:type/:id', async (request) => {
-      this.hosted.delete(`${request.params.type}\0${request.params.id}`);
+      const key = `${request.params.type}\0${request.params.id}`;
+      const a = this.hosted.get(key);
+      this.hosted.delete(key);
+      // Well within placement's dissemination deadline (8 s), which waits for this answer.
+      await a?.halt(HALT_WAIT_MS);
       return {};
     });
     return app;

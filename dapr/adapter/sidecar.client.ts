@@ -91,6 +91,11 @@ export class SidecarClient {
     }
   }
 
+  /** Calls `listener` whenever a connection to the sidecar closes (it may have died). */
+  onDisconnect(listener: () => void): void {
+    this.pool.on('disconnect', listener);
+  }
+
   /** Closes the pool's connections (the runtime has stopped). */
   close(): Promise<void> {
     this.reminders.close();

@@ -360,6 +360,34 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     expect(await stateOf(probe, PROBE, 'p10', 'touched')).toBeUndefined();
   });
 
+  it('runs a call to an actor daprd placed here without the sidecar, and stops it when daprd deactivates that actor', async () => {
+    const calls = (kind: string, target: string) =>
+      probe.sidecar.calls.snapshot().find((c) => c.kind === kind && c.target === target)?.count ?? 0;
+    // The first call goes through daprd, which places p20 here; the next one runs here.
+    await probe.invoke(PROBE, 'p20', 'set', { key: 'k', value: 'v' });
+    const [sent, here] = [calls('actor_invocation', `${PROBE}.read`), calls('actor_call_local', `${PROBE}.read`)];
+    expect(await probe.invoke(PROBE, 'p20', 'read', { key: 'k' })).toBe('v');
+    expect([calls('actor_invocation', `${PROBE}.read`), calls('actor_call_local', `${PROBE}.read`)]).toEqual([sent, here + 1]);
+
+    // A call run here is under way on p20, waiting on p21. daprd deactivates p20 (placement moves
+    // it to another host, or it was idle), as it does: its DELETE to this app, which it waits for
+    // before the move goes ahead.
+    gate.waiting = false;
+    gate.open = new Promise<void>((resolve) => (gate.release = resolve));
+    const call = probe.invoke(PROBE, 'p20', 'callThenTouch', { target: 'p21', then: 'p22' });
+    const cutOff = expect(call).rejects.toThrow(/p21\/method\/waitForGate: This operation was aborted/);
+    await eventually(() => gate.waiting);
+    const deactivated = await fetch(`http://127.0.0.1:${cluster.ports.probeApp}/actors/${PROBE}/p20`, { method: 'DELETE' });
+    expect(deactivated.status).toBe(200);
+    // Answered once the call was cut off (its call to p21 aborted) and its turn had ended.
+    await cutOff;
+    gate.release();
+    expect(await stateOf(probe, PROBE, 'p22', 'touched')).toBeUndefined();
+    // Deactivated, p20 is not placed here any more: the next call goes through daprd.
+    expect(await probe.invoke(PROBE, 'p20', 'read', { key: 'k' })).toBe('v');
+    expect(calls('actor_invocation', `${PROBE}.read`)).toBe(sent + 1);
+  });
+
   it('refuses a reentrant call at once instead of waiting on its own caller', async () => {
     // Not reentrant: p6 → p7 → p8 is fine…
     expect(await probe.invoke(PROBE, 'p6', 'relay', { target: 'p7', then: ['p8'] })).toBe('reached p8');
@@ -412,6 +440,14 @@ describe('the @dapr/dapr 3.18 pitfalls, on the Dapr adapter', () => {
     await probe.invoke(PROBE, 'p15', 'set', { key: 'k', value: 'before' });
     expect(await probe.invoke(PROBE, 'p15', 'read', { key: 'k' })).toBe('before');
     await cluster.kill('probe-daprd');
+    // The host runs a call to an actor placed here without its sidecar, but not once a connection
+    // to that sidecar has closed: the call fails, and does not answer from what the host cached.
+    await eventually(() =>
+      probe.invoke(PROBE, 'p15', 'read', { key: 'k' }).then(
+        () => false,
+        () => true,
+      ),
+    );
     const key = redisCli('--scan', '--pattern', '*ProbeActor||p15||k');
     expect(key).toMatch(/ProbeActor\|\|p15\|\|k$/);
     redisCli('hset', key, 'data', JSON.stringify('changed elsewhere'));
