@@ -30,7 +30,6 @@
 //      subscriber itself once the call has answered (carried, below): no broker, same guarantee.
 // Dapr's transactional outbox does not cover actor state, hence the outbox keys.
 import type { ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { GatepostError } from '../../errors/errors.catalog.ts';
 import { newId } from '../../lib/ids.ts';
@@ -213,9 +212,11 @@ export class DaprRuntime implements ActorRuntime {
   private callsCutOff = 0;
   private running = 0;
   /**
-   * How many times a connection between this app and its daprd closed, either way: daprd may have
-   * died, and placement may move its actors elsewhere without deactivating them here, so none
-   * counts as placed here any more (HostedActor.placedIn) until daprd serves a call to it again.
+   * How many times a connection from this app to its daprd closed: daprd may have died, and
+   * placement may move its actors elsewhere without deactivating them here, so none counts as
+   * placed here any more (HostedActor.placedIn) until daprd serves a call to it again. Those
+   * connections are kept open while idle (sidecar.client.ts); daprd's own to the app are not
+   * watched: it closes them whenever more than two are idle.
    */
   private placements = 0;
   /**
@@ -315,7 +316,6 @@ export class DaprRuntime implements ActorRuntime {
   async start(): Promise<void> {
     if (this.opts.appPort !== null) {
       this.app = this.appServer();
-      this.app.server.on('connection', (socket: Socket) => socket.once('close', () => this.placements++));
       this.sidecar.onDisconnect(() => this.placements++);
       await this.app.listen({ port: this.opts.appPort, host: '127.0.0.1' });
     }

@@ -51,6 +51,9 @@ export const CALLER_HEADER = 'x-gatepost-caller';
 const PLACEMENT_WAIT_MS = 30_000;
 const PLACEMENT_WAIT_STEP_MS = 250;
 
+/** How long a connection to the sidecar stays open idle (undici's default: 4 s). */
+const KEEP_ALIVE_MS = 600_000;
+
 /** An ETag no stored key's version can equal: versions count up from 1 (saveState's `createOnly`). */
 const NO_VERSION = '-1';
 
@@ -64,7 +67,8 @@ export class SidecarClient {
   constructor(ports: { http: number; grpc: number }, host = '127.0.0.1') {
     const origin = `http://${host}:${ports.http}`;
     this.base = `${origin}/v1.0`;
-    this.pool = new Pool(origin);
+    // Kept open while idle, for ten minutes: one closing tells that daprd may have died (onDisconnect).
+    this.pool = new Pool(origin, { keepAliveTimeout: KEEP_ALIVE_MS, keepAliveMaxTimeout: KEEP_ALIVE_MS });
     this.reminders = new ReminderRegistrar(ports.grpc, host);
   }
 
@@ -91,7 +95,7 @@ export class SidecarClient {
     }
   }
 
-  /** Calls `listener` whenever a connection to the sidecar closes (it may have died). */
+  /** Calls `listener` whenever a connection to the sidecar closes: it may have died (or was idle ten minutes). */
   onDisconnect(listener: () => void): void {
     this.pool.on('disconnect', listener);
   }
