@@ -288,21 +288,21 @@ export class DaprRuntime implements ActorRuntime {
     const cutOff = new CutOff();
     a.callsHere.add(cutOff);
     try {
-      return await this.turn(
-        a.type,
-        a.id,
-        [],
-        (def, turn) => {
-          const fn = def.methods[method];
-          if (!fn) throw new Error(`actor type ${a.type} has no method ${method}`);
-          return fn(turn, args) as Promise<R>;
-        },
+      return await this.turn(a.type, a.id, [], (def, turn) => this.runMethod(def, turn, method, args) as Promise<R>, cutOff, {
+        caller,
         cutOff,
-        { caller, cutOff },
-      );
+      });
     } finally {
       a.callsHere.delete(cutOff);
     }
+  }
+
+  /** An actor method's body, run in `turn`, whether daprd served the call or it runs here; `__ledger` is the ledger's. */
+  private runMethod(def: ActorDefinition, turn: DaprTurn, method: string, args: unknown): Promise<unknown> {
+    if (method === LEDGER_METHOD) return this.wake(def, turn, args as ActorEntry);
+    const fn = def.methods[method];
+    if (!fn) throw new Error(`actor type ${def.type} has no method ${method}`);
+    return fn(turn, args);
   }
 
   /** Calls daprd gave up on before their answer (placement moved the actor, a caller's deadline passed). */
@@ -433,12 +433,7 @@ export class DaprRuntime implements ActorRuntime {
             type,
             id,
             chain,
-            (def, turn) => {
-              if (method === LEDGER_METHOD) return this.wake(def, turn, request.body as ActorEntry);
-              const fn = def.methods[method];
-              if (!fn) throw new Error(`actor type ${type} has no method ${method}`);
-              return fn(turn, request.body);
-            },
+            (def, turn) => this.runMethod(def, turn, method, request.body),
             cutOff,
             carry,
           );
